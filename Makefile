@@ -1,0 +1,39 @@
+# One entry point for people and CI. Everything runs inside .venv.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install test lint typecheck unit demo bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+lint: install
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+
+typecheck: install
+	$(BIN)/mypy
+
+unit: install
+	$(BIN)/pytest -q
+
+test: lint typecheck unit
+
+demo: install
+	$(BIN)/shitsuji demo
+
+bench: install
+	$(BIN)/shitsuji bench japanese ../shared/data/ja
+	$(BIN)/shitsuji bench locomo ../shared/data/locomo/locomo-dev.json
+	$(BIN)/shitsuji bench longmemeval ../shared/data/longmemeval/lme-oracle-dev.json --pooled
+	$(BIN)/shitsuji bench latency
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info .mypy_cache .pytest_cache .ruff_cache

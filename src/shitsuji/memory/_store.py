@@ -1,0 +1,85 @@
+"""The storage seam: what memory needs from a database, and nothing about ranking.
+
+Recall logic (fusion, weighting, scope distance) lives in ``shitsuji.memory``; a store
+only answers exact questions: rows by id or hash, the best keyword and vector matches
+within a set of scopes, and which rows still lack a vector. SQLite implements it now; a
+PostgreSQL + pgvector store implements the same Protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from ._records import Memory
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    memories: int
+    deleted: int
+    indexed: int
+    by_scope: dict[str, int]
+    by_category: dict[str, int]
+    embedding_models: dict[str, int]
+    path: str
+    schema_version: int
+
+
+class MemoryStore(Protocol):
+    """Durable storage of memory rows with their keyword terms and vectors."""
+
+    def insert(self, memory: Memory, terms: str) -> None: ...
+
+    def insert_many(self, rows: Sequence[tuple[Memory, str]]) -> None: ...
+
+    def get(self, memory_id: str) -> Memory | None: ...
+
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]: ...
+
+    def resolve_id(self, id_or_prefix: str) -> str | None: ...
+
+    def find_by_hash(self, scope: str, content_hash: str) -> Memory | None: ...
+
+    def list(
+        self, scope: str | None, *, include_deleted: bool, only_deleted: bool = False, limit: int | None = None
+    ) -> Iterator[Memory]: ...
+
+    def touch(self, memory_id: str, at: datetime, importance: float | None = None) -> None: ...
+
+    def set_deleted(self, memory_id: str, deleted_at: datetime | None) -> None: ...
+
+    def purge_deleted(self) -> int: ...
+
+    def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """Ids of live rows in ``scopes`` matching any term, best first, with a score (higher is better)."""
+        ...
+
+    def vector_search(
+        self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
+    ) -> list[tuple[str, float]]:
+        """Ids of live rows in ``scopes`` indexed by ``model_id``, by cosine similarity, best first."""
+        ...
+
+    def put_vectors(self, model_id: str, rows: Sequence[tuple[str, npt.NDArray[np.float32]]]) -> None: ...
+
+    def unindexed(self, model_id: str, limit: int) -> list[tuple[str, str]]:
+        """Up to ``limit`` (id, content) pairs of live rows without a vector from ``model_id``."""
+        ...
+
+    def count_unindexed(self, model_id: str) -> int: ...
+
+    def reset_index(self) -> None:
+        """Drop every derived index (vectors and keyword terms are rebuilt by the caller)."""
+        ...
+
+    def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None: ...
+
+    def stats(self) -> StoreStats: ...
+
+    def close(self) -> None: ...

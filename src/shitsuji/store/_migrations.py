@@ -1,0 +1,94 @@
+"""Named, ordered schema migrations for the SQLite store.
+
+Each migration runs once, in order, inside one transaction with its bookkeeping row, so
+a crash leaves the database at the previous version. ``PRAGMA user_version`` mirrors the
+number applied; a database whose version is higher than we know was written by a newer
+shitsuji and is refused rather than guessed at.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from ..errors import SchemaTooNewError
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        "0001_memories",
+        """
+        CREATE TABLE memories (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            scope TEXT NOT NULL,
+            content TEXT NOT NULL,
+            category TEXT NOT NULL,
+            importance REAL NOT NULL CHECK (importance BETWEEN 0 AND 1),
+            source TEXT NOT NULL,
+            provenance TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            valid_until TEXT,
+            deleted_at TEXT,
+            content_hash TEXT NOT NULL,
+            embedding_model TEXT
+        );
+        CREATE INDEX memories_scope ON memories (scope, deleted_at);
+        CREATE INDEX memories_hash ON memories (content_hash, scope);
+        CREATE INDEX memories_unindexed ON memories (embedding_model);
+        CREATE TABLE embeddings (
+            memory_rowid INTEGER PRIMARY KEY REFERENCES memories (rowid) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            vector BLOB NOT NULL,
+            seq INTEGER NOT NULL
+        );
+        CREATE INDEX embeddings_seq ON embeddings (model, seq);
+        CREATE VIRTUAL TABLE memory_terms USING fts5 (terms, tokenize = 'porter unicode61 remove_diacritics 2');
+        """,
+    ),
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Bring the schema up to date; return the names of the migrations applied now."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNewError(
+            f"this database has schema version {version}, but this shitsuji knows only up to "
+            f"{SCHEMA_VERSION}: upgrade shitsuji (pip install -U shitsuji) or use another --db"
+        )
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    applied: list[str] = []
+    for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(migration.sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                (migration.name, datetime.now(UTC).isoformat()),
+            )
+            conn.execute(f"PRAGMA user_version = {number}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(migration.name)
+    return applied
+
+
+def _statements(sql: str) -> list[str]:
+    return [s.strip() for s in sql.split(";") if s.strip()]
