@@ -1,0 +1,67 @@
+"""Helpers shared by the benchmarks: a throw-away engine, BM25, percentiles."""
+
+from __future__ import annotations
+
+import math
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from ..memory import Embedder, MemoryEngine, SQLiteMemoryStore, load_embedder
+from ..memory._engine import Clock, utcnow
+
+
+@contextmanager
+def bench_engine(embedder: str | Embedder, *, clock: Clock = utcnow) -> Iterator[MemoryEngine]:
+    """A ``MemoryEngine`` over a fresh SQLite file that is removed afterwards."""
+    model = load_embedder(embedder) if isinstance(embedder, str) else embedder
+    with tempfile.TemporaryDirectory(prefix="shitsuji-bench-") as tmp:
+        store = SQLiteMemoryStore(Path(tmp) / "bench.db")
+        try:
+            yield MemoryEngine(store, model, clock=clock)
+        finally:
+            store.close()
+
+
+_BM25_TOKEN = re.compile(r"\w+")
+
+
+def bm25_tokens(text: str) -> list[str]:
+    """Plain baseline tokens: lower-cased word characters, nothing else."""
+    return _BM25_TOKEN.findall(text.lower())
+
+
+class BM25:
+    """Okapi BM25 (k1=1.5, b=0.75) over a fixed list of documents: the baseline we compare with."""
+
+    def __init__(self, docs: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.tfs = [Counter(d) for d in docs]
+        self.lens = np.array([len(d) for d in docs], dtype=np.float64)
+        self.avg = float(self.lens.mean()) if len(docs) else 0.0
+        df: Counter[str] = Counter()
+        for tf in self.tfs:
+            df.update(tf.keys())
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+
+    def top(self, query: Sequence[str], k: int) -> list[int]:
+        scores = np.zeros(len(self.tfs))
+        norm = self.k1 * (1 - self.b + self.b * self.lens / (self.avg or 1.0))
+        for term in set(query):
+            idf = self.idf.get(term)
+            if idf is None:
+                continue
+            tf = np.array([d.get(term, 0) for d in self.tfs], dtype=np.float64)
+            scores += idf * tf * (self.k1 + 1) / (tf + norm)
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [int(i) for i in order if scores[i] > 0]
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0

@@ -1,0 +1,148 @@
+"""LoCoMo retrieval: does recall with the question find the dialog turns that hold the answer?
+
+Every turn of a conversation is remembered (speaker and text, the session's date as
+``created_at``, the turn id in provenance) in a scope of its own; each QA's question is
+then recalled top-k, and we count how many of its evidence turns came back.
+LoCoMo category ids: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserInputError
+from ..memory import Embedder
+from ._common import BM25, bench_engine, bm25_tokens
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+_EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
+_DIA = re.compile(r"^D:?(\d+):0*(\d+)$")
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserInputError(f"cannot read LoCoMo file {path}: {exc}") from exc
+    if not isinstance(data, list) or not all(isinstance(s, dict) and "conversation" in s for s in data):
+        raise UserInputError(f"{path} is not in LoCoMo format (a list of samples with 'conversation')")
+    return data
+
+
+def turns(sample: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sample's dialog turns in order, each with its session's date."""
+    conv = sample["conversation"]
+    out = []
+    for key in sorted((k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])):
+        date = _parse_date(conv.get(f"{key}_date_time"))
+        for turn in conv[key]:
+            text = turn.get("text", "")
+            if turn.get("blip_caption"):
+                text = f"{text} [shared a photo: {turn['blip_caption']}]"
+            out.append({"dia_id": turn["dia_id"], "speaker": turn["speaker"], "text": text, "date": date})
+    return out
+
+
+def _parse_date(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y"):
+        try:
+            return datetime.strptime(value.strip(), fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
+def evidence_ids(raw: list[Any]) -> tuple[list[str], int]:
+    """Normalised evidence ids ("D3:12") and how many strings could not be read."""
+    ids, bad = [], 0
+    for item in raw:
+        for part in _EVIDENCE_SPLIT.split(str(item)):
+            if not part:
+                continue
+            m = _DIA.match(part)
+            if m:
+                ids.append(f"D{int(m.group(1))}:{int(m.group(2))}")
+            else:
+                bad += 1
+    return ids, bad
+
+
+def _memory_text(turn: dict[str, Any]) -> str:
+    return f"{turn['speaker']}: {turn['text']}"
+
+
+def run_locomo(
+    path: Path, *, embedder: str | Embedder, k: int = 10, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    samples = load(path)
+    tally: dict[str, dict[str, list[float]]] = {
+        "shitsuji": defaultdict(list),
+        "bm25": defaultdict(list),
+    }
+    unresolved = 0
+    with bench_engine(embedder) as engine:
+        for sample in samples:
+            scope = f"bench/locomo/{sample.get('sample_id', 'sample')}"
+            conv_turns = turns(sample)
+            known = {t["dia_id"] for t in conv_turns}
+            dia_of_memory: dict[str, set[str]] = defaultdict(set)
+            for turn in conv_turns:
+                result = engine.remember(
+                    _memory_text(turn),
+                    scope,
+                    category="event",
+                    provenance={"dia_id": turn["dia_id"], "session_date": str(turn["date"])},
+                    created_at=turn["date"],
+                )
+                dia_of_memory[result.memory.id].add(turn["dia_id"])
+            bm25 = BM25([bm25_tokens(_memory_text(t)) for t in conv_turns])
+            for qa in sample.get("qa", []):
+                evidence, bad = evidence_ids(qa.get("evidence", []))
+                unresolved += bad + sum(1 for e in evidence if e not in known)
+                evidence = [e for e in evidence if e in known]
+                if not evidence:
+                    continue
+                category = CATEGORIES.get(int(qa.get("category", 0)), str(qa.get("category")))
+                hits = engine.recall(qa["question"], scope, k=k)
+                found = set().union(*(dia_of_memory[h.memory.id] for h in hits)) if hits else set()
+                _score(tally["shitsuji"], category, evidence, found)
+                base = {conv_turns[i]["dia_id"] for i in bm25.top(bm25_tokens(qa["question"]), k)}
+                _score(tally["bm25"], category, evidence, base)
+            if progress:
+                progress(f"{scope}: {len(conv_turns)} turns")
+    result = _summary(tally["shitsuji"])
+    result.update(
+        {
+            "k": k,
+            "embedder": engine.embedder.model_id,
+            "category_mapping": CATEGORIES,
+            "unresolved_evidence": unresolved,
+            "bm25": _summary(tally["bm25"]),
+        }
+    )
+    return result
+
+
+def _score(tally: dict[str, list[float]], category: str, evidence: list[str], found: set[str]) -> None:
+    recall = sum(1 for e in evidence if e in found) / len(evidence)
+    hit = 1.0 if any(e in found for e in evidence) else 0.0
+    for key in ("overall", category):
+        tally[f"{key}|recall"].append(recall)
+        tally[f"{key}|hit"].append(hit)
+
+
+def _summary(tally: dict[str, list[float]]) -> dict[str, Any]:
+    def block(key: str) -> dict[str, float | int]:
+        r, h = tally[f"{key}|recall"], tally[f"{key}|hit"]
+        return {"recall": round(sum(r) / len(r), 4), "hit": round(sum(h) / len(h), 4), "n": len(r)}
+
+    cats = sorted({k.split("|")[0] for k in tally} - {"overall"})
+    return {"overall": block("overall"), "by_category": {c: block(c) for c in cats}}

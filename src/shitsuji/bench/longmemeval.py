@@ -1,0 +1,115 @@
+"""LongMemEval session retrieval: do the sessions that hold the answer come back in the top k?
+
+Every turn of every haystack session is imported (role and text, the session id in
+provenance) through the bulk path; the question is recalled, hits are mapped to their
+sessions in rank order, and the first k distinct sessions are scored.
+``recall_any@k``: at least one answer session is among them; ``recall_all@k``: all are.
+Abstention questions (ids ending ``_abs``) are skipped. ``pooled`` puts every session of
+the file into one scope for every question, the harder setting.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserInputError
+from ..memory import Embedder, MemoryEngine, NewMemory
+from ._common import bench_engine
+
+SESSIONS_PER_HIT_POOL = 20  # turns recalled per wanted session before grouping
+
+
+def _field(value: Any) -> Any:
+    """Some exports store list fields as Python-literal strings; accept both."""
+    return ast.literal_eval(value) if isinstance(value, str) else value
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserInputError(f"cannot read LongMemEval file {path}: {exc}") from exc
+    if not isinstance(data, list) or not all(isinstance(q, dict) and "question" in q for q in data):
+        raise UserInputError(f"{path} is not in LongMemEval format (a list of questions)")
+    out = []
+    for q in data:
+        out.append(
+            {
+                "id": str(q["question_id"]),
+                "type": q.get("question_type", "unknown"),
+                "question": q["question"],
+                "session_ids": [str(s) for s in _field(q["haystack_session_ids"])],
+                "sessions": _field(q["haystack_sessions"]),
+                "answers": {str(s) for s in _field(q["answer_session_ids"])},
+            }
+        )
+    return out
+
+
+def _ingest(engine: MemoryEngine, scope: str, sessions: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+    items = []
+    for session_id, session in sessions.items():
+        for n, turn in enumerate(session):
+            text = str(turn.get("content", "")).strip()
+            if text:
+                items.append(
+                    NewMemory(
+                        content=f"{turn.get('role', 'user')}: {text}"[:20_000],
+                        scope=scope,
+                        category="event",
+                        source="imported",
+                        provenance={"session": session_id, "turn": n},
+                    )
+                )
+    engine.add_many(items)
+    engine.index_pending()
+    return {m.id: str(m.provenance["session"]) for m in engine.list(scope)}
+
+
+def run_longmemeval(
+    path: Path,
+    *,
+    embedder: str | Embedder,
+    k: int = 5,
+    pooled: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    questions = [q for q in load(path) if not q["id"].endswith("_abs")]
+    tally: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    with bench_engine(embedder) as engine:
+        session_of: dict[str, str] = {}
+        if pooled:
+            everything = {sid: s for q in questions for sid, s in zip(q["session_ids"], q["sessions"], strict=True)}
+            session_of = _ingest(engine, "bench/lme/pooled", everything)
+            if progress:
+                progress(f"pooled: {len(everything)} sessions, {len(session_of)} turns")
+        for q in questions:
+            scope = "bench/lme/pooled" if pooled else f"bench/lme/{q['id']}"
+            if not pooled:
+                session_of.update(_ingest(engine, scope, dict(zip(q["session_ids"], q["sessions"], strict=True))))
+            hits = engine.recall(q["question"], scope, k=k * SESSIONS_PER_HIT_POOL)
+            ranked = list(dict.fromkeys(session_of[h.memory.id] for h in hits))[:k]
+            any_ = 1.0 if q["answers"] & set(ranked) else 0.0
+            all_ = 1.0 if q["answers"] <= set(ranked) else 0.0
+            tally["overall"].append((any_, all_))
+            tally[q["type"]].append((any_, all_))
+
+    def block(rows: list[tuple[float, float]]) -> dict[str, float | int]:
+        return {
+            "recall_any": round(sum(a for a, _ in rows) / len(rows), 4),
+            "recall_all": round(sum(b for _, b in rows) / len(rows), 4),
+            "n": len(rows),
+        }
+
+    return {
+        "k": k,
+        "pooled": pooled,
+        "embedder": engine.embedder.model_id,
+        "overall": block(tally.pop("overall")),
+        "by_type": {t: block(rows) for t, rows in sorted(tally.items())},
+    }

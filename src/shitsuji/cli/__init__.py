@@ -1,0 +1,20 @@
+"""The ``shitsuji`` command line. ``main`` turns shitsuji errors into one clear line and exit 1."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import ShitsujiError
+from . import _bench, _demo, _memory, _transfer  # noqa: F401  (they register commands)
+from ._app import app, err_console
+
+
+def main() -> None:
+    try:
+        app(prog_name="shitsuji")
+    except ShitsujiError as exc:
+        err_console.print(f"[red]error:[/] {exc}", soft_wrap=True)
+        sys.exit(1)
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,98 @@
+"""``shitsuji bench …``: retrieval quality and latency figures, printed or as one JSON object."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..bench import run_japanese, run_latency, run_locomo, run_longmemeval
+from ._app import STATE, JsonFlag, app, console, err_console, print_json
+
+bench_app = typer.Typer(help="Benchmarks over the real remember/recall path (temporary databases).", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+FileArg = Annotated[Path, typer.Argument(help="Data file.", exists=True, dir_okay=False, readable=True)]
+
+
+def _embedder() -> str:
+    return STATE.settings().embedder
+
+
+def _note(message: str) -> None:
+    err_console.print(f"[dim]{message}[/]")
+
+
+def _print_quality(title: str, data: dict[str, Any], metrics: tuple[str, ...], group: str) -> None:
+    console.print(f"[bold]{title}[/] ({data['embedder']})")
+    overall = data["overall"]
+    console.print("  overall      " + "  ".join(f"{m} {overall[m]:.3f}" for m in metrics) + f"  (n={overall['n']})")
+    for name, block in data[group].items():
+        console.print(f"  {name:<26}" + "  ".join(f"{m} {block[m]:.3f}" for m in metrics) + f"  (n={block['n']})")
+
+
+@bench_app.command()
+def locomo(
+    file: FileArg,
+    k: Annotated[int, typer.Option("-k", "--k", min=1, help="Turns recalled per question.")] = 10,
+    as_json: JsonFlag = False,
+) -> None:
+    """Evidence recall@k and hit@k on a LoCoMo file, beside a plain BM25 baseline."""
+    data = run_locomo(file, embedder=_embedder(), k=k, progress=None if as_json else _note)
+    if as_json:
+        print_json(data)
+        return
+    _print_quality(f"LoCoMo recall@{k}", data, ("recall", "hit"), "by_category")
+    base = data["bm25"]["overall"]
+    console.print(f"  BM25 baseline recall {base['recall']:.3f}  hit {base['hit']:.3f}")
+    console.print(f"  unresolved evidence ids skipped: {data['unresolved_evidence']}")
+
+
+@bench_app.command()
+def longmemeval(
+    file: FileArg,
+    k: Annotated[int, typer.Option("-k", "--k", min=1, help="Sessions per question.")] = 5,
+    pooled: Annotated[bool, typer.Option("--pooled", help="All sessions in one scope for every question.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Session recall_any@k / recall_all@k on a LongMemEval file (abstention questions skipped)."""
+    data = run_longmemeval(file, embedder=_embedder(), k=k, pooled=pooled, progress=None if as_json else _note)
+    if as_json:
+        print_json(data)
+        return
+    _print_quality(f"LongMemEval{' pooled' if pooled else ''} @{k}", data, ("recall_any", "recall_all"), "by_type")
+
+
+@bench_app.command()
+def japanese(
+    directory: Annotated[Path, typer.Argument(help="Folder with facts-dev.jsonl and queries-dev.jsonl.", exists=True, file_okay=False)],
+    k: Annotated[int, typer.Option("-k", "--k", min=1)] = 3,
+    as_json: JsonFlag = False,
+) -> None:
+    """hit@k and cross-user leaks on the small Japanese set."""
+    data = run_japanese(directory, embedder=_embedder(), k=k)
+    if as_json:
+        print_json(data)
+        return
+    console.print(
+        f"[bold]Japanese hit@{k}[/] ({data['embedder']}): {data['hit']:.3f} over {data['queries']} queries, "
+        f"cross-user hits {data['cross_user_hits']}"
+    )
+    for miss in data["misses"]:
+        console.print(f"  missed: {miss}")
+
+
+@bench_app.command()
+def latency(
+    n: Annotated[int, typer.Option("--n", min=100, help="Memories in one scope.")] = 100_000,
+    queries: Annotated[int, typer.Option("--queries", min=10, help="Recall queries timed.")] = 500,
+    as_json: JsonFlag = False,
+) -> None:
+    """remember/recall latency, bulk-import throughput and peak memory at scale."""
+    data = run_latency(embedder=_embedder(), n=n, queries=queries, progress=None if as_json else _note)
+    if as_json:
+        print_json(data)
+        return
+    for key, value in data.items():
+        console.print(f"  {key:<18} {value}")
