@@ -6,4 +6,13 @@ from .memory import Hit, Memory, MemoryEngine, RememberResult
 
 __version__ = "0.1.0"
 
-__all__ = ["Hit", "Memory", "MemoryEngine", "RememberResult", "Settings", "ShitsujiError", "__version__", "open_memory"]
+__all__ = [
+    "Hit",
+    "Memory",
+    "MemoryEngine",
+    "RememberResult",
+    "Settings",
+    "ShitsujiError",
+    "__version__",
+    "open_memory",
+]

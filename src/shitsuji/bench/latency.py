@@ -22,7 +22,17 @@ SCOPE = "bench/latency/user/a"
 _PEOPLE = ["Aki", "Ben", "Chika", "Daniel", "Emi", "Farah", "Goro", "Hana", "Ivan", "Junko", "Kenji", "Lena"]
 _FOODS = ["green tea", "ramen", "sushi", "curry", "coffee", "natto", "tempura", "pizza", "udon", "mochi"]
 _PLACES = ["Okinawa", "Kyoto", "Osaka", "Sapporo", "Berlin", "Lisbon", "Seattle", "Fukuoka", "Nara", "Hakone"]
-_HOBBIES = ["running", "piano", "pottery", "photography", "climbing", "chess", "gardening", "baking", "cycling"]
+_HOBBIES = [
+    "running",
+    "piano",
+    "pottery",
+    "photography",
+    "climbing",
+    "chess",
+    "gardening",
+    "baking",
+    "cycling",
+]
 _JA_FOODS = ["紅茶", "ラーメン", "寿司", "カレー", "コーヒー", "納豆", "天ぷら", "うどん", "餅", "味噌汁"]
 _JA_PLACES = ["沖縄", "京都", "大阪", "札幌", "福岡", "奈良", "箱根", "金沢", "仙台", "横浜"]
 _JA_HOBBIES = ["ランニング", "ピアノ", "陶芸", "写真", "登山", "将棋", "園芸", "パン作り", "サイクリング"]

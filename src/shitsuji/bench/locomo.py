@@ -39,7 +39,9 @@ def turns(sample: dict[str, Any]) -> list[dict[str, Any]]:
     """The sample's dialog turns in order, each with its session's date."""
     conv = sample["conversation"]
     out = []
-    for key in sorted((k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])):
+    for key in sorted(
+        (k for k in conv if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])
+    ):
         date = _parse_date(conv.get(f"{key}_date_time"))
         for turn in conv[key]:
             text = turn.get("text", "")
@@ -118,8 +120,8 @@ def run_locomo(
                 _score(tally["bm25"], category, evidence, base)
             if progress:
                 progress(f"{scope}: {len(conv_turns)} turns")
-    result = _summary(tally["shitsuji"])
-    result.update(
+    summary = _summary(tally["shitsuji"])
+    summary.update(
         {
             "k": k,
             "embedder": engine.embedder.model_id,
@@ -128,7 +130,7 @@ def run_locomo(
             "bm25": _summary(tally["bm25"]),
         }
     )
-    return result
+    return summary
 
 
 def _score(tally: dict[str, list[float]], category: str, evidence: list[str], found: set[str]) -> None:

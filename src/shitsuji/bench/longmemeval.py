@@ -68,7 +68,7 @@ def _ingest(engine: MemoryEngine, scope: str, sessions: dict[str, list[dict[str,
                 )
     engine.add_many(items)
     engine.index_pending()
-    return {m.id: str(m.provenance["session"]) for m in engine.list(scope)}
+    return {m.id: str(m.provenance["session"]) for m in engine.list_memories(scope)}
 
 
 def run_longmemeval(
@@ -84,14 +84,18 @@ def run_longmemeval(
     with bench_engine(embedder) as engine:
         session_of: dict[str, str] = {}
         if pooled:
-            everything = {sid: s for q in questions for sid, s in zip(q["session_ids"], q["sessions"], strict=True)}
+            everything = {
+                sid: s for q in questions for sid, s in zip(q["session_ids"], q["sessions"], strict=True)
+            }
             session_of = _ingest(engine, "bench/lme/pooled", everything)
             if progress:
                 progress(f"pooled: {len(everything)} sessions, {len(session_of)} turns")
         for q in questions:
             scope = "bench/lme/pooled" if pooled else f"bench/lme/{q['id']}"
             if not pooled:
-                session_of.update(_ingest(engine, scope, dict(zip(q["session_ids"], q["sessions"], strict=True))))
+                session_of.update(
+                    _ingest(engine, scope, dict(zip(q["session_ids"], q["sessions"], strict=True)))
+                )
             hits = engine.recall(q["question"], scope, k=k * SESSIONS_PER_HIT_POOL)
             ranked = list(dict.fromkeys(session_of[h.memory.id] for h in hits))[:k]
             any_ = 1.0 if q["answers"] & set(ranked) else 0.0

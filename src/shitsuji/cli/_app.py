@@ -50,10 +50,12 @@ STATE = State()
 @app.callback()
 def _root(
     db: Annotated[
-        Path | None, typer.Option("--db", help="Database file (env SHITSUJI_DB; default in the user data dir).")
+        Path | None,
+        typer.Option("--db", help="Database file (env SHITSUJI_DB; default in the user data dir)."),
     ] = None,
     embedder: Annotated[
-        str | None, typer.Option("--embedder", help="Embedding model: use (default), e5, hash. Env SHITSUJI_EMBEDDER.")
+        str | None,
+        typer.Option("--embedder", help="Embedding model: use (default), e5, hash. Env SHITSUJI_EMBEDDER."),
     ] = None,
 ) -> None:
     STATE.db = db

@@ -10,7 +10,9 @@ import typer
 from ..bench import run_japanese, run_latency, run_locomo, run_longmemeval
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
-bench_app = typer.Typer(help="Benchmarks over the real remember/recall path (temporary databases).", no_args_is_help=True)
+bench_app = typer.Typer(
+    help="Benchmarks over the real remember/recall path (temporary databases).", no_args_is_help=True
+)
 app.add_typer(bench_app, name="bench")
 
 FileArg = Annotated[Path, typer.Argument(help="Data file.", exists=True, dir_okay=False, readable=True)]
@@ -27,9 +29,13 @@ def _note(message: str) -> None:
 def _print_quality(title: str, data: dict[str, Any], metrics: tuple[str, ...], group: str) -> None:
     console.print(f"[bold]{title}[/] ({data['embedder']})")
     overall = data["overall"]
-    console.print("  overall      " + "  ".join(f"{m} {overall[m]:.3f}" for m in metrics) + f"  (n={overall['n']})")
+    console.print(
+        "  overall      " + "  ".join(f"{m} {overall[m]:.3f}" for m in metrics) + f"  (n={overall['n']})"
+    )
     for name, block in data[group].items():
-        console.print(f"  {name:<26}" + "  ".join(f"{m} {block[m]:.3f}" for m in metrics) + f"  (n={block['n']})")
+        console.print(
+            f"  {name:<26}" + "  ".join(f"{m} {block[m]:.3f}" for m in metrics) + f"  (n={block['n']})"
+        )
 
 
 @bench_app.command()
@@ -53,20 +59,31 @@ def locomo(
 def longmemeval(
     file: FileArg,
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="Sessions per question.")] = 5,
-    pooled: Annotated[bool, typer.Option("--pooled", help="All sessions in one scope for every question.")] = False,
+    pooled: Annotated[
+        bool, typer.Option("--pooled", help="All sessions in one scope for every question.")
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Session recall_any@k / recall_all@k on a LongMemEval file (abstention questions skipped)."""
-    data = run_longmemeval(file, embedder=_embedder(), k=k, pooled=pooled, progress=None if as_json else _note)
+    data = run_longmemeval(
+        file, embedder=_embedder(), k=k, pooled=pooled, progress=None if as_json else _note
+    )
     if as_json:
         print_json(data)
         return
-    _print_quality(f"LongMemEval{' pooled' if pooled else ''} @{k}", data, ("recall_any", "recall_all"), "by_type")
+    _print_quality(
+        f"LongMemEval{' pooled' if pooled else ''} @{k}", data, ("recall_any", "recall_all"), "by_type"
+    )
 
 
 @bench_app.command()
 def japanese(
-    directory: Annotated[Path, typer.Argument(help="Folder with facts-dev.jsonl and queries-dev.jsonl.", exists=True, file_okay=False)],
+    directory: Annotated[
+        Path,
+        typer.Argument(
+            help="Folder with facts-dev.jsonl and queries-dev.jsonl.", exists=True, file_okay=False
+        ),
+    ],
     k: Annotated[int, typer.Option("-k", "--k", min=1)] = 3,
     as_json: JsonFlag = False,
 ) -> None:

@@ -30,7 +30,9 @@ def _memory_table(memories: list[Memory], title: str) -> Table:
 def remember(
     text: Annotated[str, typer.Argument(help="The fact to remember (one fact).")],
     scope: ScopeOpt,
-    category: Annotated[str, typer.Option("--category", "-c", help="profile, preference, media, event, misc …")] = "misc",
+    category: Annotated[
+        str, typer.Option("--category", "-c", help="profile, preference, media, event, misc …")
+    ] = "misc",
     importance: Annotated[float, typer.Option("--importance", "-i", help="0 to 1.")] = 0.5,
     as_json: JsonFlag = False,
 ) -> None:
@@ -63,12 +65,16 @@ def recall(
     for col in ("score", "id", "scope", "category", "content"):
         table.add_column(col, overflow="fold")
     for h in hits:
-        table.add_row(f"{h.score:.4f}", h.memory.id, h.memory.scope, h.memory.category, _short(h.memory.content))
+        table.add_row(
+            f"{h.score:.4f}", h.memory.id, h.memory.scope, h.memory.category, _short(h.memory.content)
+        )
     console.print(table)
 
 
 @app.command()
-def dedupe(text: Annotated[str, typer.Argument(help="Text to check.")], scope: ScopeOpt, as_json: JsonFlag = False) -> None:
+def dedupe(
+    text: Annotated[str, typer.Argument(help="Text to check.")], scope: ScopeOpt, as_json: JsonFlag = False
+) -> None:
     """Show which memory in SCOPE the TEXT would duplicate (nothing is written)."""
     found = STATE.engine().find_duplicate(text, scope)
     if as_json:
@@ -76,18 +82,22 @@ def dedupe(text: Annotated[str, typer.Argument(help="Text to check.")], scope: S
     elif found is None:
         console.print("no duplicate: remembering it would add a new memory")
     else:
-        console.print(f"duplicate of [bold]{found.memory.id}[/] (similarity {found.similarity:.3f}): {found.memory.content}")
+        console.print(
+            f"duplicate of [bold]{found.memory.id}[/] (similarity {found.similarity:.3f}): {found.memory.content}"
+        )
 
 
 @app.command("list")
 def list_(
-    scope: Annotated[str | None, typer.Option("--scope", "-s", help="Only this scope and those below it.")] = None,
+    scope: Annotated[
+        str | None, typer.Option("--scope", "-s", help="Only this scope and those below it.")
+    ] = None,
     deleted: Annotated[bool, typer.Option("--deleted", help="List forgotten memories instead.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """List memories, oldest first."""
-    memories = list(STATE.engine().list(scope, deleted=deleted, limit=limit))
+    memories = list(STATE.engine().list_memories(scope, deleted=deleted, limit=limit))
     if as_json:
         print_json([m.to_json() for m in memories])
     else:
@@ -106,7 +116,10 @@ def _show(memory: Memory, as_json: bool, verb: str | None = None) -> None:
 
 
 @app.command()
-def show(memory_id: Annotated[str, typer.Argument(help="Memory id (or a unique prefix).")], as_json: JsonFlag = False) -> None:
+def show(
+    memory_id: Annotated[str, typer.Argument(help="Memory id (or a unique prefix).")],
+    as_json: JsonFlag = False,
+) -> None:
     """Show one memory with all its fields."""
     _show(STATE.engine().get(memory_id), as_json)
 
@@ -129,7 +142,7 @@ def purge(
 ) -> None:
     """Delete forgotten memories for good (asks first)."""
     engine = STATE.engine()
-    count = sum(1 for _ in engine.list(deleted=True))
+    count = sum(1 for _ in engine.list_memories(deleted=True))
     if count and not yes and not typer.confirm(f"Delete {count} forgotten memories for good?", default=False):
         raise typer.Abort()
     removed = engine.purge() if count else 0

@@ -16,11 +16,15 @@ from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
 @app.command()
 def export(
-    scope: Annotated[str | None, typer.Option("--scope", "-s", help="Only this scope and those below it.")] = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")] = None,
+    scope: Annotated[
+        str | None, typer.Option("--scope", "-s", help="Only this scope and those below it.")
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+    ] = None,
 ) -> None:
     """Write memories as JSONL (one object per line), the shape `import` reads."""
-    lines = export_lines(STATE.engine().list(scope))
+    lines = export_lines(STATE.engine().list_memories(scope))
     if output is None:
         for line in lines:
             sys.stdout.write(line + "\n")
@@ -53,7 +57,12 @@ def import_(
         report = import_file(
             engine, handle, index=not no_index, progress=lambda d, t: bar.update(task, completed=d, total=t)
         )
-    data = {"read": report.read, "added": report.added, "duplicates": report.duplicates, "indexed": report.indexed}
+    data = {
+        "read": report.read,
+        "added": report.added,
+        "duplicates": report.duplicates,
+        "indexed": report.indexed,
+    }
     if as_json:
         print_json(data)
     else:

@@ -92,7 +92,8 @@ class HashEmbedder:
         return _unit_rows(out)
 
     def embed_query(self, text: str) -> Vector:
-        return self.embed_documents([text])[0]
+        vector: Vector = self.embed_documents([text])[0]
+        return vector
 
 
 class USEEmbedder:
@@ -119,7 +120,8 @@ class USEEmbedder:
             return _unit_rows(self._model.encode(list(texts)))
 
     def embed_query(self, text: str) -> Vector:
-        return self.embed_documents([text])[0]
+        vector: Vector = self.embed_documents([text])[0]
+        return vector
 
 
 class E5Embedder:
@@ -144,7 +146,8 @@ class E5Embedder:
 
     def embed_query(self, text: str) -> Vector:
         with self._lock:
-            return _unit_rows(self._model.query(text))[0]
+            vector: Vector = _unit_rows(self._model.query(text))[0]
+        return vector
 
 
 BUILTIN_EMBEDDERS: dict[str, Callable[[], Embedder]] = {

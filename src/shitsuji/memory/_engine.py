@@ -185,7 +185,8 @@ class MemoryEngine:
 
     def _try_embed(self, text: str) -> Vector | None:
         try:
-            return self.embedder.embed_documents([text])[0]
+            vector: Vector = self.embedder.embed_documents([text])[0]
+            return vector
         except Exception as exc:  # a broken model must not lose the write
             log.warning("embedding failed, the row will be indexed later: %s", exc)
             return None
@@ -232,12 +233,15 @@ class MemoryEngine:
             raise NotFoundError(f"no memory with id {ident!r}: `shitsuji list` shows the ids")
         return found
 
-    def list(
+    def list_memories(
         self, scope: str | None = None, *, deleted: bool = False, limit: int | None = None
     ) -> Iterator[Memory]:
         """Memories in ``scope`` and below (all when None); ``deleted`` lists only forgotten ones."""
-        return self.store.list(
-            normalize_scope(scope) if scope else None, include_deleted=False, only_deleted=deleted, limit=limit
+        return self.store.list_memories(
+            normalize_scope(scope) if scope else None,
+            include_deleted=False,
+            only_deleted=deleted,
+            limit=limit,
         )
 
     def stats(self) -> StoreStats:
@@ -282,7 +286,9 @@ class MemoryEngine:
                 vectors = self.embedder.embed_documents([content for _, content in rows])
             except Exception as exc:
                 raise EmbedderError(f"embedding failed after {done} rows: {exc}") from exc
-            self.store.put_vectors(self.embedder.model_id, [(mid, vectors[i]) for i, (mid, _) in enumerate(rows)])
+            self.store.put_vectors(
+                self.embedder.model_id, [(mid, vectors[i]) for i, (mid, _) in enumerate(rows)]
+            )
             done += len(rows)
             if progress is not None:
                 progress(done, max(total, done))
@@ -291,7 +297,7 @@ class MemoryEngine:
     def reindex(self, *, progress: Progress | None = None) -> int:
         """Rebuild every derived index (keyword terms and vectors) from the rows."""
         self.store.reset_index()
-        memories = list(self.store.list(None, include_deleted=True))
+        memories = list(self.store.list_memories(None, include_deleted=True))
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
             self.store.rewrite_terms([(m.id, " ".join(terms(m.content))) for m in chunk])

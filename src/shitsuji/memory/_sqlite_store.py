@@ -124,8 +124,13 @@ class SQLiteMemoryStore:
             ).fetchone()
         return _row_to_memory(row) if row else None
 
-    def list(
-        self, scope: str | None, *, include_deleted: bool, only_deleted: bool = False, limit: int | None = None
+    def list_memories(
+        self,
+        scope: str | None,
+        *,
+        include_deleted: bool,
+        only_deleted: bool = False,
+        limit: int | None = None,
     ) -> Iterator[Memory]:
         where, params = [], []
         if scope is not None:
@@ -184,7 +189,9 @@ class SQLiteMemoryStore:
 
     # -- search -----------------------------------------------------------
 
-    def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
+    def keyword_search(
+        self, terms: Sequence[str], scopes: Sequence[str], limit: int
+    ) -> list[tuple[str, float]]:
         if not terms or not scopes:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
@@ -236,7 +243,8 @@ class SQLiteMemoryStore:
                 seq += 1
                 vec = np.ascontiguousarray(vector, dtype=np.float32)
                 cur = conn.execute(
-                    "UPDATE memories SET embedding_model = ? WHERE id = ? RETURNING rowid", (model_id, memory_id)
+                    "UPDATE memories SET embedding_model = ? WHERE id = ? RETURNING rowid",
+                    (model_id, memory_id),
                 )
                 found = cur.fetchone()
                 if found is None:  # purged meanwhile
@@ -287,9 +295,13 @@ class SQLiteMemoryStore:
             return StoreStats(
                 memories=q(f"SELECT count(*) FROM memories {live}").fetchone()[0],
                 deleted=q("SELECT count(*) FROM memories WHERE deleted_at IS NOT NULL").fetchone()[0],
-                indexed=q(f"SELECT count(*) FROM memories {live} AND embedding_model IS NOT NULL").fetchone()[0],
+                indexed=q(f"SELECT count(*) FROM memories {live} AND embedding_model IS NOT NULL").fetchone()[
+                    0
+                ],
                 by_scope=dict(q(f"SELECT scope, count(*) FROM memories {live} GROUP BY scope").fetchall()),
-                by_category=dict(q(f"SELECT category, count(*) FROM memories {live} GROUP BY category").fetchall()),
+                by_category=dict(
+                    q(f"SELECT category, count(*) FROM memories {live} GROUP BY category").fetchall()
+                ),
                 embedding_models=dict(
                     q(
                         f"SELECT embedding_model, count(*) FROM memories {live} "

@@ -46,8 +46,13 @@ class MemoryStore(Protocol):
 
     def find_by_hash(self, scope: str, content_hash: str) -> Memory | None: ...
 
-    def list(
-        self, scope: str | None, *, include_deleted: bool, only_deleted: bool = False, limit: int | None = None
+    def list_memories(
+        self,
+        scope: str | None,
+        *,
+        include_deleted: bool,
+        only_deleted: bool = False,
+        limit: int | None = None,
     ) -> Iterator[Memory]: ...
 
     def touch(self, memory_id: str, at: datetime, importance: float | None = None) -> None: ...
@@ -56,7 +61,9 @@ class MemoryStore(Protocol):
 
     def purge_deleted(self) -> int: ...
 
-    def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
+    def keyword_search(
+        self, terms: Sequence[str], scopes: Sequence[str], limit: int
+    ) -> list[tuple[str, float]]:
         """Ids of live rows in ``scopes`` matching any term, best first, with a score (higher is better)."""
         ...
 

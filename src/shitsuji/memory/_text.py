@@ -36,7 +36,7 @@ STOP_WORDS: Final = frozenset(
     most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so
     some such than that that's the their theirs them themselves then there these they this those through to too
     under until up very was we were what what's when where which while who whom why will with would you your yours
-    yourself yourselves i've you're we're they're""".split()
+    yourself yourselves i've you're we're they're""".split()  # noqa: SIM905
 )
 
 

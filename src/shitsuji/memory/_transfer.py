@@ -49,7 +49,9 @@ def parse_lines(lines: Iterable[str]) -> list[NewMemory]:
             ) from exc
         except (UserInputError, TypeError, ValueError) as exc:
             raise ImportFileError(
-                f"line {number}: {exc}; nothing was imported — fix the line and run again", line=number, imported=0
+                f"line {number}: {exc}; nothing was imported — fix the line and run again",
+                line=number,
+                imported=0,
             ) from exc
     return items
 

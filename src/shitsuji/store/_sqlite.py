@@ -25,9 +25,7 @@ def connect(path: str | Path) -> sqlite3.Connection:
     if target != ":memory:":
         Path(target).expanduser().parent.mkdir(parents=True, exist_ok=True)
     try:
-        conn = sqlite3.connect(
-            target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-        )
+        conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")

@@ -1,0 +1,83 @@
+"""Shared fixtures, and the network kill-switch: no test may reach beyond loopback."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+class NetworkBlockedError(RuntimeError):
+    pass
+
+
+def _check(address: Any) -> None:
+    if isinstance(address, str | bytes):  # AF_UNIX paths are local
+        return
+    host = address[0]
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return
+    except ValueError:
+        if host == "localhost":
+            return
+    raise NetworkBlockedError(f"tests may not reach the network (tried {address!r})")
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> None:
+    _check(address)
+    _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
+    _check(address)
+    return _real_connect_ex(self, address)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_network() -> Iterator[None]:
+    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+    yield
+    socket.socket.connect = _real_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kwargs: float) -> None:
+        self.now += timedelta(**kwargs)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "memory.db"
+
+
+@pytest.fixture
+def engine(db_path: Path, clock: Clock) -> Iterator[MemoryEngine]:
+    store = SQLiteMemoryStore(db_path)
+    yield MemoryEngine(store, HashEmbedder(), clock=clock)
+    store.close()

@@ -1,0 +1,199 @@
+"""The memory engine over a real SQLite file and the deterministic hash embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shitsuji.errors import NotFoundError, UserInputError
+from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory._embedders import Matrix
+
+from .conftest import Clock
+
+WIFE = "household/futari/user/wife"
+HUSBAND = "household/futari/user/husband"
+HOME = "household/futari"
+
+
+def contents(hits: Sequence[object]) -> list[str]:
+    return [h.memory.content for h in hits]  # type: ignore[attr-defined]
+
+
+def test_remember_stores_every_field(engine: MemoryEngine, clock: Clock) -> None:
+    result = engine.remember(
+        "妻は紅茶が好き", WIFE, category="preference", importance=0.8, provenance={"conversation": "c1", "message": 7}
+    )
+    assert not result.duplicate
+    stored = engine.get(result.memory.id)
+    assert stored.scope == WIFE and stored.category == "preference" and stored.importance == 0.8
+    assert stored.source == "remembered" and stored.provenance == {"conversation": "c1", "message": 7}
+    assert stored.created_at == clock.now and stored.embedding_model == "hash-256"
+    assert len(stored.content_hash) == 64 and stored.deleted_at is None
+
+
+def test_exact_duplicate_reports_the_existing_row(engine: MemoryEngine, clock: Clock) -> None:
+    first = engine.remember("The wifi password is on the fridge", HOME, importance=0.3)
+    clock.advance(days=1)
+    again = engine.remember("the WiFi password is on the fridge.", HOME, importance=0.9)
+    assert again.duplicate and again.memory.id == first.memory.id
+    assert engine.get(first.memory.id).importance == 0.9  # refreshed, not added
+    assert engine.get(first.memory.id).updated_at == clock.now
+    assert sum(1 for _ in engine.list_memories()) == 1
+
+
+def test_same_text_in_another_scope_is_not_a_duplicate(engine: MemoryEngine) -> None:
+    engine.remember("紅茶が好き", WIFE)
+    assert not engine.remember("紅茶が好き", HUSBAND).duplicate
+
+
+def test_semantic_duplicate_over_threshold(engine: MemoryEngine) -> None:
+    engine.remember("Allergic to shellfish, no shrimp or crab please", WIFE)
+    near = engine.find_duplicate("allergic to shellfish: no shrimp or crab please!", WIFE)
+    assert near is not None and near.similarity is not None and near.similarity >= 0.9
+    assert engine.find_duplicate("Plays futsal on Thursdays", WIFE) is None
+
+
+def test_each_spouse_recalls_own_and_shared_never_the_other(engine: MemoryEngine) -> None:
+    engine.remember("紅茶はミルクティーが好き", WIFE)
+    engine.remember("コーヒーはブラックが好き", HUSBAND)
+    engine.remember("ゴミの日は月曜と木曜、好きな曜日", HOME)
+    wife = contents(engine.recall("好き", WIFE, k=10))
+    husband = contents(engine.recall("好き", HUSBAND, k=10))
+    assert "紅茶はミルクティーが好き" in wife and "コーヒーはブラックが好き" not in wife
+    assert "コーヒーはブラックが好き" in husband and "紅茶はミルクティーが好き" not in husband
+    assert "ゴミの日は月曜と木曜、好きな曜日" in wife and "ゴミの日は月曜と木曜、好きな曜日" in husband
+    assert contents(engine.recall("好き", HOME, k=10)) == ["ゴミの日は月曜と木曜、好きな曜日"]
+
+
+def test_ancestors_rank_below_an_equal_own_match(engine: MemoryEngine) -> None:
+    engine.remember("dentist appointment on friday", HOME)
+    engine.remember("dentist appointment on friday", WIFE)
+    hits = engine.recall("dentist appointment on friday", WIFE, k=2)
+    assert [h.memory.scope for h in hits] == [WIFE, HOME]
+    assert hits[0].score > hits[1].score
+
+
+def test_recall_returns_hits_with_scores(engine: MemoryEngine) -> None:
+    engine.remember("Ben plays the piano", WIFE, category="profile")
+    [hit] = engine.recall("piano", WIFE, k=1)
+    out = hit.to_json()
+    assert {"id", "content", "scope", "category", "score"} <= out.keys()
+    assert out["category"] == "profile" and out["score"] > 0
+
+
+def test_forget_hides_restore_brings_back_purge_removes(engine: MemoryEngine) -> None:
+    memory = engine.remember("沖縄出身", WIFE).memory
+    engine.forget(memory.id)
+    assert engine.recall("沖縄", WIFE) == []
+    assert [m.id for m in engine.list_memories(deleted=True)] == [memory.id]
+    engine.restore(memory.id)
+    assert contents(engine.recall("沖縄", WIFE)) == ["沖縄出身"]
+    engine.forget(memory.id)
+    assert engine.purge() == 1
+    with pytest.raises(NotFoundError, match="no memory"):
+        engine.get(memory.id)
+
+
+def test_forgotten_row_does_not_block_remembering_it_again(engine: MemoryEngine) -> None:
+    first = engine.remember("likes natto", WIFE).memory
+    engine.forget(first.id)
+    second = engine.remember("likes natto", WIFE)
+    assert not second.duplicate and second.memory.id != first.id
+
+
+def test_expired_memories_are_not_recalled(engine: MemoryEngine, clock: Clock) -> None:
+    engine.remember("working from home this week", WIFE, valid_until=clock.now.replace(day=5))
+    assert contents(engine.recall("working from home", WIFE)) == ["working from home this week"]
+    clock.advance(days=10)
+    assert engine.recall("working from home", WIFE) == []
+
+
+def test_id_prefix_resolves(engine: MemoryEngine) -> None:
+    memory = engine.remember("prefix test", WIFE).memory
+    assert engine.get(memory.id[:6]).id == memory.id
+    with pytest.raises(NotFoundError):
+        engine.get("zzzzzz")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"text": "   "}, "empty"),
+        ({"text": "x" * 20_001}, "limit"),
+        ({"text": "ok", "importance": 1.5}, "importance"),
+        ({"text": "ok", "importance": float("nan")}, "importance"),
+        ({"text": "ok", "category": "not a category!"}, "category"),
+        ({"text": "ok", "scope": "../etc"}, "scope"),
+    ],
+)
+def test_bad_input_is_refused_and_nothing_is_written(
+    engine: MemoryEngine, kwargs: dict[str, object], message: str
+) -> None:
+    args: dict[str, object] = {"scope": WIFE} | kwargs
+    with pytest.raises(UserInputError, match=message):
+        engine.remember(**args)  # type: ignore[arg-type]
+    assert list(engine.list_memories()) == []
+
+
+class BrokenEmbedder(HashEmbedder):
+    """An embedder whose model has died: every call raises."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.broken = True
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        if self.broken:
+            raise RuntimeError("model crashed")
+        return super().embed_documents(texts)
+
+
+def test_a_dead_embedder_loses_nothing_and_the_index_catches_up(db_path: Path, clock: Clock) -> None:
+    store = SQLiteMemoryStore(db_path)
+    embedder = BrokenEmbedder()
+    engine = MemoryEngine(store, embedder, clock=clock)
+    memory = engine.remember("歯医者は金曜日の午後", WIFE).memory
+    assert memory.embedding_model is None
+    assert contents(engine.recall("歯医者", WIFE)) == ["歯医者は金曜日の午後"]  # found by words
+    assert engine.pending() == 1
+    embedder.broken = False
+    assert engine.index_pending() == 1
+    assert engine.pending() == 0 and engine.get(memory.id).embedding_model == "hash-256"
+    store.close()
+
+
+def test_reindex_switches_model_and_keeps_recall(db_path: Path, clock: Clock) -> None:
+    store = SQLiteMemoryStore(db_path)
+    engine = MemoryEngine(store, HashEmbedder(), clock=clock)
+    for text in ("likes green tea", "plays futsal", "born in Okinawa"):
+        engine.remember(text, WIFE)
+    other = MemoryEngine(store, HashEmbedder(dim=128), clock=clock)
+    assert other.pending() == 3
+    seen: list[tuple[int, int]] = []
+    assert other.reindex(progress=lambda done, total: seen.append((done, total))) == 3
+    assert seen[-1] == (3, 3)
+    assert {m.embedding_model for m in other.list_memories()} == {"hash-128"}
+    assert contents(other.recall("futsal", WIFE, k=1)) == ["plays futsal"]
+    store.close()
+
+
+def test_vectors_written_by_another_process_are_searched(db_path: Path, clock: Clock) -> None:
+    reader = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
+    writer = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
+    reader.recall("warm", WIFE)  # the reader's vector index is now loaded
+    memory = writer.remember("the spare key is under the blue pot", WIFE).memory
+    hits = reader.store.vector_search("hash-256", HashEmbedder().embed_query("spare key blue pot"), [WIFE], 5)
+    assert [mid for mid, _ in hits] == [memory.id]
+    writer.forget(memory.id)
+    assert reader.recall("spare key", WIFE) == []
+
+
+def test_hash_embedder_is_deterministic() -> None:
+    a = HashEmbedder().embed_documents(["同じ文", "another"])
+    b = HashEmbedder().embed_documents(["同じ文", "another"])
+    assert np.array_equal(a, b) and a.shape == (2, 256)
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0)
