@@ -25,7 +25,11 @@ def contents(hits: Sequence[object]) -> list[str]:
 
 def test_remember_stores_every_field(engine: MemoryEngine, clock: Clock) -> None:
     result = engine.remember(
-        "妻は紅茶が好き", WIFE, category="preference", importance=0.8, provenance={"conversation": "c1", "message": 7}
+        "妻は紅茶が好き",
+        WIFE,
+        category="preference",
+        importance=0.8,
+        provenance={"conversation": "c1", "message": 7},
     )
     assert not result.duplicate
     stored = engine.get(result.memory.id)
