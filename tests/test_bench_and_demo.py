@@ -1,0 +1,139 @@
+"""Benchmarks and the demo run the real code on small data made here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shitsuji.bench import run_japanese, run_latency, run_locomo, run_longmemeval
+from shitsuji.bench.locomo import evidence_ids
+from shitsuji.cli import main
+
+
+def _locomo_file(tmp_path: Path) -> Path:
+    sample = {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Aki",
+            "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Aki", "dia_id": "D1:1", "text": "I adopted a calico cat named Mochi last week"},
+                {"speaker": "Ben", "dia_id": "D1:2", "text": "Congrats! I started pottery classes on Sunday"},
+                {"speaker": "Aki", "dia_id": "D1:3", "text": "My sister moved to Sapporo for work"},
+            ],
+            "session_2_date_time": "10:00 am on 2 June, 2023",  # a date with no session must be ignored
+        },
+        "qa": [
+            {
+                "question": "What is the name of Aki's cat?",
+                "answer": "Mochi",
+                "evidence": ["D1:1"],
+                "category": 4,
+            },
+            {
+                "question": "Where did Aki's sister move?",
+                "answer": "Sapporo",
+                "evidence": ["D1:3; D9:99"],
+                "category": 1,
+            },
+            {"question": "Unanswerable", "answer": "", "evidence": [], "category": 5},
+        ],
+    }
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([sample]), encoding="utf-8")
+    return path
+
+
+def test_locomo_bench_scores_evidence(tmp_path: Path) -> None:
+    data = run_locomo(_locomo_file(tmp_path), embedder="hash", k=1)
+    assert data["overall"]["n"] == 2
+    assert data["overall"]["recall"] == 1.0 and data["overall"]["hit"] == 1.0
+    assert data["unresolved_evidence"] == 1  # D9:99 does not exist
+    assert set(data["by_category"]) == {"single-hop", "multi-hop"}
+    assert data["bm25"]["overall"]["n"] == 2
+
+
+def test_evidence_ids_are_normalised() -> None:
+    assert evidence_ids(["D8:6; D9:17", "D:11:26", "D30:05", "junk"]) == (
+        ["D8:6", "D9:17", "D11:26", "D30:5"],
+        1,
+    )
+
+
+def test_longmemeval_bench_pooled_and_not(tmp_path: Path) -> None:
+    def q(qid: str, question: str, answer_sid: str, text: str) -> dict[str, object]:
+        return {
+            "question_id": qid,
+            "question_type": "single-session-user",
+            "question": question,
+            "answer": "x",
+            "haystack_session_ids": str([answer_sid, f"{qid}-noise"]),
+            "haystack_sessions": [
+                [{"role": "user", "content": text, "has_answer": True}],
+                [{"role": "user", "content": f"unrelated chatter about weather {qid}", "has_answer": False}],
+            ],
+            "answer_session_ids": [answer_sid],
+        }
+
+    rows = [
+        q("q1", "How long is my commute?", "s1", "My daily commute is 45 minutes each way"),
+        q("q2", "What breed is my dog?", "s2", "My dog is a shiba inu"),
+        q("q3_abs", "Skipped?", "s3", "abstention"),
+    ]
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    for pooled in (False, True):
+        data = run_longmemeval(path, embedder="hash", k=1, pooled=pooled)
+        assert data["overall"] == {"recall_any": 1.0, "recall_all": 1.0, "n": 2}
+
+
+def test_japanese_bench_counts_cross_user_hits(tmp_path: Path) -> None:
+    facts = [
+        {"id": "a1", "user": "aki", "content": "アキは猫派"},
+        {"id": "b1", "user": "ben", "content": "ベンは猫が苦手"},
+    ]
+    queries = [
+        {"user": "aki", "query": "猫", "expected": ["a1"]},
+        {"user": "ben", "query": "猫", "expected": ["b1"]},
+    ]
+    (tmp_path / "facts-dev.jsonl").write_text("\n".join(json.dumps(f) for f in facts), encoding="utf-8")
+    (tmp_path / "queries-dev.jsonl").write_text("\n".join(json.dumps(q) for q in queries), encoding="utf-8")
+    data = run_japanese(tmp_path, embedder="hash", k=3)
+    assert data["hit"] == 1.0 and data["cross_user_hits"] == 0
+
+
+def test_latency_bench_reports_every_figure() -> None:
+    data = run_latency(embedder="hash", n=300, queries=10, remembers=10)
+    for key in ("remember_p95_ms", "recall_p50_ms", "recall_p95_ms", "import_per_s", "peak_rss_mb"):
+        assert data[key] > 0, key
+    assert data["memories"] == 300
+
+
+def test_bench_cli_prints_one_json_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        "sys.argv",
+        ["shitsuji", "--embedder", "hash", "bench", "locomo", str(_locomo_file(tmp_path)), "--json"],
+    )
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert 0 <= data["overall"]["recall"] <= 1 and "bm25" in data and "by_category" in data
+
+
+def test_demo_keeps_spouses_apart(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr("sys.argv", ["shitsuji", "--embedder", "hash", "demo"])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert "duplicate=True" in out and "forget" in out and "restore" in out
+    assert "[ OTHER]" not in out and "[shared]" in out and "[   own]" in out
