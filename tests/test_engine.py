@@ -201,3 +201,20 @@ def test_hash_embedder_is_deterministic() -> None:
     b = HashEmbedder().embed_documents(["同じ文", "another"])
     assert np.array_equal(a, b) and a.shape == (2, 256)
     assert np.allclose(np.linalg.norm(a, axis=1), 1.0)
+
+
+def test_background_indexer_embeds_bulk_rows_off_the_writer(engine: MemoryEngine) -> None:
+    from shitsuji.memory import BackgroundIndexer, NewMemory
+
+    added, dupes = engine.add_many(NewMemory(content=f"fact number {i}", scope=WIFE) for i in range(150))
+    assert (added, dupes) == (150, 0)
+    assert engine.pending() == 150
+    assert contents(engine.recall("number 42", WIFE, k=1)) == ["fact number 42"]  # words work before vectors
+    indexer = BackgroundIndexer(engine)
+    try:
+        indexer.notify()
+        assert indexer.wait_idle(timeout=30)
+    finally:
+        indexer.close()
+    assert engine.pending() == 0
+    assert engine.stats().indexed == 150
