@@ -218,3 +218,21 @@ def test_background_indexer_embeds_bulk_rows_off_the_writer(engine: MemoryEngine
         indexer.close()
     assert engine.pending() == 0
     assert engine.stats().indexed == 150
+
+
+def test_liveness_changes_in_another_process_reach_this_ones_caches(db_path: Path, clock: Clock) -> None:
+    a = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
+    b = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
+    memory = a.remember("the umbrella is in the car", WIFE).memory
+    assert (
+        contents(a.recall("umbrella", WIFE))
+        == contents(b.recall("umbrella", WIFE))
+        == ["the umbrella is in the car"]
+    )
+    a.forget(memory.id)
+    assert a.recall("umbrella", WIFE) == [] and b.recall("umbrella", WIFE) == []
+    b.restore(memory.id)  # a killed its slots itself; only the generation tells it to reload
+    assert a.store.keyword_search(["umbrella"], [WIFE], 5)[0][0] == memory.id
+    assert contents(a.recall("umbrella", WIFE)) == ["the umbrella is in the car"]
+    a.restore(memory.id)  # restoring twice is harmless
+    assert len(a.recall("umbrella", WIFE, k=5)) == 1

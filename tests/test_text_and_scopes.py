@@ -15,8 +15,9 @@ def test_one_kanji_query_matches_its_document() -> None:
     assert set(terms("猫")) <= set(terms("アキは猫派で三毛猫を飼っている"))
 
 
-def test_english_terms_drop_stop_words_and_possessives() -> None:
-    assert terms("Caroline's dog is at the vet") == ["caroline", "dog", "vet"]
+def test_english_terms_drop_stop_words_and_possessives_and_are_stemmed() -> None:
+    assert terms("Caroline's dogs are at the vet") == terms("caroline dog vet") == ["carolin", "dog", "vet"]
+    assert set(terms("She painted a sunrise")) & set(terms("painting sunrises")) == {"paint", "sunris"}
 
 
 def test_full_width_and_case_do_not_change_the_hash() -> None:

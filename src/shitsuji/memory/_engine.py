@@ -277,18 +277,14 @@ class MemoryEngine:
     def index_pending(self, *, progress: Progress | None = None, batch: int = INDEX_BATCH) -> int:
         """Embed every live row that has no vector from the current model; returns how many."""
         total = self.pending()
-        done = 0
-        while True:
-            rows = self.store.unindexed(self.embedder.model_id, batch)
-            if not rows:
-                break
+        done = position = 0
+        while rows := self.store.unindexed(self.embedder.model_id, batch, after=position):
+            position = rows[-1][0]
             try:
-                vectors = self.embedder.embed_documents([content for _, content in rows])
+                vectors = self.embedder.embed_documents([content for _, _, content in rows])
             except Exception as exc:
                 raise EmbedderError(f"embedding failed after {done} rows: {exc}") from exc
-            self.store.put_vectors(
-                self.embedder.model_id, [(mid, vectors[i]) for i, (mid, _) in enumerate(rows)]
-            )
+            self.store.put_vectors(self.embedder.model_id, [(row[1], vectors[i]) for i, row in enumerate(rows)])
             done += len(rows)
             if progress is not None:
                 progress(done, max(total, done))

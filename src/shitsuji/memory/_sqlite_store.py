@@ -1,8 +1,11 @@
 """The SQLite implementation of ``MemoryStore``.
 
-Rows live in ``memories``; keyword terms in an FTS5 table keyed by the row's rowid;
-vectors in ``embeddings`` as float32 blobs, searched through an in-process
-``VectorIndex`` per model that is topped up from the table before each search.
+Rows (with their precomputed keyword terms) live in ``memories``; vectors in
+``embeddings`` as float32 blobs. Searches run on two in-process caches, a
+``KeywordIndex`` and a ``VectorIndex`` per model, topped up before each search from rows
+they have not seen (by rowid and by embedding sequence number). Forget, restore, purge
+and reindex bump ``index_state.generation``; a process that sees a generation it did not
+make drops its caches and reloads them, so several processes can share one file.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy.typing as npt
 from .. import store as db
 from ._records import Memory, check_source
 from ._store import StoreStats
+from ._keywords import KeywordIndex
 from ._vectors import VectorIndex
 
 _COLUMNS = (
@@ -77,7 +81,9 @@ class SQLiteMemoryStore:
         self.path = str(path)
         self._conn = db.connect(self.path)
         self._lock = threading.RLock()
-        self._indexes: dict[str, VectorIndex] = {}
+        self._keywords = KeywordIndex()
+        self._vectors: dict[str, VectorIndex] = {}
+        self._generation = self._read_generation()
 
     # -- rows -------------------------------------------------------------
 
@@ -86,11 +92,10 @@ class SQLiteMemoryStore:
 
     def insert_many(self, rows: Sequence[tuple[Memory, str]]) -> None:
         with self._lock, db.write(self._conn, self.path) as conn:
-            for memory, terms in rows:
-                cur = conn.execute(
-                    f"INSERT INTO memories ({_COLUMNS}) VALUES ({_placeholders(13)})", _params(memory)
-                )
-                conn.execute("INSERT INTO memory_terms (rowid, terms) VALUES (?, ?)", (cur.lastrowid, terms))
+            conn.executemany(
+                f"INSERT INTO memories ({_COLUMNS}, terms) VALUES ({_placeholders(14)})",
+                [(*_params(memory), terms) for memory, terms in rows],
+            )
 
     def get(self, memory_id: str) -> Memory | None:
         return self.get_many([memory_id]).get(memory_id)
@@ -159,33 +164,26 @@ class SQLiteMemoryStore:
             )
 
     def set_deleted(self, memory_id: str, deleted_at: datetime | None) -> None:
-        with self._lock, db.write(self._conn, self.path) as conn:
-            conn.execute(
-                "UPDATE memories SET deleted_at = ?, updated_at = coalesce(?, updated_at) WHERE id = ?",
-                (
-                    deleted_at.isoformat() if deleted_at else None,
-                    deleted_at.isoformat() if deleted_at else None,
-                    memory_id,
-                ),
-            )
-            if deleted_at is not None:
-                for index in self._indexes.values():
-                    index.remove(memory_id)
-            else:
-                # a restored row re-enters each index on the next search
+        stamp = deleted_at.isoformat() if deleted_at else None
+        with self._lock:
+            with db.write(self._conn, self.path) as conn:
                 conn.execute(
-                    "UPDATE embeddings SET seq = (SELECT coalesce(max(seq), 0) + 1 FROM embeddings) "
-                    "WHERE memory_rowid = (SELECT rowid FROM memories WHERE id = ?)",
-                    (memory_id,),
+                    "UPDATE memories SET deleted_at = ?, updated_at = coalesce(?, updated_at) WHERE id = ?",
+                    (stamp, stamp, memory_id),
                 )
+                self._bump_generation(conn)
+            if deleted_at is not None:
+                self._keywords.kill(memory_id)
+                for index in self._vectors.values():
+                    index.slots.kill(memory_id)
+            else:
+                self._revive(memory_id)
 
     def purge_deleted(self) -> int:
         with self._lock, db.write(self._conn, self.path) as conn:
-            conn.execute(
-                "DELETE FROM memory_terms WHERE rowid IN (SELECT rowid FROM memories WHERE deleted_at IS NOT NULL)"
-            )
-            cur = conn.execute("DELETE FROM memories WHERE deleted_at IS NOT NULL")
-            return cur.rowcount
+            count = conn.execute("DELETE FROM memories WHERE deleted_at IS NOT NULL").rowcount
+            self._bump_generation(conn)
+            return count
 
     # -- search -----------------------------------------------------------
 
@@ -194,43 +192,73 @@ class SQLiteMemoryStore:
     ) -> list[tuple[str, float]]:
         if not terms or not scopes:
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        sql = (
-            "SELECT m.id, bm25(memory_terms) AS rank FROM memory_terms "
-            "JOIN memories m ON m.rowid = memory_terms.rowid "
-            f"WHERE memory_terms MATCH ? AND m.scope IN ({_placeholders(len(scopes))}) AND m.deleted_at IS NULL "
-            "ORDER BY rank LIMIT ?"
-        )
         with self._lock:
-            try:
-                rows = self._conn.execute(sql, [match, *scopes, limit]).fetchall()
-            except sqlite3.OperationalError as exc:
-                raise db.translate(exc, self.path) from exc
-        return [(row[0], -float(row[1])) for row in rows]
+            self._sync()
+            return self._keywords.search(terms, scopes, limit)
 
     def vector_search(
         self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
     ) -> list[tuple[str, float]]:
         with self._lock:
-            index = self._refresh(model_id, len(vector))
+            self._sync()
+            index = self._vectors.get(model_id)
+            if index is None or index.dim != len(vector):
+                index = self._vectors[model_id] = VectorIndex(len(vector))
+            self._load_vectors(model_id, index)
             return index.search(vector, scopes, limit)
 
-    def _refresh(self, model_id: str, dim: int) -> VectorIndex:
-        index = self._indexes.get(model_id)
-        if index is None or index.dim != dim:
-            index = self._indexes[model_id] = VectorIndex(dim)
+    def _sync(self) -> None:
+        """Drop the caches if another process changed liveness, then load rows not seen yet."""
+        generation = self._read_generation()
+        if generation != self._generation:
+            self._keywords = KeywordIndex()
+            self._vectors.clear()
+            self._generation = generation
         rows = self._conn.execute(
-            "SELECT e.seq, m.id, m.scope, e.vector, m.deleted_at FROM embeddings e "
-            "JOIN memories m ON m.rowid = e.memory_rowid WHERE e.model = ? AND e.seq > ? ORDER BY e.seq",
+            "SELECT rowid, id, scope, terms FROM memories WHERE rowid > ? AND deleted_at IS NULL ORDER BY rowid",
+            (self._keywords.last_rowid,),
+        ).fetchall()
+        for rowid, memory_id, scope, terms in rows:
+            self._keywords.add(memory_id, scope, terms.split())
+        if rows:
+            self._keywords.last_rowid = rows[-1][0]
+
+    def _load_vectors(self, model_id: str, index: VectorIndex) -> None:
+        rows = self._conn.execute(
+            "SELECT e.seq, m.id, m.scope, e.vector FROM embeddings e JOIN memories m ON m.rowid = e.memory_rowid "
+            "WHERE e.model = ? AND e.seq > ? AND m.deleted_at IS NULL ORDER BY e.seq",
             (model_id, index.last_seq),
         ).fetchall()
-        for seq, memory_id, scope, blob, deleted_at in rows:
-            if deleted_at is None:
-                index.add(memory_id, scope, np.frombuffer(blob, dtype=np.float32))
-            else:
-                index.remove(memory_id)
-            index.last_seq = seq
-        return index
+        for _, memory_id, scope, blob in rows:
+            index.add(memory_id, scope, np.frombuffer(blob, dtype=np.float32))
+        if rows:
+            index.last_seq = rows[-1][0]
+
+    def _revive(self, memory_id: str) -> None:
+        """Put a restored row back into this process's caches."""
+        row = self._conn.execute(
+            "SELECT rowid, scope, terms FROM memories WHERE id = ?", (memory_id,)
+        ).fetchone()
+        if row is None:
+            return
+        if row[0] <= self._keywords.last_rowid:
+            self._keywords.add(memory_id, row[1], row[2].split())
+        for model_id, index in self._vectors.items():
+            found = self._conn.execute(
+                "SELECT seq, vector FROM embeddings WHERE memory_rowid = ? AND model = ?", (row[0], model_id)
+            ).fetchone()
+            if found is not None and found[0] <= index.last_seq:
+                index.add(memory_id, row[1], np.frombuffer(found[1], dtype=np.float32))
+
+    def _read_generation(self) -> int:
+        return int(self._conn.execute("SELECT generation FROM index_state WHERE id = 1").fetchone()[0])
+
+    def _bump_generation(self, conn: sqlite3.Connection) -> None:
+        """Record a liveness change; this process applies it to its own caches itself."""
+        seen = self._read_generation() == self._generation
+        conn.execute("UPDATE index_state SET generation = generation + 1 WHERE id = 1")
+        if seen:
+            self._generation += 1
 
     # -- derived indexes ------------------------------------------------
 
@@ -240,28 +268,27 @@ class SQLiteMemoryStore:
         with self._lock, db.write(self._conn, self.path) as conn:
             seq = conn.execute("SELECT coalesce(max(seq), 0) FROM embeddings").fetchone()[0]
             for memory_id, vector in rows:
-                seq += 1
-                vec = np.ascontiguousarray(vector, dtype=np.float32)
-                cur = conn.execute(
+                found = conn.execute(
                     "UPDATE memories SET embedding_model = ? WHERE id = ? RETURNING rowid",
                     (model_id, memory_id),
-                )
-                found = cur.fetchone()
+                ).fetchone()
                 if found is None:  # purged meanwhile
                     continue
+                seq += 1
+                vec = np.ascontiguousarray(vector, dtype=np.float32)
                 conn.execute(
                     "INSERT OR REPLACE INTO embeddings (memory_rowid, model, dim, vector, seq) VALUES (?, ?, ?, ?, ?)",
                     (found[0], model_id, len(vec), vec.tobytes(), seq),
                 )
 
-    def unindexed(self, model_id: str, limit: int) -> list[tuple[str, str]]:
+    def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str]]:
         with self._lock:
             rows = self._conn.execute(
-                "SELECT id, content FROM memories WHERE (embedding_model IS NULL OR embedding_model != ?) "
-                "AND deleted_at IS NULL ORDER BY rowid LIMIT ?",
-                (model_id, limit),
+                "SELECT rowid, id, content FROM memories WHERE rowid > ? AND deleted_at IS NULL "
+                "AND (embedding_model IS NULL OR embedding_model != ?) ORDER BY rowid LIMIT ?",
+                (after, model_id, limit),
             ).fetchall()
-        return [(r[0], r[1]) for r in rows]
+        return [(r[0], r[1], r[2]) for r in rows]
 
     def count_unindexed(self, model_id: str) -> int:
         with self._lock:
@@ -275,18 +302,18 @@ class SQLiteMemoryStore:
     def reset_index(self) -> None:
         with self._lock, db.write(self._conn, self.path) as conn:
             conn.execute("DELETE FROM embeddings")
-            conn.execute("UPDATE memories SET embedding_model = NULL")
-            conn.execute("DELETE FROM memory_terms")
-            self._indexes.clear()
+            conn.execute("UPDATE memories SET embedding_model = NULL, terms = ''")
+            self._bump_generation(conn)
+            self._keywords = KeywordIndex()
+            self._vectors.clear()
 
     def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None:
         with self._lock, db.write(self._conn, self.path) as conn:
-            for memory_id, terms in rows:
-                conn.execute(
-                    "INSERT OR REPLACE INTO memory_terms (rowid, terms) "
-                    "SELECT rowid, ? FROM memories WHERE id = ?",
-                    (terms, memory_id),
-                )
+            conn.executemany(
+                "UPDATE memories SET terms = ? WHERE id = ?", [(terms, mid) for mid, terms in rows]
+            )
+            self._bump_generation(conn)
+            self._keywords = KeywordIndex()
 
     def stats(self) -> StoreStats:
         with self._lock:

@@ -75,8 +75,11 @@ class MemoryStore(Protocol):
 
     def put_vectors(self, model_id: str, rows: Sequence[tuple[str, npt.NDArray[np.float32]]]) -> None: ...
 
-    def unindexed(self, model_id: str, limit: int) -> list[tuple[str, str]]:
-        """Up to ``limit`` (id, content) pairs of live rows without a vector from ``model_id``."""
+    def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str]]:
+        """Up to ``limit`` live rows without a vector from ``model_id``, as (position, id, content).
+
+        Positions increase; pass the last one seen as ``after`` to continue from there.
+        """
         ...
 
     def count_unindexed(self, model_id: str) -> int: ...

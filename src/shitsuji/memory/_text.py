@@ -4,8 +4,8 @@ Japanese has no spaces, so a word tokenizer on whitespace finds nothing, and FTS
 trigram tokenizer cannot match one- or two-character words (紅茶, 沖縄, 猫). We index
 character bigrams of every CJK run, plus single kanji (so 猫 alone is found); kana
 singles are left out: hiragana ones are mostly particles, katakana words are longer. Latin text is
-split into words and English stop words are dropped; stemming is left to FTS5's porter
-tokenizer, which passes the CJK tokens through unchanged.
+split into words, English stop words are dropped and the rest stemmed (Snowball), so
+"painting" finds "paints".
 
 Measured alternative (see docs/benchmarks.md): dictionary tokenizers (sudachipy,
 fugashi + unidic-lite) add ~200 MB and did no better on our sets.
@@ -16,7 +16,10 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Final
+
+import snowballstemmer
 
 _WORD: Final = re.compile(
     r"[0-9a-z\u00c0-\u024f]+(?:['’][a-z]+)?"  # latin words and numbers
@@ -61,13 +64,22 @@ def terms(text: str) -> list[str]:
         else:
             token = _POSSESSIVE.sub("", token.replace("’", "'"))
             if token not in STOP_WORDS:
-                out.append(token)
+                out.append(_stem(token) if token.isascii() and token.isalpha() else token)
     return out
 
 
 def query_terms(text: str) -> list[str]:
     """Distinct terms of a query, in first-seen order."""
     return list(dict.fromkeys(terms(text)))
+
+
+_STEMMER: Final = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    stem: str = _STEMMER.stemWord(word)
+    return stem
 
 
 def _cjk_terms(run: str) -> list[str]:

@@ -39,7 +39,8 @@ MIGRATIONS: tuple[Migration, ...] = (
             valid_until TEXT,
             deleted_at TEXT,
             content_hash TEXT NOT NULL,
-            embedding_model TEXT
+            embedding_model TEXT,
+            terms TEXT NOT NULL DEFAULT ''
         );
         CREATE INDEX memories_scope ON memories (scope, deleted_at);
         CREATE INDEX memories_hash ON memories (content_hash, scope);
@@ -51,8 +52,9 @@ MIGRATIONS: tuple[Migration, ...] = (
             vector BLOB NOT NULL,
             seq INTEGER NOT NULL
         );
-        CREATE INDEX embeddings_seq ON embeddings (model, seq);
-        CREATE VIRTUAL TABLE memory_terms USING fts5 (terms, tokenize = 'porter unicode61 remove_diacritics 2');
+        CREATE INDEX embeddings_seq ON embeddings (seq);
+        CREATE TABLE index_state (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL);
+        INSERT INTO index_state (id, generation) VALUES (1, 0);
         """,
     ),
 )
