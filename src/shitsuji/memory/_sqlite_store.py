@@ -22,9 +22,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import store as db
+from ._keywords import KeywordIndex
 from ._records import Memory, check_source
 from ._store import StoreStats
-from ._keywords import KeywordIndex
 from ._vectors import VectorIndex
 
 _COLUMNS = (
@@ -218,7 +218,7 @@ class SQLiteMemoryStore:
             "SELECT rowid, id, scope, terms FROM memories WHERE rowid > ? AND deleted_at IS NULL ORDER BY rowid",
             (self._keywords.last_rowid,),
         ).fetchall()
-        for rowid, memory_id, scope, terms in rows:
+        for _, memory_id, scope, terms in rows:
             self._keywords.add(memory_id, scope, terms.split())
         if rows:
             self._keywords.last_rowid = rows[-1][0]
