@@ -284,7 +284,9 @@ class MemoryEngine:
                 vectors = self.embedder.embed_documents([content for _, _, content in rows])
             except Exception as exc:
                 raise EmbedderError(f"embedding failed after {done} rows: {exc}") from exc
-            self.store.put_vectors(self.embedder.model_id, [(row[1], vectors[i]) for i, row in enumerate(rows)])
+            self.store.put_vectors(
+                self.embedder.model_id, [(row[1], vectors[i]) for i, row in enumerate(rows)]
+            )
             done += len(rows)
             if progress is not None:
                 progress(done, max(total, done))
