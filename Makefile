@@ -1,5 +1,5 @@
 # One entry point for people and CI. Everything runs inside .venv.
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed

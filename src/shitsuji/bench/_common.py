@@ -63,5 +63,15 @@ class BM25:
         return [int(i) for i in order if scores[i] > 0]
 
 
+CONTEXT_TURNS = 2
+CONTEXT_CHARS_PER_TURN = 200
+
+
+def turn_context(previous: Sequence[str]) -> str | None:
+    """The last turns before a remembered turn, each cut short: embedding context for it."""
+    tail = [text[:CONTEXT_CHARS_PER_TURN] for text in previous[-CONTEXT_TURNS:]]
+    return "\n".join(tail) or None
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0

@@ -1,7 +1,8 @@
 """LoCoMo retrieval: does recall with the question find the dialog turns that hold the answer?
 
 Every turn of a conversation is remembered (speaker and text, the session's date as
-``created_at``, the turn id in provenance) in a scope of its own; each QA's question is
+``created_at``, the turn id in provenance, the two turns before it in the same session
+as embedding context) in a scope of its own; each QA's question is
 then recalled top-k, and we count how many of its evidence turns came back.
 LoCoMo category ids: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 from ..errors import UserInputError
 from ..memory import Embedder
-from ._common import BM25, bench_engine, bm25_tokens
+from ._common import BM25, bench_engine, bm25_tokens, turn_context
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
@@ -47,7 +48,15 @@ def turns(sample: dict[str, Any]) -> list[dict[str, Any]]:
             text = turn.get("text", "")
             if turn.get("blip_caption"):
                 text = f"{text} [shared a photo: {turn['blip_caption']}]"
-            out.append({"dia_id": turn["dia_id"], "speaker": turn["speaker"], "text": text, "date": date})
+            out.append(
+                {
+                    "dia_id": turn["dia_id"],
+                    "speaker": turn["speaker"],
+                    "text": text,
+                    "date": date,
+                    "session": key,
+                }
+            )
     return out
 
 
@@ -96,13 +105,17 @@ def run_locomo(
             conv_turns = turns(sample)
             known = {t["dia_id"] for t in conv_turns}
             dia_of_memory: dict[str, set[str]] = defaultdict(set)
-            for turn in conv_turns:
+            for n, turn in enumerate(conv_turns):
+                earlier = [
+                    _memory_text(t) for t in conv_turns[max(n - 2, 0) : n] if t["session"] == turn["session"]
+                ]
                 result = engine.remember(
                     _memory_text(turn),
                     scope,
                     category="event",
                     provenance={"dia_id": turn["dia_id"], "session_date": str(turn["date"])},
                     created_at=turn["date"],
+                    context=turn_context(earlier),
                 )
                 dia_of_memory[result.memory.id].add(turn["dia_id"])
             bm25 = BM25([bm25_tokens(_memory_text(t)) for t in conv_turns])

@@ -1,7 +1,8 @@
 """LongMemEval session retrieval: do the sessions that hold the answer come back in the top k?
 
 Every turn of every haystack session is imported (role and text, the session id in
-provenance) through the bulk path; the question is recalled, hits are mapped to their
+provenance, the two turns before it in the session as embedding context) through the
+bulk path; the question is recalled, hits are mapped to their
 sessions in rank order, and the first k distinct sessions are scored.
 ``recall_any@k``: at least one answer session is among them; ``recall_all@k``: all are.
 Abstention questions (ids ending ``_abs``) are skipped. ``pooled`` puts every session of
@@ -19,7 +20,7 @@ from typing import Any
 
 from ..errors import UserInputError
 from ..memory import Embedder, MemoryEngine, NewMemory
-from ._common import bench_engine
+from ._common import bench_engine, turn_context
 
 SESSIONS_PER_HIT_POOL = 20  # turns recalled per wanted session before grouping
 
@@ -54,18 +55,22 @@ def load(path: Path) -> list[dict[str, Any]]:
 def _ingest(engine: MemoryEngine, scope: str, sessions: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
     items = []
     for session_id, session in sessions.items():
+        said: list[str] = []
         for n, turn in enumerate(session):
             text = str(turn.get("content", "")).strip()
             if text:
+                content = f"{turn.get('role', 'user')}: {text}"[:20_000]
                 items.append(
                     NewMemory(
-                        content=f"{turn.get('role', 'user')}: {text}"[:20_000],
+                        content=content,
                         scope=scope,
                         category="event",
                         source="imported",
                         provenance={"session": session_id, "turn": n},
+                        context=turn_context(said),
                     )
                 )
+                said.append(content)
     engine.add_many(items)
     engine.index_pending()
     return {m.id: str(m.provenance["session"]) for m in engine.list_memories(scope)}

@@ -34,6 +34,8 @@ from ._text import content_hash, query_terms, terms
 
 log = logging.getLogger(__name__)
 
+CONTEXT_CHARS = 400
+
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
 INDEX_BATCH = 64
@@ -45,6 +47,17 @@ def utcnow() -> datetime:
 
 def new_id() -> str:
     return secrets.token_hex(8)
+
+
+def embedding_text(content: str, context: str | None) -> str:
+    """What the embedder sees: the fact, preceded by the tail of its context if any.
+
+    Context (say, the turns before a remembered chat line) only shapes the vector; the
+    stored content and the keyword terms are the fact alone.
+    """
+    if not context:
+        return content
+    return f"{context[-CONTEXT_CHARS:]}\n{content}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +73,7 @@ class NewMemory:
     created_at: datetime | None = None
     valid_until: datetime | None = None
     id: str | None = None
+    context: str | None = None
 
 
 class MemoryEngine:
@@ -91,8 +105,13 @@ class MemoryEngine:
         provenance: dict[str, Any] | None = None,
         created_at: datetime | None = None,
         valid_until: datetime | None = None,
+        context: str | None = None,
     ) -> RememberResult:
-        """Store one fact, unless the scope already holds it (exactly or by meaning)."""
+        """Store one fact, unless the scope already holds it (exactly or by meaning).
+
+        ``context`` (e.g. the conversation turns just before) is embedded with the fact
+        to sharpen its vector; it is kept with the row but never shown as the fact.
+        """
         new = NewMemory(
             content=check_content(text),
             scope=normalize_scope(scope),
@@ -102,8 +121,9 @@ class MemoryEngine:
             provenance=provenance,
             created_at=created_at,
             valid_until=valid_until,
+            context=context or None,
         )
-        vector = self._try_embed(new.content)
+        vector = self._try_embed(embedding_text(new.content, new.context))
         existing = self._duplicate_of(new.content, new.scope, vector)
         if existing is not None:
             memory, similarity = existing
@@ -168,6 +188,7 @@ class MemoryEngine:
             updated_at=now,
             valid_until=new.valid_until,
             content_hash=content_hash(new.content),
+            context=new.context,
         )
 
     def _duplicate_of(self, content: str, scope: str, vector: Vector | None) -> tuple[Memory, float] | None:
@@ -211,11 +232,7 @@ class MemoryEngine:
             log.warning("query embedding failed, recalling by keywords only: %s", exc)
         else:
             ranked["vector"] = self.store.vector_search(self.embedder.model_id, vector, chain, n)
-        fused = fuse(
-            ranked,
-            {"keyword": self.weights.keyword_weight, "vector": self.weights.vector_weight},
-            self.weights.rrf_k,
-        )
+        fused = fuse(ranked, {"keyword": self.weights.keyword_weight, "vector": self.weights.vector_weight})
         memories = self.store.get_many(list(fused))
         distances = {s: d for d, s in enumerate(chain)}
         return weigh(fused, memories, distances, self.clock(), self.weights)[:k]
@@ -281,7 +298,7 @@ class MemoryEngine:
         while rows := self.store.unindexed(self.embedder.model_id, batch, after=position):
             position = rows[-1][0]
             try:
-                vectors = self.embedder.embed_documents([content for _, _, content in rows])
+                vectors = self.embedder.embed_documents([embedding_text(row[2], row[3]) for row in rows])
             except Exception as exc:
                 raise EmbedderError(f"embedding failed after {done} rows: {exc}") from exc
             self.store.put_vectors(

@@ -37,6 +37,7 @@ class Memory:
     valid_until: datetime | None = None
     deleted_at: datetime | None = None
     embedding_model: str | None = None
+    context: str | None = None
 
     @property
     def deleted(self) -> bool:
@@ -57,6 +58,7 @@ class Memory:
             "deleted_at": self.deleted_at.isoformat() if self.deleted_at else None,
             "content_hash": self.content_hash,
             "embedding_model": self.embedding_model,
+            "context": self.context,
         }
 
 

@@ -29,7 +29,7 @@ from ._vectors import VectorIndex
 
 _COLUMNS = (
     "id, scope, content, category, importance, source, provenance, created_at, updated_at, "
-    "valid_until, deleted_at, content_hash, embedding_model"
+    "valid_until, deleted_at, content_hash, embedding_model, context"
 )
 _MAX_VARS = 900
 
@@ -49,6 +49,7 @@ def _row_to_memory(row: Sequence[Any]) -> Memory:
         deleted_at=datetime.fromisoformat(row[10]) if row[10] else None,
         content_hash=row[11],
         embedding_model=row[12],
+        context=row[13],
     )
 
 
@@ -67,6 +68,7 @@ def _params(memory: Memory) -> tuple[Any, ...]:
         memory.deleted_at.isoformat() if memory.deleted_at else None,
         memory.content_hash,
         memory.embedding_model,
+        memory.context,
     )
 
 
@@ -93,7 +95,7 @@ class SQLiteMemoryStore:
     def insert_many(self, rows: Sequence[tuple[Memory, str]]) -> None:
         with self._lock, db.write(self._conn, self.path) as conn:
             conn.executemany(
-                f"INSERT INTO memories ({_COLUMNS}, terms) VALUES ({_placeholders(14)})",
+                f"INSERT INTO memories ({_COLUMNS}, terms) VALUES ({_placeholders(15)})",
                 [(*_params(memory), terms) for memory, terms in rows],
             )
 
@@ -281,14 +283,14 @@ class SQLiteMemoryStore:
                     (found[0], model_id, len(vec), vec.tobytes(), seq),
                 )
 
-    def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str]]:
+    def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str, str | None]]:
         with self._lock:
             rows = self._conn.execute(
-                "SELECT rowid, id, content FROM memories WHERE rowid > ? AND deleted_at IS NULL "
+                "SELECT rowid, id, content, context FROM memories WHERE rowid > ? AND deleted_at IS NULL "
                 "AND (embedding_model IS NULL OR embedding_model != ?) ORDER BY rowid LIMIT ?",
                 (after, model_id, limit),
             ).fetchall()
-        return [(r[0], r[1], r[2]) for r in rows]
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
 
     def count_unindexed(self, model_id: str) -> int:
         with self._lock:

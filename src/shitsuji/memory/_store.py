@@ -75,8 +75,8 @@ class MemoryStore(Protocol):
 
     def put_vectors(self, model_id: str, rows: Sequence[tuple[str, npt.NDArray[np.float32]]]) -> None: ...
 
-    def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str]]:
-        """Up to ``limit`` live rows without a vector from ``model_id``, as (position, id, content).
+    def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str, str | None]]:
+        """Up to ``limit`` live rows without a vector from ``model_id``: (position, id, content, context).
 
         Positions increase; pass the last one seen as ``after`` to continue from there.
         """

@@ -88,6 +88,7 @@ def _parse(obj: Any) -> NewMemory:
         created_at=_time(obj.get("created_at"), "created_at"),
         valid_until=_time(obj.get("valid_until"), "valid_until"),
         id=memory_id if isinstance(memory_id, str) and memory_id else None,
+        context=obj["context"] if isinstance(obj.get("context"), str) and obj["context"] else None,
     )
 
 

@@ -40,7 +40,8 @@ MIGRATIONS: tuple[Migration, ...] = (
             deleted_at TEXT,
             content_hash TEXT NOT NULL,
             embedding_model TEXT,
-            terms TEXT NOT NULL DEFAULT ''
+            terms TEXT NOT NULL DEFAULT '',
+            context TEXT
         );
         CREATE INDEX memories_scope ON memories (scope, deleted_at);
         CREATE INDEX memories_hash ON memories (content_hash, scope);
