@@ -191,7 +191,7 @@ def test_vectors_written_by_another_process_are_searched(db_path: Path, clock: C
     reader.recall("warm", WIFE)  # the reader's vector index is now loaded
     memory = writer.remember("the spare key is under the blue pot", WIFE).memory
     hits = reader.store.vector_search("hash-256", HashEmbedder().embed_query("spare key blue pot"), [WIFE], 5)
-    assert [mid for mid, _ in hits] == [memory.id]
+    assert [m.memory_id for m in hits] == [memory.id]
     writer.forget(memory.id)
     assert reader.recall("spare key", WIFE) == []
 
@@ -236,3 +236,39 @@ def test_liveness_changes_in_another_process_reach_this_ones_caches(db_path: Pat
     assert contents(a.recall("umbrella", WIFE)) == ["the umbrella is in the car"]
     a.restore(memory.id)  # restoring twice is harmless
     assert len(a.recall("umbrella", WIFE, k=5)) == 1
+
+
+def _document() -> str:
+    filler = "This paragraph is about deployment settings and has nothing else of note. " * 8
+    return (
+        filler
+        + "The staging database password rotates every Monday at nine. "
+        + filler
+        + "テストはpytestで実行し、CIではmake testを使う。"
+        + filler
+    )
+
+
+def test_long_memories_are_indexed_in_chunks_and_recall_shows_the_matching_one(engine: MemoryEngine) -> None:
+    from shitsuji.memory._text import chunks
+
+    doc = _document()
+    assert len(chunks(doc)) >= 3
+    memory = engine.remember(doc, "projects/acme").memory
+    [hit] = engine.recall("when does the staging password rotate", "projects/acme", k=1)
+    assert hit.memory.id == memory.id and hit.memory.content == doc.strip()
+    assert "rotates every Monday" in hit.excerpt and len(hit.excerpt) <= 600
+    [jp] = engine.recall("CIでのテスト実行", "projects/acme", k=1)
+    assert "make test" in jp.excerpt and jp.to_json()["chunk"] == jp.excerpt
+    engine.forget(memory.id)  # every chunk leaves the indexes
+    assert engine.recall("staging password", "projects/acme") == []
+
+
+def test_chunks_keep_all_text_and_respect_the_size() -> None:
+    from shitsuji.memory._text import chunks
+
+    text = _document() + "x" * 1500
+    pieces = chunks(text, size=300)
+    assert all(len(p) <= 300 for p in pieces)
+    assert "".join(pieces).replace(" ", "") == text.replace(" ", "")
+    assert chunks("short fact") == ["short fact"]

@@ -16,8 +16,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
+
 from ..errors import EmbedderError, NotFoundError, UserInputError
-from ._embedders import Embedder, Vector
+from ._embedders import Embedder, Matrix
 from ._recall import RecallWeights, fuse, weigh
 from ._records import (
     Hit,
@@ -29,8 +31,9 @@ from ._records import (
     check_importance,
 )
 from ._scopes import lineage, normalize_scope
+from ._slots import Match
 from ._store import MemoryStore, StoreStats
-from ._text import content_hash, query_terms, terms
+from ._text import chunks, content_hash, query_terms, terms
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +50,16 @@ def utcnow() -> datetime:
 
 def new_id() -> str:
     return secrets.token_hex(8)
+
+
+def index_terms(content: str) -> str:
+    """Keyword terms as stored: one line per chunk, terms separated by spaces."""
+    return "\n".join(" ".join(terms(piece)) for piece in chunks(content))
+
+
+def embedding_texts(content: str, context: str | None) -> list[str]:
+    """What the embedder sees for each chunk of a memory."""
+    return [embedding_text(piece, context) for piece in chunks(content)]
 
 
 def embedding_text(content: str, context: str | None) -> str:
@@ -123,8 +136,8 @@ class MemoryEngine:
             valid_until=valid_until,
             context=context or None,
         )
-        vector = self._try_embed(embedding_text(new.content, new.context))
-        existing = self._duplicate_of(new.content, new.scope, vector)
+        vectors = self._try_embed(embedding_texts(new.content, new.context))
+        existing = self._duplicate_of(new.content, new.scope, vectors)
         if existing is not None:
             memory, similarity = existing
             now = self.clock()
@@ -132,16 +145,16 @@ class MemoryEngine:
             refreshed = replace(memory, updated_at=now, importance=max(memory.importance, new.importance))
             return RememberResult(refreshed, duplicate=True, similarity=similarity)
         memory = self._build(new)
-        self.store.insert(memory, " ".join(terms(memory.content)))
-        if vector is not None:
-            self.store.put_vectors(self.embedder.model_id, [(memory.id, vector)])
+        self.store.insert(memory, index_terms(memory.content))
+        if vectors is not None:
+            self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
             memory = replace(memory, embedding_model=self.embedder.model_id)
         return RememberResult(memory, duplicate=False)
 
     def find_duplicate(self, text: str, scope: str) -> RememberResult | None:
         """The memory in ``scope`` that ``text`` would duplicate, if any (nothing is written)."""
         content = check_content(text)
-        found = self._duplicate_of(content, normalize_scope(scope), self._try_embed(content))
+        found = self._duplicate_of(content, normalize_scope(scope), self._try_embed(chunks(content)))
         if found is None:
             return None
         return RememberResult(found[0], duplicate=True, similarity=found[1])
@@ -161,7 +174,7 @@ class MemoryEngine:
                 continue
             seen.add(key)
             memory = self._build(item)
-            pending.append((memory, " ".join(terms(memory.content))))
+            pending.append((memory, index_terms(memory.content)))
             if len(pending) >= batch:
                 self.store.insert_many(pending)
                 added += len(pending)
@@ -191,23 +204,23 @@ class MemoryEngine:
             context=new.context,
         )
 
-    def _duplicate_of(self, content: str, scope: str, vector: Vector | None) -> tuple[Memory, float] | None:
+    def _duplicate_of(self, content: str, scope: str, vectors: Matrix | None) -> tuple[Memory, float] | None:
+        """A live memory in ``scope`` with the same text, or (for one-chunk facts) the same meaning."""
         exact = self.store.find_by_hash(scope, content_hash(content))
         if exact is not None:
             return exact, 1.0
-        if vector is None:
+        if vectors is None or len(vectors) != 1:  # documents are deduplicated by exact text only
             return None
-        best = self.store.vector_search(self.embedder.model_id, vector, [scope], 1)
-        if best and best[0][1] >= self.embedder.dedupe_threshold:
-            memory = self.store.get(best[0][0])
+        best = self.store.vector_search(self.embedder.model_id, vectors[0], [scope], 1)
+        if best and best[0].score >= self.embedder.dedupe_threshold:
+            memory = self.store.get(best[0].memory_id)
             if memory is not None and memory.deleted_at is None:
-                return memory, best[0][1]
+                return memory, best[0].score
         return None
 
-    def _try_embed(self, text: str) -> Vector | None:
+    def _try_embed(self, texts: list[str]) -> Matrix | None:
         try:
-            vector: Vector = self.embedder.embed_documents([text])[0]
-            return vector
+            return self.embedder.embed_documents(texts)
         except Exception as exc:  # a broken model must not lose the write
             log.warning("embedding failed, the row will be indexed later: %s", exc)
             return None
@@ -223,9 +236,7 @@ class MemoryEngine:
             raise UserInputError(f"k must be at least 1, got {k}")
         chain = lineage(scope)
         n = max(self.weights.candidates, k * 3)
-        ranked: dict[str, list[tuple[str, float]]] = {
-            "keyword": self.store.keyword_search(query_terms(text), chain, n)
-        }
+        ranked: dict[str, list[Match]] = {"keyword": self.store.keyword_search(query_terms(text), chain, n)}
         try:
             vector = self.embedder.embed_query(text)
         except Exception as exc:  # keep answering by words when the model is down
@@ -297,12 +308,15 @@ class MemoryEngine:
         done = position = 0
         while rows := self.store.unindexed(self.embedder.model_id, batch, after=position):
             position = rows[-1][0]
+            texts = [embedding_texts(content, context) for _, _, content, context in rows]
             try:
-                vectors = self.embedder.embed_documents([embedding_text(row[2], row[3]) for row in rows])
+                vectors = self.embedder.embed_documents([t for per_row in texts for t in per_row])
             except Exception as exc:
                 raise EmbedderError(f"embedding failed after {done} rows: {exc}") from exc
+            bounds = np.cumsum([0] + [len(t) for t in texts])
             self.store.put_vectors(
-                self.embedder.model_id, [(row[1], vectors[i]) for i, row in enumerate(rows)]
+                self.embedder.model_id,
+                [(row[1], vectors[bounds[i] : bounds[i + 1]]) for i, row in enumerate(rows)],
             )
             done += len(rows)
             if progress is not None:
@@ -315,7 +329,7 @@ class MemoryEngine:
         memories = list(self.store.list_memories(None, include_deleted=True))
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
-            self.store.rewrite_terms([(m.id, " ".join(terms(m.content))) for m in chunk])
+            self.store.rewrite_terms([(m.id, index_terms(m.content)) for m in chunk])
         return self.index_pending(progress=progress)
 
 

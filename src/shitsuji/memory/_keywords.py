@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ._slots import Slots, _grown, top_slots
+from ._slots import Match, Slots, _grown
 
 K1 = 1.2
 B = 0.75
@@ -44,7 +44,7 @@ class _Postings:
 
 
 class KeywordIndex:
-    """BM25 (k1=1.2, b=0.75) over term lists, one slot per memory."""
+    """BM25 (k1=1.2, b=0.75) over term lists, one slot per chunk of a memory."""
 
     def __init__(self) -> None:
         self.last_rowid = 0
@@ -56,28 +56,30 @@ class KeywordIndex:
     def __len__(self) -> int:
         return len(self.slots)
 
-    def add(self, memory_id: str, scope: str, terms: Sequence[str]) -> None:
-        slot = self.slots.add(memory_id, scope)
-        if slot >= len(self._lengths):
+    def add(self, memory_id: str, scope: str, chunk_terms: Sequence[Sequence[str]]) -> None:
+        """Index a memory's terms, one list per chunk."""
+        slots = self.slots.add(memory_id, scope, len(chunk_terms))
+        while slots.stop > len(self._lengths):
             self._lengths = _grown(self._lengths)
-        self._lengths[slot] = len(terms)
-        self._total_length += len(terms)
-        for term, tf in Counter(terms).items():
-            postings = self._postings.get(term)
-            if postings is None:
-                postings = self._postings[term] = _Postings()
-            postings.append(slot, tf)
+        for slot, terms in zip(slots, chunk_terms, strict=True):
+            self._lengths[slot] = len(terms)
+            self._total_length += len(terms)
+            for term, tf in Counter(terms).items():
+                postings = self._postings.get(term)
+                if postings is None:
+                    postings = self._postings[term] = _Postings()
+                postings.append(slot, tf)
 
     def kill(self, memory_id: str) -> None:
         self.slots.kill(memory_id)
 
-    def search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[tuple[str, float]]:
+    def search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Match]:
         mask = self.slots.mask(scopes)
         if mask is None or not terms:
             return []
         n = self.slots.size
-        docs = max(len(self.slots), 1)
-        avg = self._total_length / max(n, 1) or 1.0
+        docs = max(self.slots.live, 1)
+        avg = self._total_length / n or 1.0
         norm = K1 * (1.0 - B + B * self._lengths[:n] / avg)
         scores = np.zeros(n, dtype=np.float64)
         matched = False
@@ -92,4 +94,4 @@ class KeywordIndex:
         if not matched:
             return []
         mask &= scores > 0
-        return [(self.slots.ids[i], float(scores[i])) for i in top_slots(scores, mask, limit)]
+        return self.slots.best_per_memory(scores, mask, limit)

@@ -11,10 +11,11 @@ tree it lives.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from ._records import Hit, Memory
+from ._slots import Match
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,27 +31,35 @@ class RecallWeights:
     ancestor_penalty: float = 0.85  # score x penalty ** distance
 
 
-def fuse(
-    ranked: dict[str, list[tuple[str, float]]], weights: dict[str, float]
-) -> dict[str, tuple[float, dict[str, float]]]:
-    """Weighted sum of min-max normalised scores; returns id → (score, raw score per signal)."""
-    out: dict[str, tuple[float, dict[str, float]]] = {}
-    for name, hits in ranked.items():
-        if not hits:
+@dataclass(slots=True)
+class Fused:
+    score: float = 0.0
+    chunk: int = 0  # the chunk that contributed most
+    best: float = -1.0
+    signals: dict[str, float] = field(default_factory=dict)
+
+
+def fuse(ranked: dict[str, list[Match]], weights: dict[str, float]) -> dict[str, Fused]:
+    """Weighted sum of min-max normalised scores per memory, keeping the raw score of each signal."""
+    out: dict[str, Fused] = {}
+    for name, matches in ranked.items():
+        if not matches:
             continue
         w = weights.get(name, 1.0)
-        scores = [raw for _, raw in hits]
-        low, span = min(scores), max(scores) - min(scores)
-        for memory_id, raw in hits:
-            norm = (raw - low) / span if span > 0 else 1.0
-            score, signals = out.get(memory_id, (0.0, {}))
-            signals[name] = raw
-            out[memory_id] = (score + w * norm, signals)
+        low = min(m.score for m in matches)
+        span = max(m.score for m in matches) - low
+        for match in matches:
+            part = w * ((match.score - low) / span if span > 0 else 1.0)
+            fused = out.setdefault(match.memory_id, Fused())
+            fused.score += part
+            fused.signals[name] = match.score
+            if part > fused.best:
+                fused.best, fused.chunk = part, match.chunk
     return out
 
 
 def weigh(
-    fused: dict[str, tuple[float, dict[str, float]]],
+    fused: dict[str, Fused],
     memories: dict[str, Memory],
     distances: dict[str, int],
     now: datetime,
@@ -58,7 +67,7 @@ def weigh(
 ) -> list[Hit]:
     """Apply importance, recency and scope distance; drop rows no longer valid; best first."""
     hits: list[Hit] = []
-    for memory_id, (score, signals) in fused.items():
+    for memory_id, found in fused.items():
         memory = memories.get(memory_id)
         if memory is None or memory.deleted_at is not None:
             continue
@@ -70,11 +79,11 @@ def weigh(
         age_days = max((now - memory.created_at).total_seconds() / 86400.0, 0.0)
         recency = 0.5 ** (age_days / w.recency_half_life_days)
         final = (
-            score
+            found.score
             * (1.0 + w.importance_weight * (memory.importance - 0.5))
             * (1.0 + w.recency_weight * recency)
             * (w.ancestor_penalty**distance)
         )
-        hits.append(Hit(memory=memory, score=final, signals=signals))
+        hits.append(Hit(memory=memory, score=final, signals=found.signals, chunk=found.chunk))
     hits.sort(key=lambda h: h.score, reverse=True)
     return hits

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Final, Literal
 
 from ..errors import UserInputError
+from ._text import chunks
 
 #: Built-in categories. The set is open: any lowercase word of letters, digits, ``_`` or ``-`` is accepted.
 CATEGORIES: Final = ("profile", "preference", "media", "event", "misc")
@@ -64,11 +65,18 @@ class Memory:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """A recalled memory with its fused score (higher is better)."""
+    """A recalled memory with its fused score (higher is better) and the chunk that matched."""
 
     memory: Memory
     score: float
     signals: dict[str, float] = field(default_factory=dict)
+    chunk: int = 0
+
+    @property
+    def excerpt(self) -> str:
+        """The matched chunk of a long memory; the whole content of a short one."""
+        pieces = chunks(self.memory.content)
+        return pieces[min(self.chunk, len(pieces) - 1)]
 
     def to_json(self) -> dict[str, Any]:
         m = self.memory
@@ -80,6 +88,8 @@ class Hit:
             "importance": m.importance,
             "created_at": m.created_at.isoformat(),
             "score": round(self.score, 6),
+            "chunk": self.excerpt,
+            "chunk_index": self.chunk,
         }
 
 

@@ -1,14 +1,15 @@
 """Row slots shared by the in-process indexes: which memory, which scope, still alive.
 
 Both the vector index and the keyword index are caches of database rows laid out in
-arrays; a slot is a row's position in those arrays. Re-adding a memory kills its old
-slot, forgetting it kills the slot, and a scope filter becomes one vectorised mask.
+arrays; a slot is one chunk of a row (most memories are one chunk). Re-adding a memory
+kills its old slots, forgetting it kills them, and a scope filter becomes one vectorised
+mask. Searches rank slots, then keep each memory's best chunk.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -16,40 +17,74 @@ import numpy.typing as npt
 G = TypeVar("G", bound=np.generic)
 
 
+class Match(NamedTuple):
+    """A memory found by one index: its id, the index's raw score, and the chunk that matched."""
+
+    memory_id: str
+    score: float
+    chunk: int = 0
+
+
 class Slots:
     def __init__(self, capacity: int = 1024) -> None:
         self.size = 0
+        self.live = 0  # live slots
         self.ids: list[str] = []
-        self._slot_of: dict[str, int] = {}
+        self.chunk: list[int] = []
+        self._slots_of: dict[str, range] = {}
         self._codes: npt.NDArray[np.int32] = np.zeros(capacity, dtype=np.int32)
         self._alive: npt.NDArray[np.bool_] = np.zeros(capacity, dtype=np.bool_)
         self._code_of_scope: dict[str, int] = {}
 
     def __len__(self) -> int:
-        return len(self._slot_of)
+        return len(self._slots_of)
 
     @property
     def capacity(self) -> int:
         return len(self._codes)
 
-    def add(self, memory_id: str, scope: str) -> int:
-        """Append a slot for ``memory_id`` (killing any older one) and return it."""
+    def add(self, memory_id: str, scope: str, count: int = 1) -> range:
+        """Append ``count`` slots (chunks) for ``memory_id``, killing any older ones."""
         self.kill(memory_id)
-        if self.size == self.capacity:
+        while self.size + count > self.capacity:
             self._codes = _grown(self._codes)
             self._alive = _grown(self._alive)
-        slot = self.size
-        self.size += 1
-        self._codes[slot] = self._code_of_scope.setdefault(scope, len(self._code_of_scope))
-        self._alive[slot] = True
-        self.ids.append(memory_id)
-        self._slot_of[memory_id] = slot
-        return slot
+        slots = range(self.size, self.size + count)
+        self.size += count
+        self._codes[slots.start : slots.stop] = self._code_of_scope.setdefault(
+            scope, len(self._code_of_scope)
+        )
+        self._alive[slots.start : slots.stop] = True
+        self.live += count
+        self.ids.extend([memory_id] * count)
+        self.chunk.extend(range(count))
+        self._slots_of[memory_id] = slots
+        return slots
 
     def kill(self, memory_id: str) -> None:
-        slot = self._slot_of.pop(memory_id, None)
-        if slot is not None:
-            self._alive[slot] = False
+        slots = self._slots_of.pop(memory_id, None)
+        if slots is not None:
+            self._alive[slots.start : slots.stop] = False
+            self.live -= len(slots)
+
+    def best_per_memory(
+        self, scores: npt.NDArray[np.floating], mask: npt.NDArray[np.bool_], limit: int
+    ) -> list[Match]:
+        """The ``limit`` best memories among masked slots, each with its best chunk, best first."""
+        out: dict[str, Match] = {}
+        want = limit
+        while True:
+            ranked = top_slots(scores, mask, want)
+            for slot in ranked:
+                memory_id = self.ids[slot]
+                if memory_id not in out:
+                    out[memory_id] = Match(memory_id, float(scores[slot]), self.chunk[slot])
+                    if len(out) == limit:
+                        return list(out.values())
+            if len(ranked) < want:  # every masked slot seen
+                return list(out.values())
+            out.clear()
+            want *= 4
 
     def mask(self, scopes: Sequence[str]) -> npt.NDArray[np.bool_] | None:
         """Live slots whose scope is one of ``scopes``; None when no slot can match."""

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from .. import store as db
 from ._keywords import KeywordIndex
 from ._records import Memory, check_source
+from ._slots import Match
 from ._store import StoreStats
 from ._vectors import VectorIndex
 
@@ -74,6 +75,15 @@ def _params(memory: Memory) -> tuple[Any, ...]:
 
 def _placeholders(n: int) -> str:
     return ",".join("?" * n)
+
+
+def _chunk_terms(terms: str) -> list[list[str]]:
+    """Stored terms are one line per chunk, space-separated."""
+    return [line.split() for line in terms.split("\n")]
+
+
+def _matrix(blob: bytes, chunks: int) -> npt.NDArray[np.float32]:
+    return np.frombuffer(blob, dtype=np.float32).reshape(chunks, -1)
 
 
 class SQLiteMemoryStore:
@@ -189,9 +199,7 @@ class SQLiteMemoryStore:
 
     # -- search -----------------------------------------------------------
 
-    def keyword_search(
-        self, terms: Sequence[str], scopes: Sequence[str], limit: int
-    ) -> list[tuple[str, float]]:
+    def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Match]:
         if not terms or not scopes:
             return []
         with self._lock:
@@ -200,7 +208,7 @@ class SQLiteMemoryStore:
 
     def vector_search(
         self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
-    ) -> list[tuple[str, float]]:
+    ) -> list[Match]:
         with self._lock:
             self._sync()
             index = self._vectors.get(model_id)
@@ -221,18 +229,19 @@ class SQLiteMemoryStore:
             (self._keywords.last_rowid,),
         ).fetchall()
         for _, memory_id, scope, terms in rows:
-            self._keywords.add(memory_id, scope, terms.split())
+            self._keywords.add(memory_id, scope, _chunk_terms(terms))
         if rows:
             self._keywords.last_rowid = rows[-1][0]
 
     def _load_vectors(self, model_id: str, index: VectorIndex) -> None:
         rows = self._conn.execute(
-            "SELECT e.seq, m.id, m.scope, e.vector FROM embeddings e JOIN memories m ON m.rowid = e.memory_rowid "
+            "SELECT e.seq, m.id, m.scope, e.vectors, e.chunks FROM embeddings e "
+            "JOIN memories m ON m.rowid = e.memory_rowid "
             "WHERE e.model = ? AND e.seq > ? AND m.deleted_at IS NULL ORDER BY e.seq",
             (model_id, index.last_seq),
         ).fetchall()
-        for _, memory_id, scope, blob in rows:
-            index.add(memory_id, scope, np.frombuffer(blob, dtype=np.float32))
+        for _, memory_id, scope, blob, chunks in rows:
+            index.add(memory_id, scope, _matrix(blob, chunks))
         if rows:
             index.last_seq = rows[-1][0]
 
@@ -244,13 +253,14 @@ class SQLiteMemoryStore:
         if row is None:
             return
         if row[0] <= self._keywords.last_rowid:
-            self._keywords.add(memory_id, row[1], row[2].split())
+            self._keywords.add(memory_id, row[1], _chunk_terms(row[2]))
         for model_id, index in self._vectors.items():
             found = self._conn.execute(
-                "SELECT seq, vector FROM embeddings WHERE memory_rowid = ? AND model = ?", (row[0], model_id)
+                "SELECT seq, vectors, chunks FROM embeddings WHERE memory_rowid = ? AND model = ?",
+                (row[0], model_id),
             ).fetchone()
             if found is not None and found[0] <= index.last_seq:
-                index.add(memory_id, row[1], np.frombuffer(found[1], dtype=np.float32))
+                index.add(memory_id, row[1], _matrix(found[1], found[2]))
 
     def _read_generation(self) -> int:
         return int(self._conn.execute("SELECT generation FROM index_state WHERE id = 1").fetchone()[0])
@@ -265,6 +275,7 @@ class SQLiteMemoryStore:
     # -- derived indexes ------------------------------------------------
 
     def put_vectors(self, model_id: str, rows: Sequence[tuple[str, npt.NDArray[np.float32]]]) -> None:
+        """Store each memory's chunk vectors, shape (chunks, dim), replacing older ones."""
         if not rows:
             return
         with self._lock, db.write(self._conn, self.path) as conn:
@@ -277,10 +288,11 @@ class SQLiteMemoryStore:
                 if found is None:  # purged meanwhile
                     continue
                 seq += 1
-                vec = np.ascontiguousarray(vector, dtype=np.float32)
+                matrix = np.ascontiguousarray(np.atleast_2d(vector), dtype=np.float32)
                 conn.execute(
-                    "INSERT OR REPLACE INTO embeddings (memory_rowid, model, dim, vector, seq) VALUES (?, ?, ?, ?, ?)",
-                    (found[0], model_id, len(vec), vec.tobytes(), seq),
+                    "INSERT OR REPLACE INTO embeddings (memory_rowid, model, dim, chunks, vectors, seq) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (found[0], model_id, matrix.shape[1], matrix.shape[0], matrix.tobytes(), seq),
                 )
 
     def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str, str | None]]:

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._records import Memory
+from ._slots import Match
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +35,9 @@ class StoreStats:
 class MemoryStore(Protocol):
     """Durable storage of memory rows with their keyword terms and vectors."""
 
-    def insert(self, memory: Memory, terms: str) -> None: ...
+    def insert(self, memory: Memory, terms: str) -> None:
+        """Store a row with its keyword terms: one line per chunk, terms separated by spaces."""
+        ...
 
     def insert_many(self, rows: Sequence[tuple[Memory, str]]) -> None: ...
 
@@ -61,19 +64,19 @@ class MemoryStore(Protocol):
 
     def purge_deleted(self) -> int: ...
 
-    def keyword_search(
-        self, terms: Sequence[str], scopes: Sequence[str], limit: int
-    ) -> list[tuple[str, float]]:
-        """Ids of live rows in ``scopes`` matching any term, best first, with a score (higher is better)."""
+    def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Match]:
+        """Live rows in ``scopes`` matching any term, best first (higher is better), best chunk each."""
         ...
 
     def vector_search(
         self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
-    ) -> list[tuple[str, float]]:
-        """Ids of live rows in ``scopes`` indexed by ``model_id``, by cosine similarity, best first."""
+    ) -> list[Match]:
+        """Live rows in ``scopes`` indexed by ``model_id``, by cosine similarity of their best chunk."""
         ...
 
-    def put_vectors(self, model_id: str, rows: Sequence[tuple[str, npt.NDArray[np.float32]]]) -> None: ...
+    def put_vectors(self, model_id: str, rows: Sequence[tuple[str, npt.NDArray[np.float32]]]) -> None:
+        """Store each memory's chunk vectors, shape (chunks, dim)."""
+        ...
 
     def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str, str | None]]:
         """Up to ``limit`` live rows without a vector from ``model_id``: (position, id, content, context).

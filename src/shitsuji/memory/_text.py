@@ -88,3 +88,33 @@ def _cjk_terms(run: str) -> list[str]:
     out = [run[i : i + 2] for i in range(len(run) - 1)]
     out.extend(ch for ch in run if _KANJI.match(ch))
     return out
+
+
+CHUNK_CHARS: Final = 600
+_SENTENCE_END: Final = re.compile(r"(?<=[。．！？!?\n])|(?<=[.;:] )")
+
+
+def chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
+    """Split long text into pieces of at most ``size`` characters, at sentence ends where possible.
+
+    Short memories (nearly all facts) stay one piece. Documents are indexed piece by piece
+    so a match deep inside one is found, and recall can show the piece that matched.
+    """
+    if len(text) <= size:
+        return [text]
+    pieces: list[str] = []
+    current = ""
+    for sentence in _SENTENCE_END.split(text):
+        while len(sentence) > size:  # one huge sentence: cut it hard
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(sentence[:size])
+            sentence = sentence[size:]
+        if len(current) + len(sentence) > size:
+            pieces.append(current)
+            current = ""
+        current += sentence
+    if current.strip():
+        pieces.append(current)
+    return [p.strip() for p in pieces if p.strip()]

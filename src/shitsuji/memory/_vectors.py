@@ -13,11 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ._slots import Slots, _grown, top_slots
+from ._slots import Match, Slots, _grown
 
 
 class VectorIndex:
-    """Unit vectors, one slot per memory."""
+    """Unit vectors, one slot per chunk of a memory."""
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
@@ -28,17 +28,16 @@ class VectorIndex:
     def __len__(self) -> int:
         return len(self.slots)
 
-    def add(self, memory_id: str, scope: str, vector: npt.NDArray[np.float32]) -> None:
-        slot = self.slots.add(memory_id, scope)
-        if slot >= len(self._matrix):
+    def add(self, memory_id: str, scope: str, vectors: npt.NDArray[np.float32]) -> None:
+        """Index a memory's chunk vectors, shape (chunks, dim)."""
+        slots = self.slots.add(memory_id, scope, len(vectors))
+        while slots.stop > len(self._matrix):
             self._matrix = _grown(self._matrix)
-        self._matrix[slot] = vector
+        self._matrix[slots.start : slots.stop] = vectors
 
-    def search(
-        self, query: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
-    ) -> list[tuple[str, float]]:
+    def search(self, query: npt.NDArray[np.float32], scopes: Sequence[str], limit: int) -> list[Match]:
         mask = self.slots.mask(scopes)
         if mask is None:
             return []
         sims = self._matrix[: self.slots.size] @ query.astype(np.float32, copy=False)
-        return [(self.slots.ids[i], float(sims[i])) for i in top_slots(sims, mask, limit)]
+        return self.slots.best_per_memory(sims, mask, limit)

@@ -50,7 +50,8 @@ MIGRATIONS: tuple[Migration, ...] = (
             memory_rowid INTEGER PRIMARY KEY REFERENCES memories (rowid) ON DELETE CASCADE,
             model TEXT NOT NULL,
             dim INTEGER NOT NULL,
-            vector BLOB NOT NULL,
+            chunks INTEGER NOT NULL,
+            vectors BLOB NOT NULL,
             seq INTEGER NOT NULL
         );
         CREATE INDEX embeddings_seq ON embeddings (seq);
