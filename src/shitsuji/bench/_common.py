@@ -64,7 +64,7 @@ class BM25:
 
 
 CONTEXT_TURNS = 2
-CONTEXT_CHARS_PER_TURN = 200
+CONTEXT_CHARS_PER_TURN = 400
 
 
 def turn_context(previous: Sequence[str]) -> str | None:

@@ -37,7 +37,7 @@ from ._text import chunks, content_hash, query_terms, terms
 
 log = logging.getLogger(__name__)
 
-CONTEXT_CHARS = 400
+CONTEXT_CHARS = 1000
 
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
