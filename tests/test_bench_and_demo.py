@@ -137,3 +137,12 @@ def test_demo_keeps_spouses_apart(
     out = capsys.readouterr().out
     assert "duplicate=True" in out and "forget" in out and "restore" in out
     assert "[ OTHER]" not in out and "[shared]" in out and "[   own]" in out
+
+
+def test_embedder_speed_bench_compares_side_by_side() -> None:
+    from shitsuji.bench.embedders import run_embedders
+
+    data = run_embedders(["hash", "nope"], docs=32, queries=5, batch=16)
+    assert data["hash"]["docs_per_s"] > 0 and data["hash"]["query_ms_median"] > 0
+    assert data["hash"]["model_id"] == "hash-256"
+    assert "error" not in data["hash"] and "unknown embedder" in data["nope"]["error"]

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from ..bench import run_japanese, run_latency, run_locomo, run_longmemeval
+from ..bench.embedders import run_embedders
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
 bench_app = typer.Typer(
@@ -113,3 +114,23 @@ def latency(
         return
     for key, value in data.items():
         console.print(f"  {key:<18} {value}")
+
+
+@bench_app.command()
+def embedders(
+    names: Annotated[list[str] | None, typer.Argument(help="Embedders to compare (default: use e5).")] = None,
+    docs: Annotated[int, typer.Option("--docs", min=16, help="Documents embedded per model.")] = 512,
+    as_json: JsonFlag = False,
+) -> None:
+    """Embedding speed of several models side by side: documents/s and ms per query."""
+    data = run_embedders(names or ["use", "e5"], docs=docs)
+    if as_json:
+        print_json(data)
+        return
+    for name, row in data.items():
+        if "error" in row:
+            console.print(f"  {name:<6} unavailable: {row['error']}")
+        else:
+            console.print(
+                f"  {name:<6} {row['model_id']:<26} {row['docs_per_s']:>8.1f} docs/s  {row['query_ms_median']:>6.2f} ms/query"
+            )
