@@ -146,3 +146,15 @@ def test_embedder_speed_bench_compares_side_by_side() -> None:
     assert data["hash"]["docs_per_s"] > 0 and data["hash"]["query_ms_median"] > 0
     assert data["hash"]["model_id"] == "hash-256"
     assert "error" not in data["hash"] and "unknown embedder" in data["nope"]["error"]
+
+
+def test_a_file_of_the_wrong_shape_gets_a_clear_error(tmp_path: Path) -> None:
+    from shitsuji.errors import UserInputError
+
+    path = tmp_path / "wrong.json"
+    path.write_text('{"not": "a list"}', encoding="utf-8")
+    with pytest.raises(UserInputError, match="not in LoCoMo format"):
+        run_locomo(path, embedder="hash")
+    path.write_text("{broken", encoding="utf-8")
+    with pytest.raises(UserInputError, match="cannot read LongMemEval file"):
+        run_longmemeval(path, embedder="hash")

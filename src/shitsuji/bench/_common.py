@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import tempfile
@@ -9,9 +10,11 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from ..errors import UserInputError
 from ..memory import Embedder, MemoryEngine, SQLiteMemoryStore, load_embedder
 from ..memory._engine import Clock, utcnow
 
@@ -71,6 +74,17 @@ def turn_context(previous: Sequence[str]) -> str | None:
     """The last turns before a remembered turn, each cut short: embedding context for it."""
     tail = [text[:CONTEXT_CHARS_PER_TURN] for text in previous[-CONTEXT_TURNS:]]
     return "\n".join(tail) or None
+
+
+def read_records(path: Path, fmt: str, key: str) -> list[dict[str, Any]]:
+    """A JSON file holding a list of objects that each have ``key``; a clear error otherwise."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserInputError(f"cannot read {fmt} file {path}: {exc}") from exc
+    if not isinstance(data, list) or not all(isinstance(item, dict) and key in item for item in data):
+        raise UserInputError(f"{path} is not in {fmt} format (a list of objects with '{key}')")
+    return data
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -9,7 +9,6 @@ LoCoMo category ids: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adv
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -17,9 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserInputError
 from ..memory import Embedder
-from ._common import BM25, bench_engine, bm25_tokens, turn_context
+from ._common import BM25, bench_engine, bm25_tokens, read_records, turn_context
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
@@ -27,13 +25,7 @@ _DIA = re.compile(r"^D:?(\d+):0*(\d+)$")
 
 
 def load(path: Path) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UserInputError(f"cannot read LoCoMo file {path}: {exc}") from exc
-    if not isinstance(data, list) or not all(isinstance(s, dict) and "conversation" in s for s in data):
-        raise UserInputError(f"{path} is not in LoCoMo format (a list of samples with 'conversation')")
-    return data
+    return read_records(path, "LoCoMo", "conversation")
 
 
 def turns(sample: dict[str, Any]) -> list[dict[str, Any]]:

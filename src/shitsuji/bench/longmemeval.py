@@ -12,15 +12,13 @@ the file into one scope for every question, the harder setting.
 from __future__ import annotations
 
 import ast
-import json
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import UserInputError
 from ..memory import Embedder, MemoryEngine, NewMemory
-from ._common import bench_engine, turn_context
+from ._common import bench_engine, read_records, turn_context
 
 SESSIONS_PER_HIT_POOL = 20  # turns recalled per wanted session before grouping
 
@@ -31,14 +29,8 @@ def _field(value: Any) -> Any:
 
 
 def load(path: Path) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UserInputError(f"cannot read LongMemEval file {path}: {exc}") from exc
-    if not isinstance(data, list) or not all(isinstance(q, dict) and "question" in q for q in data):
-        raise UserInputError(f"{path} is not in LongMemEval format (a list of questions)")
     out = []
-    for q in data:
+    for q in read_records(path, "LongMemEval", "question"):
         out.append(
             {
                 "id": str(q["question_id"]),
