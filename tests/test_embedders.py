@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from shitsuji.errors import UserInputError
-from shitsuji.memory import E5Embedder, Embedder, USEEmbedder, embedder_names, load_embedder
+from shitsuji.memory import (
+    E5Embedder,
+    Embedder,
+    MemoryEngine,
+    SQLiteMemoryStore,
+    USEEmbedder,
+    embedder_names,
+    load_embedder,
+)
 
 
 @pytest.fixture(scope="module", params=["use", "e5"])
@@ -51,3 +61,26 @@ def test_unknown_embedder_names_the_choices() -> None:
     assert {"use", "e5", "hash"} <= set(embedder_names())
     with pytest.raises(UserInputError, match="use"):
         load_embedder("word2vec")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("夫は沖縄出身", "妻は沖縄出身"),
+        ("My mother's birthday is March 14", "My father's birthday is March 14"),
+        ("妻は紅茶が好き", "妻はコーヒーが好き"),
+    ],
+)
+def test_different_facts_are_never_merged_as_duplicates(model: Embedder, a: str, b: str) -> None:
+    vectors = model.embed_documents([a, b])
+    assert float(vectors[0] @ vectors[1]) < model.dedupe_threshold
+
+
+def test_context_never_turns_a_new_turn_into_a_duplicate(tmp_path: Path) -> None:
+    store = SQLiteMemoryStore(tmp_path / "m.db")
+    engine = MemoryEngine(store, load_embedder("use"))
+    context = "Caroline: I went to the support group yesterday.\nMelanie: That sounds powerful!"
+    first = engine.remember("Caroline: It was, I felt accepted.", "c", context=context)
+    second = engine.remember("Caroline: Next week I start counseling classes.", "c", context=context)
+    assert not first.duplicate and not second.duplicate
+    store.close()

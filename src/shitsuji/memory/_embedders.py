@@ -100,6 +100,7 @@ class USEEmbedder:
     """Multilingual Universal Sentence Encoder v3 (pure numpy, 512 dimensions)."""
 
     model_id = "use-multilingual-v3"
+    # paraphrases measured 0.87-0.98, different facts up to 0.88 (docs/benchmarks.md)
     dedupe_threshold = 0.92
 
     def __init__(self, threads: int | None = None) -> None:
@@ -128,7 +129,9 @@ class E5Embedder:
     """multilingual-e5-small, 4-bit quantised (384 dimensions), with query/passage prefixes."""
 
     model_id = "multilingual-e5-small-q4"
-    dedupe_threshold = 0.95
+    # e5 packs unrelated facts close together (夫は沖縄出身 / 妻は沖縄出身: 0.985), so only
+    # near-identical texts may count as the same fact (docs/benchmarks.md, dedupe probe).
+    dedupe_threshold = 0.99
 
     def __init__(self) -> None:
         try:

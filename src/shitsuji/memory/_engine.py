@@ -123,7 +123,8 @@ class MemoryEngine:
         """Store one fact, unless the scope already holds it (exactly or by meaning).
 
         ``context`` (e.g. the conversation turns just before) is embedded with the fact
-        to sharpen its vector; it is kept with the row but never shown as the fact.
+        to sharpen its vector; it is kept with the row but never shown as the fact. With
+        context, only an exact duplicate counts (the vector mostly reflects the context).
         """
         new = NewMemory(
             content=check_content(text),
@@ -137,7 +138,8 @@ class MemoryEngine:
             context=context or None,
         )
         vectors = self._try_embed(embedding_texts(new.content, new.context))
-        existing = self._duplicate_of(new.content, new.scope, vectors)
+        # a vector shaped by context says little about the fact alone: exact dedupe only
+        existing = self._duplicate_of(new.content, new.scope, None if new.context else vectors)
         if existing is not None:
             memory, similarity = existing
             now = self.clock()
