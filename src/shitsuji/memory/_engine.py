@@ -37,7 +37,8 @@ from ._text import chunks, content_hash, query_terms, terms
 
 log = logging.getLogger(__name__)
 
-CONTEXT_CHARS = 1000
+CONTEXT_CHARS = 1000  # context tail given to the embedder
+CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memory
 
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
@@ -52,9 +53,14 @@ def new_id() -> str:
     return secrets.token_hex(8)
 
 
-def index_terms(content: str) -> str:
-    """Keyword terms as stored: one line per chunk, terms separated by spaces."""
-    return "\n".join(" ".join(terms(piece)) for piece in chunks(content))
+def index_terms(content: str, context: str | None = None) -> str:
+    """Keyword terms as stored: one line per chunk, terms separated by spaces.
+
+    Terms of the context's tail are added to every chunk, so a remembered chat line is
+    also found by the words of the exchange it answered (LoCoMo dev: +0.016 recall@10).
+    """
+    extra = terms(context[-CONTEXT_TERMS_CHARS:]) if context else []
+    return "\n".join(" ".join(terms(piece) + extra) for piece in chunks(content))
 
 
 def embedding_texts(content: str, context: str | None) -> list[str]:
@@ -147,7 +153,7 @@ class MemoryEngine:
             refreshed = replace(memory, updated_at=now, importance=max(memory.importance, new.importance))
             return RememberResult(refreshed, duplicate=True, similarity=similarity)
         memory = self._build(new)
-        self.store.insert(memory, index_terms(memory.content))
+        self.store.insert(memory, index_terms(memory.content, memory.context))
         if vectors is not None:
             self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
             memory = replace(memory, embedding_model=self.embedder.model_id)
@@ -176,7 +182,7 @@ class MemoryEngine:
                 continue
             seen.add(key)
             memory = self._build(item)
-            pending.append((memory, index_terms(memory.content)))
+            pending.append((memory, index_terms(memory.content, memory.context)))
             if len(pending) >= batch:
                 self.store.insert_many(pending)
                 added += len(pending)
@@ -331,7 +337,7 @@ class MemoryEngine:
         memories = list(self.store.list_memories(None, include_deleted=True))
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
-            self.store.rewrite_terms([(m.id, index_terms(m.content)) for m in chunk])
+            self.store.rewrite_terms([(m.id, index_terms(m.content, m.context)) for m in chunk])
         return self.index_pending(progress=progress)
 
 

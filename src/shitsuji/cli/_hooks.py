@@ -1,0 +1,115 @@
+"""Hooks for coding agents: ``hook prompt``, ``install-hooks`` and ``bench hook``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..bench.hook import run_hook_bench
+from ..errors import UserInputError
+from ..hooks import (
+    CLIENTS,
+    DEFAULT_BUDGET,
+    DEFAULT_K,
+    Client,
+    Commands,
+    answer_prompt,
+    codex_home,
+    plan,
+    summary,
+)
+from ..mcp import project_root
+from ._app import STATE, JsonFlag, app, console, err_console, print_json
+from ._bench import bench_app
+
+hook_app = typer.Typer(help="Hooks that coding agents (Claude Code, Codex) run.", no_args_is_help=True)
+app.add_typer(hook_app, name="hook")
+
+
+@hook_app.command()
+def prompt(
+    k: Annotated[
+        int, typer.Option("-k", "--k", min=1, max=20, help="At most this many memories.")
+    ] = DEFAULT_K,
+    budget: Annotated[
+        int, typer.Option("--budget", min=200, help="At most this many characters of context.")
+    ] = DEFAULT_BUDGET,
+    plain: Annotated[bool, typer.Option("--plain", help="Print plain text instead of hook JSON.")] = False,
+) -> None:
+    """Read a UserPromptSubmit payload on stdin; print the project's relevant memories, or nothing."""
+    out = answer_prompt(sys.stdin.read(), STATE.settings().db, k=k, budget=budget, plain=plain)
+    if out:
+        sys.stdout.write(out + "\n")
+
+
+@app.command("install-hooks")
+def install_hooks(
+    client: Annotated[str, typer.Option("--client", help=f"One of: {', '.join(CLIENTS)}.")],
+    project: Annotated[
+        Path | None,
+        typer.Option(
+            "--project", file_okay=False, help="claude-code: project to configure (default: the current one)."
+        ),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Write without asking.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Add the prompt hook and the MCP server to a coding agent's config (shows the change, then asks)."""
+    chosen = _client(client)
+    if as_json and not yes:
+        raise UserInputError("--json cannot ask before writing: add --yes")
+    commands = Commands.for_this_python(db=STATE.db, embedder=STATE.embedder)
+    changes = plan(chosen, commands, project=project_root(project), codex_home=codex_home())
+    pending = [c for c in changes if c.changed]
+    if not as_json:
+        for change in pending:
+            console.print(change.diff(), markup=False, highlight=False, end="")
+        if not pending:
+            console.print(f"{chosen} is already set up; nothing to change")
+            return
+        if not yes and not typer.confirm(f"Write {len(pending)} file(s)?", default=True):
+            raise typer.Abort()
+    for change in pending:
+        change.write()
+    if as_json:
+        print_json({"client": chosen, "files": summary(changes)})
+        return
+    for change in pending:
+        console.print(f"wrote {change.path}")
+    if chosen == "claude-code":
+        err_console.print(
+            "restart Claude Code in the project and approve the 'shitsuji' MCP server when asked"
+        )
+    else:
+        err_console.print("restart Codex; on older versions enable hooks with [features] codex_hooks = true")
+
+
+def _client(name: str) -> Client:
+    if name == "claude-code":
+        return "claude-code"
+    if name == "codex":
+        return "codex"
+    raise UserInputError(f"unknown client {name!r}: choose one of {', '.join(CLIENTS)}")
+
+
+@bench_app.command("hook")
+def hook_bench(
+    n: Annotated[int, typer.Option("--n", min=10, help="Memories in the project's scope.")] = 10_000,
+    runs: Annotated[int, typer.Option("--runs", min=3, help="Hook processes timed.")] = 40,
+    as_json: JsonFlag = False,
+) -> None:
+    """Latency of the prompt hook as agents run it: one fresh process per prompt, p50/p95."""
+    data = run_hook_bench(
+        embedder=STATE.settings().embedder,
+        n=n,
+        runs=runs,
+        progress=None if as_json else (lambda msg: err_console.print(f"[dim]{msg}[/]")),
+    )
+    if as_json:
+        print_json(data)
+        return
+    for key, value in data.items():
+        console.print(f"  {key:<22} {value}")

@@ -1,0 +1,40 @@
+"""Hooks for coding agents: memories added to each prompt, and the config that wires it up.
+
+``answer_prompt`` is what ``shitsuji hook prompt`` (and the faster
+``python -m shitsuji.hooks prompt``) runs for a ``UserPromptSubmit`` payload;
+``plan`` computes what ``install-hooks`` would change in Claude Code's or Codex's config.
+Nothing here imports the command line or the MCP SDK, so the hook starts quickly.
+"""
+
+from ._context import (
+    DEFAULT_BUDGET,
+    DEFAULT_K,
+    format_context,
+    hook_output,
+    is_relevant,
+    keyword_hits,
+    relevant_hits,
+)
+from ._install import CLIENTS, Client, Commands, FileChange, codex_home, plan, summary
+from ._payload import PromptEvent, parse_payload
+from ._prompt import answer_prompt
+
+__all__ = [
+    "CLIENTS",
+    "DEFAULT_BUDGET",
+    "DEFAULT_K",
+    "Client",
+    "Commands",
+    "FileChange",
+    "PromptEvent",
+    "answer_prompt",
+    "codex_home",
+    "format_context",
+    "hook_output",
+    "is_relevant",
+    "keyword_hits",
+    "parse_payload",
+    "plan",
+    "relevant_hits",
+    "summary",
+]
