@@ -272,3 +272,16 @@ def test_chunks_keep_all_text_and_respect_the_size() -> None:
     assert all(len(p) <= 300 for p in pieces)
     assert "".join(pieces).replace(" ", "") == text.replace(" ", "")
     assert chunks("short fact") == ["short fact"]
+
+
+def test_keyword_rows_load_per_scope_and_stay_fresh(db_path: Path, clock: Clock) -> None:
+    reader = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
+    writer = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
+    writer.remember("husband likes black coffee", HUSBAND)
+    writer.remember("wife likes milk tea", WIFE)
+    assert contents(reader.recall("likes", WIFE, k=5, semantic=False)) == ["wife likes milk tea"]
+    writer.remember("husband plays futsal", HUSBAND)  # after the reader's last look
+    writer.remember("wife plays piano", WIFE)
+    assert contents(reader.recall("plays", WIFE, k=5, semantic=False)) == ["wife plays piano"]
+    found = contents(reader.recall("husband", HUSBAND, k=5, semantic=False))  # first look at this scope
+    assert sorted(found) == ["husband likes black coffee", "husband plays futsal"]

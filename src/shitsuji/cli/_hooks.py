@@ -40,7 +40,10 @@ def prompt(
     plain: Annotated[bool, typer.Option("--plain", help="Print plain text instead of hook JSON.")] = False,
 ) -> None:
     """Read a UserPromptSubmit payload on stdin; print the project's relevant memories, or nothing."""
-    out = answer_prompt(sys.stdin.read(), STATE.settings().db, k=k, budget=budget, plain=plain)
+    settings = STATE.settings()
+    out = answer_prompt(
+        sys.stdin.read(), settings.db, embedder=settings.embedder, k=k, budget=budget, plain=plain
+    )
     if out:
         sys.stdout.write(out + "\n")
 

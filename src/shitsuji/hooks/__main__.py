@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         out = answer_prompt(
             sys.stdin.read(), Settings.resolve(args.db).db, k=args.k, budget=args.budget, plain=args.plain
-        )
+        )  # the embedder comes from SHITSUJI_EMBEDDER; a keyword-only recall never loads it
     except ShitsujiError as exc:
         print(f"shitsuji hook: {exc}", file=sys.stderr)
         return 1

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Final
 
-from ..memory import Hit, MemoryStore, RecallWeights, lineage, terms
+from ..memory import Hit, MemoryEngine, terms
 
 CANDIDATES: Final = 20
 DEFAULT_K: Final = 5
@@ -29,27 +28,11 @@ MIN_SHARED_TERMS: Final = 2
 EXCERPT_CHARS: Final = 500
 
 
-def keyword_hits(store: MemoryStore, prompt: str, scope: str, *, now: datetime | None = None) -> list[Hit]:
-    """Memories visible from ``scope`` that match the prompt's words, best first (BM25 x distance)."""
-    query = list(dict.fromkeys(terms(prompt)))
-    if not query:
+def keyword_hits(engine: MemoryEngine, prompt: str, scope: str) -> list[Hit]:
+    """Memories visible from ``scope`` that match the prompt's words, best first."""
+    if not terms(prompt):
         return []
-    chain = lineage(scope)
-    matches = store.keyword_search(query, chain, CANDIDATES)
-    memories = store.get_many([m.memory_id for m in matches])
-    moment = now or datetime.now(UTC)
-    penalty = RecallWeights().ancestor_penalty
-    hits: list[Hit] = []
-    for match in matches:
-        memory = memories.get(match.memory_id)
-        if memory is None or memory.deleted or memory.scope not in chain:
-            continue
-        if memory.valid_until is not None and memory.valid_until <= moment:
-            continue
-        score = match.score * penalty ** chain.index(memory.scope)
-        hits.append(Hit(memory=memory, score=score, signals={"keyword": match.score}, chunk=match.chunk))
-    hits.sort(key=lambda h: h.score, reverse=True)
-    return hits
+    return engine.recall(prompt, scope, k=CANDIDATES, semantic=False)
 
 
 def is_relevant(hit: Hit, prompt: str) -> bool:
@@ -61,8 +44,8 @@ def is_relevant(hit: Hit, prompt: str) -> bool:
     return len(shared) >= min(MIN_SHARED_TERMS, len(query))
 
 
-def relevant_hits(store: MemoryStore, prompt: str, scope: str, *, k: int = DEFAULT_K) -> list[Hit]:
-    return [h for h in keyword_hits(store, prompt, scope) if is_relevant(h, prompt)][:k]
+def relevant_hits(engine: MemoryEngine, prompt: str, scope: str, *, k: int = DEFAULT_K) -> list[Hit]:
+    return [h for h in keyword_hits(engine, prompt, scope) if is_relevant(h, prompt)][:k]
 
 
 def format_context(hits: Sequence[Hit], scope: str, *, budget: int = DEFAULT_BUDGET) -> str:

@@ -1,16 +1,16 @@
 """``hook prompt`` end to end: payload in, context out, touching nothing but the database.
 
-It opens the store directly (no embedding model, see ``_context``) and never creates a
-database: before the first memory is saved there is simply nothing to say.
+It recalls by words only (the embedding model is never loaded, see ``_context``) and never
+creates a database: before the first memory is saved there is simply nothing to say.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..config import open_memory
 from ..errors import UserInputError
 from ..mcp import project_scope
-from ..memory import SQLiteMemoryStore
 from ._context import DEFAULT_BUDGET, DEFAULT_K, format_context, hook_output, relevant_hits
 from ._payload import parse_payload
 
@@ -18,7 +18,13 @@ MIN_BUDGET = 200
 
 
 def answer_prompt(
-    payload: str, db: Path, *, k: int = DEFAULT_K, budget: int = DEFAULT_BUDGET, plain: bool = False
+    payload: str,
+    db: Path,
+    *,
+    embedder: str | None = None,
+    k: int = DEFAULT_K,
+    budget: int = DEFAULT_BUDGET,
+    plain: bool = False,
 ) -> str:
     """What the hook prints for this payload: hook JSON (or plain text), or "" when nothing is relevant."""
     if k < 1:
@@ -29,10 +35,10 @@ def answer_prompt(
     if not db.exists():
         return ""
     scope = project_scope(event.cwd)
-    store = SQLiteMemoryStore(db)
+    engine = open_memory(db, embedder)
     try:
-        hits = relevant_hits(store, event.prompt, scope, k=k)
+        hits = relevant_hits(engine, event.prompt, scope, k=k)
     finally:
-        store.close()
+        engine.store.close()
     context = format_context(hits, scope, budget=budget)
     return context if plain else hook_output(context, event.event)

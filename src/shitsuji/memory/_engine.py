@@ -235,8 +235,13 @@ class MemoryEngine:
 
     # -- reading ----------------------------------------------------------
 
-    def recall(self, query: str, scope: str, *, k: int = 5) -> list[Hit]:
-        """The ``k`` best memories for ``query`` visible from ``scope`` (itself and its ancestors)."""
+    def recall(self, query: str, scope: str, *, k: int = 5, semantic: bool = True) -> list[Hit]:
+        """The ``k`` best memories for ``query`` visible from ``scope`` (itself and its ancestors).
+
+        ``semantic=False`` searches by words only and never touches the embedding model:
+        for one-shot processes (the prompt hook) where loading the model would cost more
+        than the whole answer.
+        """
         text = query.strip()
         if not text:
             raise UserInputError("query is empty: say what to recall")
@@ -245,12 +250,13 @@ class MemoryEngine:
         chain = lineage(scope)
         n = max(self.weights.candidates, k * 3)
         ranked: dict[str, list[Match]] = {"keyword": self.store.keyword_search(query_terms(text), chain, n)}
-        try:
-            vector = self.embedder.embed_query(text)
-        except Exception as exc:  # keep answering by words when the model is down
-            log.warning("query embedding failed, recalling by keywords only: %s", exc)
-        else:
-            ranked["vector"] = self.store.vector_search(self.embedder.model_id, vector, chain, n)
+        if semantic:
+            try:
+                vector = self.embedder.embed_query(text)
+            except Exception as exc:  # keep answering by words when the model is down
+                log.warning("query embedding failed, recalling by keywords only: %s", exc)
+            else:
+                ranked["vector"] = self.store.vector_search(self.embedder.model_id, vector, chain, n)
         fused = fuse(ranked, {"keyword": self.weights.keyword_weight, "vector": self.weights.vector_weight})
         memories = self.store.get_many(list(fused))
         distances = {s: d for d, s in enumerate(chain)}

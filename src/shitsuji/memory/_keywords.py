@@ -47,7 +47,8 @@ class KeywordIndex:
     """BM25 (k1=1.2, b=0.75) over term lists, one slot per chunk of a memory."""
 
     def __init__(self) -> None:
-        self.last_rowid = 0
+        self.last_rowid = 0  # rows up to here are loaded, for the scopes below
+        self.loaded_scopes: set[str] = set()
         self.slots = Slots()
         self._postings: dict[str, _Postings] = {}
         self._lengths: npt.NDArray[np.float64] = np.zeros(self.slots.capacity, dtype=np.float64)

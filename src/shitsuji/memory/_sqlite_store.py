@@ -203,35 +203,58 @@ class SQLiteMemoryStore:
         if not terms or not scopes:
             return []
         with self._lock:
-            self._sync()
+            self._sync_keywords(scopes)
             return self._keywords.search(terms, scopes, limit)
 
     def vector_search(
         self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
     ) -> list[Match]:
         with self._lock:
-            self._sync()
+            self._check_generation()
             index = self._vectors.get(model_id)
             if index is None or index.dim != len(vector):
                 index = self._vectors[model_id] = VectorIndex(len(vector))
             self._load_vectors(model_id, index)
             return index.search(vector, scopes, limit)
 
-    def _sync(self) -> None:
-        """Drop the caches if another process changed liveness, then load rows not seen yet."""
+    def _check_generation(self) -> None:
+        """Drop the caches if another process changed which rows are live."""
         generation = self._read_generation()
         if generation != self._generation:
             self._keywords = KeywordIndex()
             self._vectors.clear()
             self._generation = generation
-        rows = self._conn.execute(
-            "SELECT rowid, id, scope, terms FROM memories WHERE rowid > ? AND deleted_at IS NULL ORDER BY rowid",
-            (self._keywords.last_rowid,),
-        ).fetchall()
-        for _, memory_id, scope, terms in rows:
-            self._keywords.add(memory_id, scope, _chunk_terms(terms))
-        if rows:
-            self._keywords.last_rowid = rows[-1][0]
+
+    def _sync_keywords(self, scopes: Sequence[str]) -> None:
+        """Load the keyword rows of ``scopes`` (first search there) and new rows of loaded scopes.
+
+        Loading per scope keeps a one-shot process (the prompt hook) from reading every
+        project's rows to answer about one.
+        """
+        self._check_generation()
+        index = self._keywords
+        top = self._conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
+        if top > index.last_rowid and index.loaded_scopes:
+            rows = self._conn.execute(
+                "SELECT id, scope, terms FROM memories WHERE rowid > ? AND rowid <= ? AND deleted_at IS NULL "
+                "ORDER BY rowid",
+                (index.last_rowid, top),
+            ).fetchall()
+            for memory_id, scope, terms in rows:
+                if scope in index.loaded_scopes:
+                    index.add(memory_id, scope, _chunk_terms(terms))
+        missing = [s for s in dict.fromkeys(scopes) if s not in index.loaded_scopes]
+        for start in range(0, len(missing), _MAX_VARS):
+            chunk = missing[start : start + _MAX_VARS]
+            rows = self._conn.execute(
+                f"SELECT id, scope, terms FROM memories WHERE scope IN ({_placeholders(len(chunk))}) "
+                "AND rowid <= ? AND deleted_at IS NULL ORDER BY rowid",
+                (*chunk, top),
+            ).fetchall()
+            for memory_id, scope, terms in rows:
+                index.add(memory_id, scope, _chunk_terms(terms))
+        index.loaded_scopes.update(missing)
+        index.last_rowid = top
 
     def _load_vectors(self, model_id: str, index: VectorIndex) -> None:
         rows = self._conn.execute(
@@ -252,7 +275,7 @@ class SQLiteMemoryStore:
         ).fetchone()
         if row is None:
             return
-        if row[0] <= self._keywords.last_rowid:
+        if row[0] <= self._keywords.last_rowid and row[1] in self._keywords.loaded_scopes:
             self._keywords.add(memory_id, row[1], _chunk_terms(row[2]))
         for model_id, index in self._vectors.items():
             found = self._conn.execute(
