@@ -10,7 +10,6 @@ English), so the index itself is language-blind.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,27 +21,6 @@ K1 = 1.2
 B = 0.75
 
 
-class _Postings:
-    """Slots and term frequencies of one term, appendable, viewed as arrays."""
-
-    __slots__ = ("_arrays", "slots", "tfs")
-
-    def __init__(self) -> None:
-        self.slots: list[int] = []
-        self.tfs: list[int] = []
-        self._arrays: tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]] | None = None
-
-    def append(self, slot: int, tf: int) -> None:
-        self.slots.append(slot)
-        self.tfs.append(tf)
-        self._arrays = None
-
-    def arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        if self._arrays is None:
-            self._arrays = (np.asarray(self.slots, dtype=np.int64), np.asarray(self.tfs, dtype=np.float64))
-        return self._arrays
-
-
 class KeywordIndex:
     """BM25 (k1=1.2, b=0.75) over term lists, one slot per chunk of a memory."""
 
@@ -50,7 +28,10 @@ class KeywordIndex:
         self.last_rowid = 0  # rows up to here are loaded, for the scopes below
         self.loaded_scopes: set[str] = set()
         self.slots = Slots()
-        self._postings: dict[str, _Postings] = {}
+        # term -> slots holding it, a slot repeated once per occurrence (so counts are tf);
+        # arrays are built on first query of a term and rebuilt only after it grew
+        self._postings: dict[str, list[int]] = {}
+        self._arrays: dict[str, tuple[int, npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
         self._lengths: npt.NDArray[np.float64] = np.zeros(self.slots.capacity, dtype=np.float64)
         self._total_length = 0.0
 
@@ -62,14 +43,16 @@ class KeywordIndex:
         slots = self.slots.add(memory_id, scope, len(chunk_terms))
         while slots.stop > len(self._lengths):
             self._lengths = _grown(self._lengths)
+        postings = self._postings
         for slot, terms in zip(slots, chunk_terms, strict=True):
             self._lengths[slot] = len(terms)
             self._total_length += len(terms)
-            for term, tf in Counter(terms).items():
-                postings = self._postings.get(term)
-                if postings is None:
-                    postings = self._postings[term] = _Postings()
-                postings.append(slot, tf)
+            for term in terms:  # the hot loop of a cold start: keep it to a dict lookup and an append
+                holders = postings.get(term)
+                if holders is None:
+                    postings[term] = [slot]
+                else:
+                    holders.append(slot)
 
     def kill(self, memory_id: str) -> None:
         self.slots.kill(memory_id)
@@ -85,10 +68,10 @@ class KeywordIndex:
         scores = np.zeros(n, dtype=np.float64)
         matched = False
         for term in dict.fromkeys(terms):
-            postings = self._postings.get(term)
-            if postings is None:
+            found = self._term_arrays(term)
+            if found is None:
                 continue
-            slots, tfs = postings.arrays()
+            slots, tfs = found
             idf = math.log(1.0 + (docs - len(slots) + 0.5) / (len(slots) + 0.5))
             scores[slots] += idf * tfs * (K1 + 1.0) / (tfs + norm[slots])
             matched = True
@@ -96,3 +79,16 @@ class KeywordIndex:
             return []
         mask &= scores > 0
         return self.slots.best_per_memory(scores, mask, limit)
+
+    def _term_arrays(self, term: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]] | None:
+        """Distinct slots holding ``term`` and its frequency in each."""
+        holders = self._postings.get(term)
+        if holders is None:
+            return None
+        cached = self._arrays.get(term)
+        if cached is not None and cached[0] == len(holders):
+            return cached[1], cached[2]
+        slots, counts = np.unique(np.asarray(holders, dtype=np.int64), return_counts=True)
+        tfs = counts.astype(np.float64)
+        self._arrays[term] = (len(holders), slots, tfs)
+        return slots, tfs

@@ -2,7 +2,7 @@
 
 Each retriever returns its best candidates with a raw score (BM25, cosine). Scores are
 min-max normalised within each list and summed with per-signal weights: on the LoCoMo
-and LongMemEval dev sets this beat reciprocal-rank fusion (k=60) by 0.15 and 0.01
+and LongMemEval dev sets this beat reciprocal-rank fusion (k=60) by 0.09 and 0.01
 recall (docs/benchmarks.md), because a strong keyword match keeps its margin instead of
 being flattened to a rank. The fused score is then weighted by what a person would
 expect to matter: how important the fact is, how recent it is, and how far up the scope
