@@ -12,12 +12,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from platformdirs import user_data_dir
-
 from .memory import DEFAULT_EMBEDDER, MemoryEngine, SQLiteMemoryStore, load_embedder
 
 
 def default_db_path() -> Path:
+    from platformdirs import user_data_dir  # imported late: the hook's start-up time counts
+
     return Path(user_data_dir("shitsuji", appauthor=False)) / "shitsuji.db"
 
 

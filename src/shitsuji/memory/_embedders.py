@@ -19,7 +19,6 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable, Sequence
-from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -164,8 +163,14 @@ BUILTIN_EMBEDDERS: dict[str, Callable[[], Embedder]] = {
 DEFAULT_EMBEDDER = "use"
 
 
+def _plugins() -> list[Any]:
+    from importlib.metadata import entry_points  # ~15 ms: only when a plug-in is looked up
+
+    return list(entry_points(group="shitsuji.embedders"))
+
+
 def embedder_names() -> list[str]:
-    plugged = [ep.name for ep in entry_points(group="shitsuji.embedders")]
+    plugged = [ep.name for ep in _plugins()]
     return sorted(set(BUILTIN_EMBEDDERS) | set(plugged))
 
 
@@ -173,7 +178,7 @@ def load_embedder(name: str) -> Embedder:
     """Create the embedder registered under ``name`` (built-in or entry point)."""
     factory = BUILTIN_EMBEDDERS.get(name)
     if factory is None:
-        matches = [ep for ep in entry_points(group="shitsuji.embedders") if ep.name == name]
+        matches = [ep for ep in _plugins() if ep.name == name]
         if not matches:
             raise UserInputError(f"unknown embedder {name!r}: choose one of {', '.join(embedder_names())}")
         factory = matches[0].load()
