@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import io
 import ipaddress
+import json
 import socket
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from shitsuji.cli import main
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 
 _real_connect = socket.socket.connect
@@ -81,3 +86,39 @@ def engine(db_path: Path, clock: Clock) -> Iterator[MemoryEngine]:
     store = SQLiteMemoryStore(db_path)
     yield MemoryEngine(store, HashEmbedder(), clock=clock)
     store.close()
+
+
+@dataclass
+class Run:
+    """What one CLI invocation did."""
+
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+Cli = Callable[..., Run]
+
+
+@pytest.fixture
+def cli(db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """Run ``shitsuji ARGS`` in-process through ``main`` (the script's entry point), hash embedder."""
+    monkeypatch.setenv("SHITSUJI_DB", str(db_path))
+    monkeypatch.setenv("SHITSUJI_EMBEDDER", "hash")
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def run(*args: str, stdin: str = "") -> Run:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        monkeypatch.setattr(sys, "argv", ["shitsuji", *args])
+        code = 0
+        try:
+            main()
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run

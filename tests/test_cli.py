@@ -2,53 +2,13 @@
 
 from __future__ import annotations
 
-import io
-import json
-import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from shitsuji.cli import main
-
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> object:
-        return json.loads(self.out)
-
-
-@pytest.fixture
-def cli(
-    db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Callable[..., Run]:
-    monkeypatch.setenv("SHITSUJI_DB", str(db_path))
-    monkeypatch.setenv("SHITSUJI_EMBEDDER", "hash")
-    monkeypatch.setenv("COLUMNS", "200")
-
-    def run(*args: str, stdin: str | None = None) -> Run:
-        if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        monkeypatch.setattr(sys, "argv", ["shitsuji", *args])
-        code = 0
-        try:
-            main()
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
-
+from .conftest import Cli
 
 WIFE = "household/futari/user/wife"
-Cli = Callable[..., Run]
 
 
 def test_remember_recall_json(cli: Cli) -> None:

@@ -2,51 +2,20 @@
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
 import tomllib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from shitsuji.cli import main
 from shitsuji.hooks import answer_prompt
 from shitsuji.mcp import path_scope, project_scope
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore
 
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-Cli = Callable[..., Run]
-
-
-@pytest.fixture
-def cli(db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
-    monkeypatch.setenv("SHITSUJI_DB", str(db_path))
-    monkeypatch.setenv("SHITSUJI_EMBEDDER", "hash")
-    monkeypatch.setenv("COLUMNS", "200")
-
-    def run(*args: str, stdin: str = "") -> Run:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-        monkeypatch.setattr(sys, "argv", ["shitsuji", *args])
-        code = 0
-        try:
-            main()
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
+from .conftest import Cli
 
 
 @pytest.fixture

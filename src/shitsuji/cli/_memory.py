@@ -8,7 +8,7 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from ..memory import Hit, Memory
+from ..memory import Memory
 from ._app import STATE, JsonFlag, ScopeOpt, app, console, print_json
 
 
@@ -184,7 +184,3 @@ def stats(as_json: JsonFlag = False) -> None:
         return
     for key, value in data.items():
         console.print(f"[bold]{key:>16}[/]  {value}")
-
-
-def hit_line(hit: Hit) -> str:
-    return f"{hit.score:.4f}  {hit.memory.scope:<32} {_short(hit.memory.content, 60)}"

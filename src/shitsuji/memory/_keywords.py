@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ._slots import Match, Slots, _grown
+from ._slots import Match, Slots, grown
 
 K1 = 1.2
 B = 0.75
@@ -42,7 +42,7 @@ class KeywordIndex:
         """Index a memory's terms, one list per chunk."""
         slots = self.slots.add(memory_id, scope, len(chunk_terms))
         while slots.stop > len(self._lengths):
-            self._lengths = _grown(self._lengths)
+            self._lengths = grown(self._lengths)
         postings = self._postings
         for slot, terms in zip(slots, chunk_terms, strict=True):
             self._lengths[slot] = len(terms)

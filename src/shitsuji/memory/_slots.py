@@ -47,8 +47,8 @@ class Slots:
         """Append ``count`` slots (chunks) for ``memory_id``, killing any older ones."""
         self.kill(memory_id)
         while self.size + count > self.capacity:
-            self._codes = _grown(self._codes)
-            self._alive = _grown(self._alive)
+            self._codes = grown(self._codes)
+            self._alive = grown(self._alive)
         slots = range(self.size, self.size + count)
         self.size += count
         self._codes[slots.start : slots.stop] = self._code_of_scope.setdefault(
@@ -113,7 +113,7 @@ def top_slots(scores: npt.NDArray[np.floating], mask: npt.NDArray[np.bool_], lim
     return [int(i) for i in candidates[order]]
 
 
-def _grown(array: npt.NDArray[G]) -> npt.NDArray[G]:
+def grown(array: npt.NDArray[G]) -> npt.NDArray[G]:
     bigger = np.zeros((len(array) * 2, *array.shape[1:]), dtype=array.dtype)
     bigger[: len(array)] = array
     return bigger

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ._slots import Match, Slots, _grown
+from ._slots import Match, Slots, grown
 
 
 class VectorIndex:
@@ -32,7 +32,7 @@ class VectorIndex:
         """Index a memory's chunk vectors, shape (chunks, dim)."""
         slots = self.slots.add(memory_id, scope, len(vectors))
         while slots.stop > len(self._matrix):
-            self._matrix = _grown(self._matrix)
+            self._matrix = grown(self._matrix)
         self._matrix[slots.start : slots.stop] = vectors
 
     def search(self, query: npt.NDArray[np.float32], scopes: Sequence[str], limit: int) -> list[Match]:
