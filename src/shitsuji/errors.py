@@ -11,7 +11,10 @@ non-zero; library callers can catch the precise class.
     ├── StoreError              the database cannot be used
     │   ├── StoreLockedError    another process holds the write lock too long
     │   └── SchemaTooNewError   the database was written by a newer shitsuji
-    └── EmbedderError           the embedding model failed or is not installed
+    ├── EmbedderError           the embedding model failed or is not installed
+    └── ModelError              the language model API failed
+        ├── ModelUnavailableError   it stayed down, overloaded or silent after retries
+        └── ModelRequestError       it refused the request (auth, bad request, too large)
 """
 
 from __future__ import annotations
@@ -54,9 +57,24 @@ class EmbedderError(ShitsujiError):
     """The embedding model is missing or failed."""
 
 
+class ModelError(ShitsujiError):
+    """The language model could not produce a response."""
+
+
+class ModelUnavailableError(ModelError):
+    """The model API stayed unreachable, overloaded or too slow after retries."""
+
+
+class ModelRequestError(ModelError):
+    """The model API refused the request; retrying the same request will not help."""
+
+
 __all__ = [
     "EmbedderError",
     "ImportFileError",
+    "ModelError",
+    "ModelRequestError",
+    "ModelUnavailableError",
     "NotFoundError",
     "SchemaTooNewError",
     "ShitsujiError",

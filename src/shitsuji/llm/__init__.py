@@ -1,0 +1,31 @@
+"""Language models behind one small protocol over the Anthropic Messages shape."""
+
+from ._anthropic import AnthropicModel
+from ._model import Model
+from ._scripted import ScriptedModel
+from ._types import (
+    STOP_REASONS,
+    Block,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    StopReason,
+    Usage,
+    text_response,
+    tool_use_response,
+)
+
+__all__ = [
+    "STOP_REASONS",
+    "AnthropicModel",
+    "Block",
+    "Message",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "ScriptedModel",
+    "StopReason",
+    "Usage",
+    "text_response",
+    "tool_use_response",
+]

@@ -1,0 +1,119 @@
+"""A local fake of the Anthropic Messages API, speaking the real wire protocol over HTTP.
+
+Tests script what it answers (messages, errors, silence); the real ``anthropic`` SDK
+talks to it, so retries, timeouts and response parsing are the SDK's own.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from shitsuji.llm import ModelResponse
+
+_ids = itertools.count(1)
+
+
+@dataclass
+class Reply:
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+
+class FakeMessagesAPI:
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._script: deque[Reply] = deque()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def reply(self, response: ModelResponse, *, delay_s: float = 0.0) -> None:
+        body = {
+            "id": f"msg_{next(_ids):04d}",
+            "type": "message",
+            "role": "assistant",
+            "model": response.model or "claude-test",
+            "content": response.content,
+            "stop_reason": response.stop_reason,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": response.usage.input_tokens,
+                "output_tokens": response.usage.output_tokens,
+                "cache_read_input_tokens": response.usage.cache_read_input_tokens,
+                "cache_creation_input_tokens": response.usage.cache_creation_input_tokens,
+            },
+        }
+        self._script.append(Reply(200, body, delay_s=delay_s))
+
+    def fail(self, status: int, kind: str, message: str, *, times: int = 1) -> None:
+        body = {"type": "error", "error": {"type": kind, "message": message}}
+        for _ in range(times):
+            # retry-after-ms keeps the SDK's backoff short in tests
+            self._script.append(Reply(status, body, headers={"retry-after-ms": "5"}))
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                api.requests.append(json.loads(self.rfile.read(length) or b"{}"))
+                api.headers.append({k.lower(): v for k, v in self.headers.items()})
+                if self.path.split("?")[0] != "/v1/messages":
+                    self._send(
+                        Reply(
+                            404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
+                        )
+                    )
+                    return
+                reply = api._script.popleft() if api._script else None
+                if reply is None:
+                    reply = Reply(
+                        500, {"type": "error", "error": {"type": "api_error", "message": "script exhausted"}}
+                    )
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                self._send(reply)
+
+            def _send(self, reply: Reply) -> None:
+                data = json.dumps(reply.body).encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    for key, value in reply.headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
+                    pass
+
+        return Handler
+
+    @contextmanager
+    def running(self) -> Iterator[FakeMessagesAPI]:
+        self._thread.start()
+        try:
+            yield self
+        finally:
+            self._server.shutdown()
+            self._server.server_close()
