@@ -1,0 +1,174 @@
+"""Tools are typed Python functions that declare their effect.
+
+``@tool(effect="read")`` turns ``def list_events(ctx: ToolContext, from_: date | None = None)``
+into a ``Tool``: its JSON schema comes from the type hints (pydantic), arguments from the
+model are validated before any call, and the first parameter is always the
+``ToolContext`` — the verified speaker, scope and channel — so identity is never an
+argument the model could forge. A write tool's ``summary`` says in a person's words what
+approving it would do; that text goes on the confirmation card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from ..errors import UserInputError
+from ..llm import Block
+
+Effect = Literal["read", "write"]
+
+
+class ToolInputError(UserInputError):
+    """The model's arguments do not fit the tool's schema."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Who is asking, from where, and the services tools may use. Built by the channel, never by the model."""
+
+    user: str
+    scope: str
+    channel: str
+    household: str | None = None
+    conversation: str | None = None
+    segment: str | None = None
+    services: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """What a tool returns to the model; ``untrusted`` marks outside text (web pages, forwarded mail)."""
+
+    content: str | list[Block]
+    untrusted: bool = False
+
+
+ToolFunction = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    effect: Effect
+    function: ToolFunction
+    input_model: type[BaseModel]
+    untrusted_output: bool = False
+    summarize: Callable[[dict[str, Any]], str] | None = None
+
+    def definition(self) -> Block:
+        """The tool as the Messages API wants it."""
+        schema = self.input_model.model_json_schema(by_alias=True)
+        schema.pop("title", None)
+        return {"name": self.name, "description": self.description, "input_schema": schema}
+
+    def validate(self, raw: object) -> dict[str, Any]:
+        """Checked, converted arguments as the model named them (aliases), or ``ToolInputError``."""
+        if not isinstance(raw, dict):
+            raise ToolInputError(f"{self.name}: arguments must be a JSON object, got {type(raw).__name__}")
+        try:
+            parsed = self.input_model.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in exc.errors()
+            )
+            raise ToolInputError(f"{self.name}: {problems}") from exc
+        return parsed.model_dump(mode="json", by_alias=True, exclude_unset=False)
+
+    def summary(self, arguments: dict[str, Any]) -> str:
+        """One line for a confirmation card."""
+        if self.summarize is not None:
+            return self.summarize(arguments)
+        shown = ", ".join(f"{k}={v}" for k, v in arguments.items() if v is not None)
+        return f"{self.name}({shown})"
+
+    async def run(self, ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
+        """Validate again (arguments may come from storage) and call the function."""
+        parsed = self.input_model.model_validate(self.validate(arguments))
+        kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        if inspect.iscoroutinefunction(self.function):
+            result = await self.function(ctx, **kwargs)
+        else:
+            result = await asyncio.to_thread(self.function, ctx, **kwargs)
+        if isinstance(result, ToolOutput):
+            return result
+        return ToolOutput(
+            content=result if isinstance(result, str | list) else _json(result),
+            untrusted=self.untrusted_output,
+        )
+
+
+def tool(
+    *,
+    effect: Effect,
+    name: str | None = None,
+    description: str | None = None,
+    untrusted: bool = False,
+    summary: Callable[[dict[str, Any]], str] | None = None,
+) -> Callable[[ToolFunction], Tool]:
+    """Make a ``Tool`` of a function whose first parameter is the ``ToolContext``."""
+
+    def wrap(function: ToolFunction) -> Tool:
+        doc = inspect.getdoc(function) or ""
+        return Tool(
+            name=name or function.__name__,
+            description=description or doc,
+            effect=effect,
+            function=function,
+            input_model=_input_model(function),
+            untrusted_output=untrusted,
+            summarize=summary,
+        )
+
+    return wrap
+
+
+def _input_model(function: ToolFunction) -> type[BaseModel]:
+    signature = inspect.signature(function)
+    hints = get_type_hints(function, include_extras=True)
+    params = list(signature.parameters.values())
+    if not params or hints.get(params[0].name) is not ToolContext:
+        raise TypeError(f"tool {function.__name__}: the first parameter must be `ctx: ToolContext`")
+    fields: dict[str, Any] = {}
+    for param in params[1:]:
+        if param.name not in hints:
+            raise TypeError(f"tool {function.__name__}: parameter {param.name!r} needs a type hint")
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (hints[param.name], default)
+    config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
+    model: type[BaseModel] = create_model(f"{function.__name__}_input", __config__=config, **fields)
+    return model
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class Toolbox:
+    """The tools a conversation may use, always listed in the same order so prompt caching holds."""
+
+    def __init__(self, tools: Iterable[Tool]) -> None:
+        self._tools: dict[str, Tool] = {}
+        for t in tools:
+            if t.name in self._tools:
+                raise ValueError(f"two tools are named {t.name!r}")
+            self._tools[t.name] = t
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools[name] for name in sorted(self._tools))
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def definitions(self) -> list[Block]:
+        return [t.definition() for t in self]
