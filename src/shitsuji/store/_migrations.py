@@ -59,6 +59,31 @@ MIGRATIONS: tuple[Migration, ...] = (
         INSERT INTO index_state (id, generation) VALUES (1, 0);
         """,
     ),
+    Migration(
+        "0002_proposals",
+        """
+        CREATE TABLE proposals (
+            id TEXT PRIMARY KEY,
+            tool TEXT NOT NULL,
+            input TEXT NOT NULL,
+            input_hash TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            household TEXT,
+            channel TEXT NOT NULL,
+            conversation TEXT,
+            status TEXT NOT NULL
+                CHECK (status IN ('pending', 'running', 'approved', 'rejected', 'failed')),
+            result TEXT,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            decided_at TEXT,
+            decided_by TEXT
+        );
+        CREATE INDEX proposals_owner ON proposals (owner, status);
+        CREATE INDEX proposals_conversation ON proposals (conversation, status);
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

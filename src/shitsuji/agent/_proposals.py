@@ -1,0 +1,265 @@
+"""Approval is data: a write the model asked for waits as a durable proposal.
+
+A proposal is bound to the exact arguments (their hash is checked again at approval),
+owned by the person who asked, and expires. ``approve`` runs the tool exactly once: the
+pending → running transition is one conditional UPDATE, so a second, concurrent or late
+approval finds nothing to claim and is told why. Nothing here blocks the conversation;
+a pending proposal simply waits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Literal
+
+from .. import store as db
+from ..errors import NotFoundError
+from ._tools import Tool, Toolbox, ToolContext, ToolOutput
+
+Status = Literal["pending", "running", "approved", "rejected", "failed"]
+DEFAULT_TTL = timedelta(hours=24)
+_COLUMNS = (
+    "id, tool, input, input_hash, summary, owner, household, channel, conversation, status, result, "
+    "created_at, expires_at, decided_at, decided_by"
+)
+
+
+def arguments_hash(tool_name: str, arguments: dict[str, Any]) -> str:
+    canonical = json.dumps([tool_name, arguments], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    id: str
+    tool: str
+    input: dict[str, Any]
+    input_hash: str
+    summary: str
+    owner: str
+    household: str | None
+    channel: str
+    conversation: str | None
+    status: Status
+    result: str | None
+    created_at: datetime
+    expires_at: datetime
+    decided_at: datetime | None = None
+    decided_by: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "tool": self.tool,
+            "input": self.input,
+            "summary": self.summary,
+            "owner": self.owner,
+            "channel": self.channel,
+            "conversation": self.conversation,
+            "status": self.status,
+            "result": self.result,
+            "created_at": self.created_at.isoformat(),
+            "expires_at": self.expires_at.isoformat(),
+            "decided_at": self.decided_at.isoformat() if self.decided_at else None,
+            "decided_by": self.decided_by,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What an approve or reject call did: ``done`` is False when nothing changed, and ``reason`` says why."""
+
+    proposal: Proposal
+    done: bool
+    reason: str
+    output: ToolOutput | None = None
+
+
+def _row(row: Sequence[Any]) -> Proposal:
+    status: Status = row[9]
+    return Proposal(
+        id=row[0],
+        tool=row[1],
+        input=json.loads(row[2]),
+        input_hash=row[3],
+        summary=row[4],
+        owner=row[5],
+        household=row[6],
+        channel=row[7],
+        conversation=row[8],
+        status=status,
+        result=row[10],
+        created_at=datetime.fromisoformat(row[11]),
+        expires_at=datetime.fromisoformat(row[12]),
+        decided_at=datetime.fromisoformat(row[13]) if row[13] else None,
+        decided_by=row[14],
+    )
+
+
+class Proposals:
+    """Durable proposals in the shitsuji database, and the approve/reject rules."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        ttl: timedelta = DEFAULT_TTL,
+        household_may_approve: bool = False,
+    ) -> None:
+        self.path = str(path)
+        self._conn = db.connect(self.path)
+        self.clock = clock
+        self.ttl = ttl
+        self.household_may_approve = household_may_approve
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def propose(self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext) -> Proposal:
+        """Record a validated write for ``ctx.user`` to approve later."""
+        checked = tool.validate(arguments)
+        now = self.clock()
+        proposal = Proposal(
+            id="p_" + secrets.token_hex(6),
+            tool=tool.name,
+            input=checked,
+            input_hash=arguments_hash(tool.name, checked),
+            summary=tool.summary(checked),
+            owner=ctx.user,
+            household=ctx.household,
+            channel=ctx.channel,
+            conversation=ctx.conversation,
+            status="pending",
+            result=None,
+            created_at=now,
+            expires_at=now + self.ttl,
+        )
+        with db.write(self._conn, self.path) as conn:
+            conn.execute(
+                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 15)})",
+                (
+                    proposal.id,
+                    proposal.tool,
+                    json.dumps(checked, ensure_ascii=False, sort_keys=True),
+                    proposal.input_hash,
+                    proposal.summary,
+                    proposal.owner,
+                    proposal.household,
+                    proposal.channel,
+                    proposal.conversation,
+                    proposal.status,
+                    None,
+                    now.isoformat(),
+                    proposal.expires_at.isoformat(),
+                    None,
+                    None,
+                ),
+            )
+        return proposal
+
+    def get(self, proposal_id: str) -> Proposal:
+        row = self._conn.execute(f"SELECT {_COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no proposal with id {proposal_id!r}: `shitsuji proposals list` shows them")
+        return _row(row)
+
+    def list(
+        self, *, owner: str | None = None, conversation: str | None = None, status: Status | None = None
+    ) -> list[Proposal]:
+        where, params = [], []
+        for column, value in (("owner", owner), ("conversation", conversation), ("status", status)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        sql = f"SELECT {_COLUMNS} FROM proposals" + (" WHERE " + " AND ".join(where) if where else "")
+        return [_row(r) for r in self._conn.execute(sql + " ORDER BY created_at, id", params).fetchall()]
+
+    async def approve(self, proposal_id: str, ctx: ToolContext, toolbox: Toolbox) -> Decision:
+        """Run the proposed tool once, as ``ctx`` (who must be allowed to approve)."""
+        proposal = self.get(proposal_id)
+        refusal = self._refusal(proposal, ctx)
+        if refusal:
+            return Decision(proposal, False, refusal)
+        claimed = self._claim(proposal.id, ctx.user)
+        if claimed is None:
+            current = self.get(proposal.id)
+            return Decision(current, False, self._why_not_pending(current))
+        tool = toolbox.get(claimed.tool)
+        if tool is None:
+            return self._finish(claimed, "failed", f"the tool {claimed.tool!r} is no longer available")
+        if arguments_hash(tool.name, claimed.input) != claimed.input_hash:
+            return self._finish(claimed, "failed", "the stored arguments changed after the proposal was made")
+        try:
+            output = await tool.run(ctx, claimed.input)
+        except Exception as exc:  # the tool's failure is the proposal's outcome, recorded for the model
+            return self._finish(claimed, "failed", f"{type(exc).__name__}: {exc}")
+        text = (
+            output.content
+            if isinstance(output.content, str)
+            else json.dumps(output.content, ensure_ascii=False)
+        )
+        return self._finish(claimed, "approved", text, output)
+
+    def reject(self, proposal_id: str, ctx: ToolContext) -> Decision:
+        proposal = self.get(proposal_id)
+        refusal = self._refusal(proposal, ctx)
+        if refusal:
+            return Decision(proposal, False, refusal)
+        now = self.clock()
+        with db.write(self._conn, self.path) as conn:
+            changed = conn.execute(
+                "UPDATE proposals SET status = 'rejected', decided_at = ?, decided_by = ? "
+                "WHERE id = ? AND status = 'pending'",
+                (now.isoformat(), ctx.user, proposal.id),
+            ).rowcount
+        current = self.get(proposal.id)
+        if not changed:
+            return Decision(current, False, self._why_not_pending(current))
+        return Decision(current, True, f"rejected: {current.summary}")
+
+    def _refusal(self, proposal: Proposal, ctx: ToolContext) -> str | None:
+        if ctx.user == proposal.owner:
+            return None
+        if self.household_may_approve and proposal.household and ctx.household == proposal.household:
+            return None
+        return f"only {proposal.owner} may decide on this proposal"
+
+    def _claim(self, proposal_id: str, user: str) -> Proposal | None:
+        now = self.clock()
+        with db.write(self._conn, self.path) as conn:
+            changed = conn.execute(
+                "UPDATE proposals SET status = 'running', decided_at = ?, decided_by = ? "
+                "WHERE id = ? AND status = 'pending' AND expires_at > ?",
+                (now.isoformat(), user, proposal_id, now.isoformat()),
+            ).rowcount
+        return self.get(proposal_id) if changed else None
+
+    def _finish(
+        self, proposal: Proposal, status: Status, result: str, output: ToolOutput | None = None
+    ) -> Decision:
+        with db.write(self._conn, self.path) as conn:
+            conn.execute(
+                "UPDATE proposals SET status = ?, result = ? WHERE id = ?", (status, result, proposal.id)
+            )
+        done = replace(proposal, status=status, result=result)
+        verb = "done" if status == "approved" else "failed"
+        return Decision(
+            done,
+            status == "approved",
+            f"{verb}: {proposal.summary}" + ("" if output else f" ({result})"),
+            output,
+        )
+
+    def _why_not_pending(self, proposal: Proposal) -> str:
+        if proposal.status == "pending":
+            return f"expired at {proposal.expires_at.isoformat(timespec='minutes')}: ask again"
+        if proposal.status == "running":
+            return "already being carried out"
+        return f"already {proposal.status}" + (f" by {proposal.decided_by}" if proposal.decided_by else "")

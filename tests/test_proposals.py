@@ -1,0 +1,138 @@
+"""Proposals: durable, owner-approved, run exactly once, expiring."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated
+
+import pytest
+from pydantic import Field
+
+from shitsuji.agent import Proposals, Toolbox, ToolContext, tool
+from shitsuji.errors import NotFoundError
+
+from .conftest import Clock
+
+WIFE = ToolContext(
+    user="wife", scope="household/futari/user/wife", channel="app", household="futari", conversation="c1"
+)
+HUSBAND = ToolContext(
+    user="husband", scope="household/futari/user/husband", channel="app", household="futari"
+)
+runs: list[str] = []
+
+
+@tool(effect="write", summary=lambda a: f"「{a['name']}」を買い物リストに追加")
+async def add_shopping_item(ctx: ToolContext, name: Annotated[str, Field(min_length=1)]) -> str:
+    """Add an item to the shopping list."""
+    await asyncio.sleep(0.01)  # long enough for a concurrent approval to race
+    runs.append(name)
+    return f"added {name}"
+
+
+@tool(effect="write")
+def explode(ctx: ToolContext) -> str:
+    """Always fails."""
+    raise RuntimeError("the shelf collapsed")
+
+
+BOX = Toolbox([add_shopping_item, explode])
+
+
+@pytest.fixture
+def proposals(db_path: Path, clock: Clock) -> Proposals:
+    runs.clear()
+    return Proposals(db_path, clock=clock, ttl=timedelta(hours=1))
+
+
+def test_a_write_waits_as_a_durable_proposal(proposals: Proposals, db_path: Path, clock: Clock) -> None:
+    p = proposals.propose(add_shopping_item, {"name": " 牛乳 "}, WIFE)
+    assert p.status == "pending" and p.owner == "wife" and p.input == {"name": "牛乳"}
+    assert p.summary == "「牛乳」を買い物リストに追加" and p.conversation == "c1"
+    assert p.expires_at == clock.now + timedelta(hours=1)
+    reopened = Proposals(db_path, clock=clock)  # a restart loses nothing
+    assert [x.id for x in reopened.list(owner="wife", status="pending")] == [p.id]
+    assert runs == []
+
+
+def test_approval_runs_the_tool_exactly_once(proposals: Proposals) -> None:
+    p = proposals.propose(add_shopping_item, {"name": "卵"}, WIFE)
+    first = asyncio.run(proposals.approve(p.id, WIFE, BOX))
+    assert first.done and first.proposal.status == "approved" and first.proposal.result == "added 卵"
+    second = asyncio.run(proposals.approve(p.id, WIFE, BOX))
+    assert not second.done and "already approved by wife" in second.reason
+    assert runs == ["卵"]
+
+
+def test_concurrent_approvals_from_two_processes_run_it_once(
+    proposals: Proposals, db_path: Path, clock: Clock
+) -> None:
+    p = proposals.propose(add_shopping_item, {"name": "パン"}, WIFE)
+    other = Proposals(db_path, clock=clock)
+
+    async def both() -> list[bool]:
+        results = await asyncio.gather(
+            *(x.approve(p.id, WIFE, BOX) for x in (proposals, other, proposals, other))
+        )
+        return [r.done for r in results]
+
+    assert sorted(asyncio.run(both())) == [False, False, False, True]
+    assert runs == ["パン"]
+
+
+def test_only_the_owner_decides_unless_the_household_may(
+    proposals: Proposals, db_path: Path, clock: Clock
+) -> None:
+    p = proposals.propose(add_shopping_item, {"name": "納豆"}, WIFE)
+    refused = asyncio.run(proposals.approve(p.id, HUSBAND, BOX))
+    assert not refused.done and refused.reason == "only wife may decide on this proposal"
+    assert not proposals.reject(p.id, HUSBAND).done
+    shared = Proposals(db_path, clock=clock, household_may_approve=True)
+    assert asyncio.run(shared.approve(p.id, HUSBAND, BOX)).done
+    stranger = ToolContext(
+        user="tanaka", scope="household/tanaka/user/tanaka", channel="app", household="tanaka"
+    )
+    q = proposals.propose(add_shopping_item, {"name": "米"}, WIFE)
+    assert not asyncio.run(shared.approve(q.id, stranger, BOX)).done
+    assert runs == ["納豆"]
+
+
+def test_an_expired_proposal_does_nothing_and_says_so(proposals: Proposals, clock: Clock) -> None:
+    p = proposals.propose(add_shopping_item, {"name": "豆腐"}, WIFE)
+    clock.advance(hours=2)
+    late = asyncio.run(proposals.approve(p.id, WIFE, BOX))
+    assert not late.done and late.reason.startswith("expired at")
+    assert runs == []
+
+
+def test_reject_then_approve(proposals: Proposals) -> None:
+    p = proposals.propose(add_shopping_item, {"name": "ビール"}, WIFE)
+    assert proposals.reject(p.id, WIFE).done
+    again = asyncio.run(proposals.approve(p.id, WIFE, BOX))
+    assert not again.done and "already rejected" in again.reason
+    assert runs == []
+
+
+def test_tampered_arguments_are_refused(proposals: Proposals, db_path: Path) -> None:
+    p = proposals.propose(add_shopping_item, {"name": "りんご"}, WIFE)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE proposals SET input = ? WHERE id = ?", ('{"name": "ワイン 12本"}', p.id))
+    result = asyncio.run(proposals.approve(p.id, WIFE, BOX))
+    assert not result.done and result.proposal.status == "failed"
+    assert "arguments changed" in (result.proposal.result or "")
+    assert runs == []
+
+
+def test_a_failing_tool_is_recorded_not_raised(proposals: Proposals) -> None:
+    p = proposals.propose(explode, {}, WIFE)
+    result = asyncio.run(proposals.approve(p.id, WIFE, BOX))
+    assert not result.done and result.proposal.status == "failed"
+    assert proposals.get(p.id).result == "RuntimeError: the shelf collapsed"
+
+
+def test_unknown_proposal(proposals: Proposals) -> None:
+    with pytest.raises(NotFoundError, match="no proposal"):
+        proposals.get("p_nope")
