@@ -1,0 +1,37 @@
+"""Which writes may run without a confirmation card, per channel. Fail-closed.
+
+A tool not on a channel's allow-list needs a card; an unknown channel allows nothing but
+``remember`` (which only touches the speaker's own memory). Once untrusted text (a web
+page, a forwarded message) has entered the turn, the loop ignores the allow-list
+altogether: every write needs a card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+ALWAYS_ALLOWED = frozenset({"remember"})
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelPolicy:
+    auto_run: frozenset[str] = frozenset()
+
+    def may_auto_run(self, tool_name: str, *, tainted: bool) -> bool:
+        if tainted:
+            return False
+        return tool_name in ALWAYS_ALLOWED or tool_name in self.auto_run
+
+
+DEFAULT_POLICIES: Mapping[str, ChannelPolicy] = MappingProxyType(
+    {
+        "app": ChannelPolicy(),
+        "line": ChannelPolicy(frozenset({"add_shopping_item", "add_todo", "add_event"})),
+    }
+)
+
+
+def policy_for(channel: str, policies: Mapping[str, ChannelPolicy] = DEFAULT_POLICIES) -> ChannelPolicy:
+    return policies.get(channel, ChannelPolicy())
