@@ -1,12 +1,16 @@
 """The agent engine: tools, proposals, channel policies and the tool-use loop."""
 
 from ._loop import AnswerStep, Mode, ModelStep, ProposalStep, Step, ToolStep, run_turn
+from ._modes import DEFAULT_MODES, load_modes, mode_named, route
 from ._policy import DEFAULT_POLICIES, ChannelPolicy, policy_for
+from ._prompt import PERSONA, select_memories, system_blocks
 from ._proposals import Decision, Proposal, Proposals, Status, arguments_hash
 from ._tools import Effect, Tool, Toolbox, ToolContext, ToolInputError, ToolOutput, tool
 
 __all__ = [
+    "DEFAULT_MODES",
     "DEFAULT_POLICIES",
+    "PERSONA",
     "AnswerStep",
     "ChannelPolicy",
     "Decision",
@@ -25,7 +29,12 @@ __all__ = [
     "ToolStep",
     "Toolbox",
     "arguments_hash",
+    "load_modes",
+    "mode_named",
     "policy_for",
+    "route",
     "run_turn",
+    "select_memories",
+    "system_blocks",
     "tool",
 ]

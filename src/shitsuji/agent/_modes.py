@@ -1,0 +1,91 @@
+"""Modes and the router that picks one for each message.
+
+A cheap model reads the latest message and names its kind: chat (small talk), info
+(facts, maybe from the web), engineer (technical work) or task (do something in the
+household). Anything unclear — an unknown word, an error, a dead router — is ``task``,
+the mode with the most rounds and every tool. Modes come from configuration (a TOML
+file, ``[modes.NAME]`` tables) over these defaults.
+"""
+
+from __future__ import annotations
+
+import logging
+import tomllib
+from collections.abc import Mapping
+from dataclasses import fields, replace
+from pathlib import Path
+
+from ..errors import ModelError, UserInputError
+from ..llm import Model, ModelRequest
+from ._loop import Mode
+
+log = logging.getLogger(__name__)
+
+MAIN_MODEL = "claude-sonnet-4-5"
+CHEAP_MODEL = "claude-haiku-4-5"
+FALLBACK_MODE = "task"
+
+DEFAULT_MODES: Mapping[str, Mode] = {
+    "chat": Mode("chat", CHEAP_MODEL, max_rounds=2),
+    "info": Mode("info", MAIN_MODEL, max_rounds=3, web_search=True),
+    "engineer": Mode("engineer", MAIN_MODEL, max_rounds=3, thinking_budget=4096, max_tokens=8192),
+    "task": Mode("task", MAIN_MODEL, max_rounds=4),
+}
+
+ROUTER_PROMPT = (
+    "Classify the user's latest message for a household butler. Answer with exactly one word:\n"
+    "chat — greetings, thanks, small talk;\n"
+    "info — a question that needs facts or current information;\n"
+    "engineer — programming or technical troubleshooting;\n"
+    "task — anything to do, add, change, plan or look up in the household (shopping, events, to-dos, expenses).\n"
+    "If unsure, answer task."
+)
+
+
+def load_modes(path: Path | None) -> dict[str, Mode]:
+    """The default modes, overridden by ``[modes.NAME]`` tables of a TOML file."""
+    modes = dict(DEFAULT_MODES)
+    if path is None:
+        return modes
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UserInputError(f"cannot read the configuration {path}: {exc}") from exc
+    known = {f.name for f in fields(Mode)} - {"name"}
+    for name, table in (data.get("modes") or {}).items():
+        if not isinstance(table, dict) or set(table) - known:
+            raise UserInputError(f"{path}: [modes.{name}] may only set {', '.join(sorted(known))}")
+        base = modes.get(name, modes[FALLBACK_MODE])
+        modes[name] = _checked(replace(base, name=name, **table), path)
+    return modes
+
+
+def _checked(mode: Mode, path: Path) -> Mode:
+    if not (1 <= mode.max_rounds <= 20):
+        raise UserInputError(f"{path}: [modes.{mode.name}] max_rounds must be 1-20")
+    return mode
+
+
+async def route(
+    model: Model, message: str, modes: Mapping[str, Mode], *, router_model: str = CHEAP_MODEL
+) -> Mode:
+    """The mode for ``message``: the cheap model's one-word answer, or ``task`` when unclear."""
+    request = ModelRequest(
+        model=router_model,
+        system=[{"type": "text", "text": ROUTER_PROMPT}],
+        messages=[{"role": "user", "content": message[:2000]}],
+        max_tokens=5,
+    )
+    try:
+        answer = (await model.respond(request)).text
+    except ModelError as exc:
+        log.warning("router failed, using %s: %s", FALLBACK_MODE, exc)
+        return modes[FALLBACK_MODE]
+    word = answer.strip().split()[0].strip(".:,;!").lower() if answer.strip() else ""
+    return modes.get(word, modes[FALLBACK_MODE])
+
+
+def mode_named(name: str, modes: Mapping[str, Mode]) -> Mode:
+    if name not in modes:
+        raise UserInputError(f"unknown mode {name!r}: choose one of {', '.join(sorted(modes))}")
+    return modes[name]
