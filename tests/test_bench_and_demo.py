@@ -158,3 +158,10 @@ def test_a_file_of_the_wrong_shape_gets_a_clear_error(tmp_path: Path) -> None:
     path.write_text("{broken", encoding="utf-8")
     with pytest.raises(UserInputError, match="cannot read LongMemEval file"):
         run_longmemeval(path, embedder="hash")
+
+
+def test_loop_bench_reports_overhead_per_round() -> None:
+    from shitsuji.bench.loop import run_loop_bench
+
+    data = run_loop_bench(rounds=3, turns=10)
+    assert data["turns"] == 10 and 0 < data["round_overhead_p50_ms"] <= data["round_overhead_p95_ms"]

@@ -9,6 +9,7 @@ import typer
 
 from ..bench import run_japanese, run_latency, run_locomo, run_longmemeval
 from ..bench.embedders import run_embedders
+from ..bench.loop import run_loop_bench
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
 bench_app = typer.Typer(
@@ -134,3 +135,18 @@ def embedders(
             console.print(
                 f"  {name:<6} {row['model_id']:<26} {row['docs_per_s']:>8.1f} docs/s  {row['query_ms_median']:>6.2f} ms/query"
             )
+
+
+@bench_app.command()
+def loop(
+    rounds: Annotated[int, typer.Option("--rounds", min=2, max=20, help="Rounds per turn.")] = 8,
+    turns: Annotated[int, typer.Option("--turns", min=10, help="Turns timed.")] = 200,
+    as_json: JsonFlag = False,
+) -> None:
+    """Agent loop overhead per round with a scripted model (two parallel read tools per round)."""
+    data = run_loop_bench(rounds=rounds, turns=turns)
+    if as_json:
+        print_json(data)
+        return
+    for key, value in data.items():
+        console.print(f"  {key:<22} {value}")
