@@ -1,5 +1,6 @@
 """The agent engine: tools, proposals, channel policies and the tool-use loop."""
 
+from ._assistant import Assistant, RoutedStep, check_message, decision_note, with_user_text
 from ._loop import AnswerStep, Mode, ModelStep, ProposalStep, Step, ToolStep, run_turn
 from ._modes import DEFAULT_MODES, load_modes, mode_named, route
 from ._policy import DEFAULT_POLICIES, ChannelPolicy, policy_for
@@ -12,6 +13,7 @@ __all__ = [
     "DEFAULT_POLICIES",
     "PERSONA",
     "AnswerStep",
+    "Assistant",
     "ChannelPolicy",
     "Decision",
     "Effect",
@@ -20,6 +22,7 @@ __all__ = [
     "Proposal",
     "ProposalStep",
     "Proposals",
+    "RoutedStep",
     "Status",
     "Step",
     "Tool",
@@ -29,6 +32,8 @@ __all__ = [
     "ToolStep",
     "Toolbox",
     "arguments_hash",
+    "check_message",
+    "decision_note",
     "load_modes",
     "mode_named",
     "policy_for",
@@ -37,4 +42,5 @@ __all__ = [
     "select_memories",
     "system_blocks",
     "tool",
+    "with_user_text",
 ]
