@@ -31,7 +31,10 @@ class Reply:
 
 
 class FakeMessagesAPI:
-    def __init__(self) -> None:
+    """Answers POSTs to ``path`` (the Messages API by default) from a script."""
+
+    def __init__(self, path: str = "/v1/messages") -> None:
+        self.path = path
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._script: deque[Reply] = deque()
@@ -61,6 +64,10 @@ class FakeMessagesAPI:
         }
         self._script.append(Reply(200, body, delay_s=delay_s))
 
+    def reply_raw(self, body: dict[str, Any]) -> None:
+        """Answer 200 with this JSON body as is (for other wire formats)."""
+        self._script.append(Reply(200, body))
+
     def fail(self, status: int, kind: str, message: str, *, times: int = 1) -> None:
         body = {"type": "error", "error": {"type": kind, "message": message}}
         for _ in range(times):
@@ -78,7 +85,7 @@ class FakeMessagesAPI:
                 length = int(self.headers.get("content-length", 0))
                 api.requests.append(json.loads(self.rfile.read(length) or b"{}"))
                 api.headers.append({k.lower(): v for k, v in self.headers.items()})
-                if self.path.split("?")[0] != "/v1/messages":
+                if self.path.split("?")[0] != api.path:
                     self._send(
                         Reply(
                             404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}

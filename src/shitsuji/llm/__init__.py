@@ -2,6 +2,7 @@
 
 from ._anthropic import AnthropicModel
 from ._model import Model
+from ._openai import OpenAICompatibleModel
 from ._scripted import ScriptedModel
 from ._types import (
     STOP_REASONS,
@@ -23,6 +24,7 @@ __all__ = [
     "Model",
     "ModelRequest",
     "ModelResponse",
+    "OpenAICompatibleModel",
     "ScriptedModel",
     "StopReason",
     "Usage",
