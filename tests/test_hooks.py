@@ -297,7 +297,8 @@ def test_bench_hook_reports_latency(cli: Cli) -> None:
     assert data["hook_p50_ms"] <= data["hook_p95_ms"] and data["runs_with_context"] >= 0
 
 
-def test_the_fast_entry_point_loads_neither_the_cli_nor_the_mcp_sdk() -> None:
-    probe = "import sys, shitsuji.hooks.__main__; print(sorted({'typer', 'rich', 'mcp'} & set(sys.modules)))"
+def test_the_fast_entry_point_loads_neither_the_cli_nor_the_sdks() -> None:
+    heavy = "{'typer', 'rich', 'mcp', 'anthropic', 'openai'}"
+    probe = f"import sys, shitsuji.hooks.__main__; print(sorted({heavy} & set(sys.modules)))"
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == "[]"

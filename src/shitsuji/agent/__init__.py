@@ -2,7 +2,7 @@
 
 from ._assistant import Assistant, RoutedStep, check_message, decision_note, with_user_text
 from ._loop import AnswerStep, Mode, ModelStep, ProposalStep, Step, ToolStep, run_turn
-from ._modes import DEFAULT_MODES, load_modes, mode_named, route
+from ._modes import DEFAULT_MODES, configured_modes, load_modes, mode_named, route, router_model
 from ._policy import DEFAULT_POLICIES, ChannelPolicy, policy_for
 from ._prompt import PERSONA, select_memories, system_blocks
 from ._proposals import Decision, Proposal, Proposals, Status, arguments_hash
@@ -33,11 +33,13 @@ __all__ = [
     "Toolbox",
     "arguments_hash",
     "check_message",
+    "configured_modes",
     "decision_note",
     "load_modes",
     "mode_named",
     "policy_for",
     "route",
+    "router_model",
     "run_turn",
     "select_memories",
     "system_blocks",

@@ -10,6 +10,7 @@ file, ``[modes.NAME]`` tables) over these defaults.
 from __future__ import annotations
 
 import logging
+import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields, replace
@@ -89,3 +90,18 @@ def mode_named(name: str, modes: Mapping[str, Mode]) -> Mode:
     if name not in modes:
         raise UserInputError(f"unknown mode {name!r}: choose one of {', '.join(sorted(modes))}")
     return modes[name]
+
+
+def configured_modes() -> dict[str, Mode]:
+    """Built-in modes, then SHITSUJI_CONFIG's ``[modes.*]`` tables, then SHITSUJI_MODEL for every mode."""
+    config = os.environ.get("SHITSUJI_CONFIG")
+    modes = load_modes(Path(config) if config else None)
+    model = os.environ.get("SHITSUJI_MODEL")
+    if model:
+        modes = {name: replace(mode, model=model) for name, mode in modes.items()}
+    return modes
+
+
+def router_model() -> str:
+    """The cheap model that routes messages: SHITSUJI_ROUTER_MODEL, else SHITSUJI_MODEL, else Haiku."""
+    return os.environ.get("SHITSUJI_ROUTER_MODEL") or os.environ.get("SHITSUJI_MODEL") or CHEAP_MODEL

@@ -1,6 +1,7 @@
 """Language models behind one small protocol over the Anthropic Messages shape."""
 
 from ._anthropic import AnthropicModel
+from ._env import open_model
 from ._model import Model
 from ._openai import OpenAICompatibleModel
 from ._scripted import ScriptedModel
@@ -28,6 +29,7 @@ __all__ = [
     "ScriptedModel",
     "StopReason",
     "Usage",
+    "open_model",
     "text_response",
     "tool_use_response",
 ]
