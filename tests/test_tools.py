@@ -99,3 +99,13 @@ def test_a_tool_must_take_the_context_first() -> None:
     with pytest.raises(TypeError, match="first parameter must be `ctx: ToolContext`"):
         tool(effect="read")(no_ctx)
     assert isinstance(list_events, Tool)
+
+
+def test_definitions_are_compact() -> None:
+    text = str(list_events.definition())
+    assert "'title'" not in text and "anyOf" not in text and "additionalProperties" not in text
+    assert list_events.definition()["input_schema"]["properties"]["from"] == {
+        "description": "First day, ISO 8601.",
+        "format": "date",
+        "type": "string",
+    }

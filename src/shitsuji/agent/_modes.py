@@ -22,7 +22,7 @@ from ._loop import Mode
 
 log = logging.getLogger(__name__)
 
-MAIN_MODEL = "claude-sonnet-4-5"
+MAIN_MODEL = "claude-sonnet-4-6"
 CHEAP_MODEL = "claude-haiku-4-5"
 FALLBACK_MODE = "task"
 

@@ -65,8 +65,7 @@ class Tool:
 
     def definition(self) -> Block:
         """The tool as the Messages API wants it."""
-        schema = self.input_model.model_json_schema(by_alias=True)
-        schema.pop("title", None)
+        schema = compact_schema(self.input_model.model_json_schema(by_alias=True))
         return {"name": self.name, "description": self.description, "input_schema": schema}
 
     def validate(self, raw: object) -> dict[str, Any]:
@@ -99,10 +98,9 @@ class Tool:
             result = await asyncio.to_thread(self.function, ctx, **kwargs)
         if isinstance(result, ToolOutput):
             return result
-        return ToolOutput(
-            content=result if isinstance(result, str | list) else _json(result),
-            untrusted=self.untrusted_output,
-        )
+        # content blocks come wrapped in a ToolOutput; any other value is sent as JSON text
+        content = result if isinstance(result, str) else _json(result)
+        return ToolOutput(content=content, untrusted=self.untrusted_output)
 
 
 def tool(
@@ -145,6 +143,39 @@ def _input_model(function: ToolFunction) -> type[BaseModel]:
     config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=True)
     model: type[BaseModel] = create_model(f"{function.__name__}_input", __config__=config, **fields)
     return model
+
+
+def compact_schema(schema: Any) -> Any:
+    """Pydantic's schema without what the model does not need, sent on every request.
+
+    Drops generated titles and ``additionalProperties: false``, and turns ``anyOf: [T, null]`` with a null default into plain
+    ``T`` (the field is optional because it is not required). About a third fewer tokens.
+    """
+    if isinstance(schema, list):
+        return [compact_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "additionalProperties" and value is False:
+            continue  # extra arguments are refused by validation anyway
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: compact_schema(sub) for name, sub in value.items()}
+        else:
+            out[key] = compact_schema(value)
+    options = out.get("anyOf")
+    if (
+        isinstance(options, list)
+        and len(options) == 2
+        and {"type": "null"} in options
+        and out.get("default", 0) is None
+    ):
+        kept = next(o for o in options if o != {"type": "null"})
+        del out["anyOf"], out["default"]
+        out = {**kept, **out}
+    return out
 
 
 def _json(value: Any) -> str:

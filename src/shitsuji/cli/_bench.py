@@ -10,6 +10,7 @@ import typer
 from ..bench import run_japanese, run_latency, run_locomo, run_longmemeval
 from ..bench.embedders import run_embedders
 from ..bench.loop import run_loop_bench
+from ..household._bench import prompt_tokens_benchmark
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
 bench_app = typer.Typer(
@@ -150,3 +151,24 @@ def loop(
         return
     for key, value in data.items():
         console.print(f"  {key:<22} {value}")
+
+
+@bench_app.command()
+def prompt(
+    items: Annotated[
+        int, typer.Option("--items", min=4, help="Household rows (spread over the four lists).")
+    ] = 200,
+    as_json: JsonFlag = False,
+) -> None:
+    """Input tokens of the count index versus sending the full household data."""
+    data = prompt_tokens_benchmark(items)
+    if as_json:
+        print_json(data)
+        return
+    console.print(f"  count index  {data['count_index']['tokens']:>7} tokens  {data['count_index']['text']}")
+    console.print(f"  full data    {data['full_data']['tokens']:>7} tokens")
+    console.print(f"  index/data   {data['ratio_tokens']:.4f}")
+    console.print(
+        f"  whole request {data['request_tokens_with_index']} vs {data['request_tokens_with_full_data']} tokens: "
+        f"{data['ratio_request']:.3f} (target ≤ {data['target_ratio']})"
+    )

@@ -1,0 +1,180 @@
+"""``shitsuji chat`` and ``shitsuji proposals``: the household butler in a terminal.
+
+One-shot with ``--message`` (cards are printed; approve them later with ``proposals``),
+otherwise an interactive chat that shows each proposal card and asks y/n. The speaker is
+the ``--user`` named on the command line, checked against the household's members.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.panel import Panel
+
+from ..agent import Assistant, Proposal, Proposals, ToolContext, configured_modes, decision_note, router_model
+from ..household import HouseholdStore, count_index, household_toolbox
+from ..llm import Message, open_model
+from ._app import STATE, JsonFlag, app, console, print_json
+
+proposals_app = typer.Typer(
+    help="Confirmation cards: list, approve or reject proposed writes.", no_args_is_help=True
+)
+app.add_typer(proposals_app, name="proposals")
+
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="Who is speaking (a household member).")]
+ChannelOpt = Annotated[str, typer.Option("--channel", help="app or line: decides which writes need a card.")]
+
+
+class Session:
+    """What one chat needs, opened from the global settings."""
+
+    def __init__(self, user: str, channel: str, household: str | None) -> None:
+        self.memory = STATE.engine()
+        self.store = HouseholdStore(STATE.settings().db)
+        self.proposals = Proposals(STATE.settings().db)
+        self.conversation = "c_" + secrets.token_hex(6)
+        self.ctx = self.store.member_context(
+            user, channel, memory=self.memory, household=household, conversation=self.conversation
+        )
+
+    def assistant(self) -> Assistant:
+        store, memory = self.store, self.memory
+        return Assistant(
+            model=open_model(),
+            toolbox=household_toolbox(),
+            proposals=self.proposals,
+            modes=configured_modes(),
+            router_model=router_model(),
+            memories=lambda text, ctx: memory.recall(text, ctx.scope, k=12),
+            count_index=lambda ctx: count_index(store, ctx.household or "", store.today()),
+        )
+
+
+def _card(p: Proposal) -> Panel:
+    return Panel(escape(p.summary), title=f"confirm? {p.id}", subtitle=f"{p.tool} · {p.status}", expand=False)
+
+
+@app.command()
+def chat(
+    user: UserOpt,
+    channel: ChannelOpt = "app",
+    mode: Annotated[
+        str | None, typer.Option("--mode", help="Force a mode: chat, info, engineer, task.")
+    ] = None,
+    message: Annotated[str | None, typer.Option("--message", "-m", help="Say this once and exit.")] = None,
+    household: Annotated[
+        str | None, typer.Option("--household", help="Household name (default: the user's).")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Talk to the household butler (one-shot with --message, otherwise interactive)."""
+    session = Session(user, channel, household)
+    bot = session.assistant()
+    if message is not None:
+        used, answer = asyncio.run(bot.reply(session.ctx, message, mode=mode))
+        if as_json:
+            print_json(
+                {
+                    "reply": answer.text,
+                    "mode": used.name,
+                    "proposals": [_proposal_json(p) for p in answer.proposals],
+                    "conversation": session.conversation,
+                }
+            )
+            return
+        console.print(answer.text)
+        for p in answer.proposals:
+            console.print(_card(p))
+        if answer.proposals:
+            console.print(f"approve with: shitsuji proposals approve ID --user {user}")
+        return
+    _interactive(session, bot, mode)
+
+
+def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
+    console.print(f"[dim]{session.ctx.user} @ {session.ctx.household} — empty line or Ctrl-D to leave[/]")
+    history: list[Message] = []
+    notes: list[str] = []
+    while True:
+        try:
+            text = console.input("[bold]> [/]").strip()
+        except EOFError:
+            return
+        if not text:
+            return
+        _, answer = asyncio.run(bot.reply(session.ctx, " ".join([*notes, text]), history, mode=mode))
+        notes.clear()
+        history = answer.messages
+        console.print(answer.text)
+        for p in answer.proposals:
+            console.print(_card(p))
+            if typer.confirm("approve?", default=False):
+                decision = asyncio.run(session.proposals.approve(p.id, session.ctx, bot.toolbox))
+            else:
+                decision = session.proposals.reject(p.id, session.ctx)
+            console.print(f"[dim]{escape(decision.reason)}[/]")
+            notes.append(decision_note(decision))
+
+
+def _proposal_json(p: Proposal) -> dict[str, Any]:
+    return {"id": p.id, "tool": p.tool, "input": p.input, "summary": p.summary, "status": p.status}
+
+
+def _member(user: str) -> tuple[HouseholdStore, Proposals, ToolContext]:
+    store = HouseholdStore(STATE.settings().db)
+    ctx = store.member_context(user, "cli", memory=STATE.engine())
+    return store, Proposals(STATE.settings().db), ctx
+
+
+@proposals_app.command("list")
+def proposals_list(
+    user: UserOpt,
+    every: Annotated[bool, typer.Option("--all", help="Include decided and expired ones.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """The user's pending proposals (all with --all)."""
+    _, proposals, ctx = _member(user)
+    found = proposals.list(owner=ctx.user, status=None if every else "pending")
+    if as_json:
+        print_json([p.to_json() for p in found])
+        return
+    if not found:
+        console.print("no pending proposals")
+    for p in found:
+        console.print(_card(p))
+
+
+def _decide(verb: str, proposal_id: str, user: str, as_json: bool) -> None:
+    _, proposals, ctx = _member(user)
+    if verb == "approve":
+        decision = asyncio.run(proposals.approve(proposal_id, ctx, household_toolbox()))
+    else:
+        decision = proposals.reject(proposal_id, ctx)
+    if as_json:
+        print_json(
+            {"done": decision.done, "reason": decision.reason, "proposal": decision.proposal.to_json()}
+        )
+    else:
+        console.print(escape(decision.reason))
+    if not decision.done:
+        raise typer.Exit(1)
+
+
+@proposals_app.command()
+def approve(
+    proposal_id: Annotated[str, typer.Argument(help="Proposal id.")], user: UserOpt, as_json: JsonFlag = False
+) -> None:
+    """Approve a proposal: its tool runs once, now."""
+    _decide("approve", proposal_id, user, as_json)
+
+
+@proposals_app.command()
+def reject(
+    proposal_id: Annotated[str, typer.Argument(help="Proposal id.")], user: UserOpt, as_json: JsonFlag = False
+) -> None:
+    """Reject a proposal: nothing is done."""
+    _decide("reject", proposal_id, user, as_json)

@@ -1,0 +1,126 @@
+"""``shitsuji household …``: create a household and read its lists from the terminal.
+
+Changes to the lists go through the butler's tools (and their confirmation cards); the
+CLI only creates a household and shows what it holds. ``--name`` may be left out while
+there is only one household.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from ..household import HouseholdStore
+from ._app import STATE, JsonFlag, app, console, print_json
+
+household_app = typer.Typer(
+    help="The household butler's data: members, shopping, events, to-dos, expenses.", no_args_is_help=True
+)
+app.add_typer(household_app, name="household")
+
+NameOpt = Annotated[
+    str | None, typer.Option("--name", "-n", help="Household name (default: the only household).")
+]
+
+
+@contextmanager
+def _store() -> Iterator[HouseholdStore]:
+    store = HouseholdStore(STATE.settings().db)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _table(title: str, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> Table:
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(str(row.get(c, "")) for c in columns))
+    return table
+
+
+@household_app.command()
+def init(
+    name: Annotated[str, typer.Option("--name", "-n", help="Household name, used in memory scopes.")],
+    member: Annotated[list[str], typer.Option("--member", "-m", help="A member's user id (repeat).")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Create household NAME with its members (refused if the name is taken)."""
+    with _store() as store:
+        home = store.create(name, member)
+    if as_json:
+        print_json(home.to_json())
+    else:
+        console.print(f"created household [bold]{home.name}[/] (members: {', '.join(home.members)})")
+
+
+@household_app.command()
+def shopping(name: NameOpt = None, as_json: JsonFlag = False) -> None:
+    """The shopping list."""
+    with _store() as store:
+        home = store.resolve(name)
+        rows = [i.to_json() for i in store.shopping_items(home.name)]
+    if as_json:
+        print_json(rows)
+    else:
+        console.print(_table(f"{home.name}: shopping", ("id", "name", "quantity", "added_by"), rows))
+
+
+@household_app.command()
+def events(
+    name: NameOpt = None,
+    first: Annotated[
+        str | None, typer.Option("--from", help="First day, YYYY-MM-DD (default today).")
+    ] = None,
+    last: Annotated[
+        str | None, typer.Option("--to", help="Last day, YYYY-MM-DD (default: no limit).")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Events from today (or --from) on."""
+    with _store() as store:
+        home = store.resolve(name)
+        rows = [e.to_json() for e in store.events(home.name, first or store.today(), last)]
+    if as_json:
+        print_json(rows)
+    else:
+        console.print(_table(f"{home.name}: events", ("id", "start", "end", "title", "note"), rows))
+
+
+@household_app.command()
+def todos(
+    name: NameOpt = None,
+    include_done: Annotated[bool, typer.Option("--all", help="Include done to-dos.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Open to-dos, soonest due first."""
+    with _store() as store:
+        home = store.resolve(name)
+        rows = [t.to_json() for t in store.todos(home.name, include_done=include_done)]
+    if as_json:
+        print_json(rows)
+    else:
+        console.print(_table(f"{home.name}: to-dos", ("id", "title", "due", "done_at"), rows))
+
+
+@household_app.command()
+def expenses(
+    name: NameOpt = None,
+    month: Annotated[str | None, typer.Option("--month", help="YYYY-MM (default this month).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """One month's expenses in yen, with the total."""
+    with _store() as store:
+        home = store.resolve(name)
+        rows = [x.to_json() for x in store.expenses(home.name, month)]
+    if as_json:
+        print_json(rows)
+        return
+    console.print(_table(f"{home.name}: expenses", ("id", "date", "amount_yen", "category", "note"), rows))
+    console.print(f"total ¥{sum(r['amount_yen'] for r in rows):,} ({len(rows)} expenses)")

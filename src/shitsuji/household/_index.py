@@ -1,0 +1,35 @@
+"""The count index: how much the household holds, in one short line instead of the data.
+
+It goes into every turn's prompt so the model answers "how many …?" without a tool call
+and knows which list is worth reading; the rows themselves stay behind the read tools.
+The numbers come from COUNT queries, so the line costs the same at ten rows or ten
+thousand (see ``prompt_tokens_benchmark``).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from ._records import Counts
+from ._store import HouseholdStore
+
+Lang = Literal["ja", "en"]
+
+
+def count_index(store: HouseholdStore, household: str, today: date, *, lang: Lang = "ja") -> str:
+    """E.g. 「予定 3件・ToDo 5件・買い物 2件・今月の支出 4件（¥12,300）」 for ``household`` on ``today``."""
+    return format_counts(store.counts(household, today), lang=lang)
+
+
+def format_counts(counts: Counts, *, lang: Lang = "ja") -> str:
+    if lang == "en":
+        return (
+            f"upcoming events {counts.upcoming_events} · open to-dos {counts.open_todos} · "
+            f"shopping items {counts.shopping_items} · expenses this month {counts.month_expenses} "
+            f"(¥{counts.month_expenses_yen:,})"
+        )
+    return (
+        f"予定 {counts.upcoming_events}件・ToDo {counts.open_todos}件・買い物 {counts.shopping_items}件・"
+        f"今月の支出 {counts.month_expenses}件（¥{counts.month_expenses_yen:,}）"
+    )

@@ -1,0 +1,115 @@
+"""The household's rows as they travel through the code, and their JSON shapes.
+
+The database row is the truth; these frozen dataclasses carry rows to tools and the CLI.
+``to_json`` gives the stable shape of ``--json`` output and of tool results, leaving out
+empty optional fields so the model reads less.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+def _compact(row: Any) -> dict[str, Any]:
+    return {k: v for k, v in asdict(row).items() if v is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Household:
+    name: str
+    members: tuple[str, ...]
+    created_at: str
+
+    @property
+    def scope(self) -> str:
+        """The shared memory scope; each member's own scope sits below it."""
+        return f"household/{self.name}"
+
+    def member_scope(self, user: str) -> str:
+        return f"{self.scope}/user/{user}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "members": list(self.members), "created_at": self.created_at}
+
+
+@dataclass(frozen=True, slots=True)
+class ShoppingItem:
+    id: str
+    name: str
+    quantity: int
+    added_by: str
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return _compact(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    id: str
+    title: str
+    start: str
+    end: str | None
+    note: str | None
+    added_by: str
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return _compact(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Todo:
+    id: str
+    title: str
+    due: str | None
+    done_at: str | None
+    done_by: str | None
+    added_by: str
+    created_at: str
+
+    @property
+    def done(self) -> bool:
+        return self.done_at is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return _compact(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Expense:
+    id: str
+    amount_yen: int
+    category: str
+    note: str | None
+    date: str
+    added_by: str
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return _compact(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Anniversary:
+    id: str
+    title: str
+    day: str
+    note: str | None
+    added_by: str
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return _compact(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """What the count index says: sizes only, from COUNT queries."""
+
+    upcoming_events: int
+    open_todos: int
+    shopping_items: int
+    month_expenses: int
+    month_expenses_yen: int

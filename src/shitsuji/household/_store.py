@@ -1,0 +1,361 @@
+"""The household's own tables in the shitsuji database: who belongs, and their lists.
+
+Every read and write names the household, and every lookup by id matches household *and*
+id, so an id from another household is simply "not found": the model cannot reach across
+households by guessing ids. ``member_context`` is the one door from a verified speaker to
+the tools: it checks membership and builds the ``ToolContext`` (scopes, services), so the
+speaker is never a tool argument.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from collections.abc import Callable, Iterable
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from .. import store as db
+from ..agent import ToolContext
+from ..errors import NotFoundError, UserInputError
+from ..memory import MemoryEngine
+from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
+from ._values import (
+    MAX_CATEGORY,
+    check_name,
+    check_note,
+    check_quantity,
+    check_text,
+    check_yen,
+    day_after,
+    month_of,
+    month_range,
+    parse_day,
+    parse_when,
+)
+
+Clock = Callable[[], datetime]
+
+_SHOPPING = "id, name, quantity, added_by, created_at"
+_EVENT = "id, title, start_at, end_at, note, added_by, created_at"
+_TODO = "id, title, due, done_at, done_by, added_by, created_at"
+_EXPENSE = "id, amount_yen, category, note, spent_on, added_by, created_at"
+_ANNIVERSARY = "id, title, day, note, added_by, created_at"
+_PREFIX = {"shopping_items": "s_", "events": "e_", "todos": "t_", "expenses": "x_", "anniversaries": "a_"}
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class HouseholdStore:
+    """Households, their members, and their shopping, events, to-dos, expenses and anniversaries."""
+
+    def __init__(self, path: str | Path, *, clock: Clock = _utcnow) -> None:
+        self.path = str(path)
+        self._conn = db.connect(self.path)
+        self.clock = clock
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def today(self) -> date:
+        """Today on the server's local calendar (the household is assumed to live there)."""
+        return self.clock().astimezone().date()
+
+    # -- households -------------------------------------------------------
+
+    def create(self, name: str, members: Iterable[str]) -> Household:
+        """A new household with at least one member; refuses a name already taken."""
+        name = check_name(name, "household name")
+        people = list(dict.fromkeys(check_name(m, "member") for m in members))
+        if not people:
+            raise UserInputError(f"household {name!r} needs at least one member: add --member YOUR_ID")
+        now = self._now()
+        with db.write(self._conn, self.path) as conn:
+            if conn.execute("SELECT 1 FROM households WHERE name = ?", (name,)).fetchone():
+                existing = self._members(name)
+                raise UserInputError(
+                    f"household {name!r} already exists (members: {', '.join(existing)}): "
+                    "pick another --name, or keep using this one"
+                )
+            conn.execute("INSERT INTO households (name, created_at) VALUES (?, ?)", (name, now))
+            conn.executemany(
+                "INSERT INTO household_members (household, user, created_at) VALUES (?, ?, ?)",
+                [(name, person, now) for person in people],
+            )
+        return Household(name, tuple(people), now)
+
+    def get(self, name: str) -> Household:
+        row = self._conn.execute("SELECT name, created_at FROM households WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            known = ", ".join(h.name for h in self.households()) or "none yet"
+            raise NotFoundError(
+                f"no household named {name!r} (known: {known}): "
+                f"create it with `shitsuji household init --name {name} --member YOUR_ID`"
+            )
+        return Household(row[0], self._members(row[0]), row[1])
+
+    def households(self) -> list[Household]:
+        rows = self._conn.execute("SELECT name, created_at FROM households ORDER BY name").fetchall()
+        return [Household(name, self._members(name), created) for name, created in rows]
+
+    def resolve(self, name: str | None = None) -> Household:
+        """The household called ``name``, or the only one there is."""
+        if name is not None:
+            return self.get(name)
+        found = self.households()
+        if not found:
+            raise NotFoundError(
+                "there is no household yet: create one with `shitsuji household init --name NAME --member YOUR_ID`"
+            )
+        if len(found) > 1:
+            raise UserInputError(
+                f"there are several households ({', '.join(h.name for h in found)}): choose one with --name"
+            )
+        return found[0]
+
+    def member_context(
+        self,
+        user: str,
+        channel: str,
+        *,
+        memory: MemoryEngine,
+        household: str | None = None,
+        conversation: str | None = None,
+        segment: str | None = None,
+    ) -> ToolContext:
+        """The tools' context for a verified ``user``, who must belong to the household.
+
+        Without ``household``, the user's only household is meant. The context carries the
+        user's own memory scope (``household/<name>/user/<user>``; the shared
+        ``household/<name>`` is its parent, so recall sees both) and the services the tools
+        use: ``"household"`` (this store) and ``"memory"``.
+        """
+        home = self.get(household) if household is not None else self._home_of(user)
+        if user not in home.members:
+            raise UserInputError(
+                f"{user!r} is not a member of household {home.name!r} (members: {', '.join(home.members)}): "
+                "sign in as one of them"
+            )
+        return ToolContext(
+            user=user,
+            scope=home.member_scope(user),
+            channel=channel,
+            household=home.name,
+            conversation=conversation,
+            segment=segment,
+            services={"household": self, "memory": memory},
+        )
+
+    def _home_of(self, user: str) -> Household:
+        every = self.households()
+        mine = [h for h in every if user in h.members]
+        if len(mine) == 1:
+            return mine[0]
+        if len(mine) > 1:
+            raise UserInputError(
+                f"{user!r} belongs to several households ({', '.join(h.name for h in mine)}): name one"
+            )
+        if len(every) == 1:
+            return every[0]  # the membership check names its members
+        known = ", ".join(f"{h.name} ({', '.join(h.members)})" for h in every) or "none yet"
+        raise NotFoundError(
+            f"{user!r} is not a member of any household (known: {known}): sign in as a member"
+        )
+
+    def _members(self, name: str) -> tuple[str, ...]:
+        rows = self._conn.execute(
+            "SELECT user FROM household_members WHERE household = ? ORDER BY rowid", (name,)
+        ).fetchall()
+        return tuple(r[0] for r in rows)
+
+    # -- shopping ---------------------------------------------------------
+
+    def add_shopping_item(self, household: str, name: str, quantity: int = 1, *, by: str) -> ShoppingItem:
+        name, quantity = check_text(name, "item name"), check_quantity(quantity)
+        row_id, now = self._insert("shopping_items", household, {"name": name, "quantity": quantity}, by)
+        return ShoppingItem(row_id, name, quantity, by, now)
+
+    def shopping_items(self, household: str) -> list[ShoppingItem]:
+        rows = self._select(_SHOPPING, "shopping_items", household, "", (), "created_at, rowid")
+        return [ShoppingItem(*r) for r in rows]
+
+    def remove_shopping_item(self, household: str, item_id: str) -> ShoppingItem:
+        """Delete one item of this household's list, or raise ``NotFoundError``."""
+        with db.write(self._conn, self.path) as conn:
+            row = self._one(conn, _SHOPPING, "shopping_items", household, item_id, "shopping item")
+            conn.execute("DELETE FROM shopping_items WHERE household = ? AND id = ?", (household, item_id))
+        return ShoppingItem(*row)
+
+    # -- events -----------------------------------------------------------
+
+    def add_event(
+        self,
+        household: str,
+        title: str,
+        start: str,
+        end: str | None = None,
+        note: str | None = None,
+        *,
+        by: str,
+    ) -> Event:
+        title, start, note = check_text(title, "event title"), parse_when(start, "start"), check_note(note)
+        end = parse_when(end, "end") if end else None
+        if end is not None and end < start:
+            raise UserInputError(f"end {end} is before start {start}: give an end after the start")
+        values = {"title": title, "start_at": start, "end_at": end, "note": note}
+        row_id, now = self._insert("events", household, values, by)
+        return Event(row_id, title, start, end, note, by, now)
+
+    def events(
+        self, household: str, first: date | str | None = None, last: date | str | None = None
+    ) -> list[Event]:
+        """Events not over before ``first`` and starting no later than ``last`` (whole days, inclusive)."""
+        where, params = "", []
+        if first is not None:
+            where += " AND COALESCE(end_at, start_at) >= ?"
+            params.append(parse_day(first, "from"))
+        if last is not None:
+            where += " AND start_at < ?"
+            params.append(day_after(parse_day(last, "to")))
+        rows = self._select(_EVENT, "events", household, where, params, "start_at, rowid")
+        return [Event(*r) for r in rows]
+
+    # -- to-dos -----------------------------------------------------------
+
+    def add_todo(self, household: str, title: str, due: str | None = None, *, by: str) -> Todo:
+        title, due = check_text(title, "to-do title"), parse_when(due, "due") if due else None
+        row_id, now = self._insert("todos", household, {"title": title, "due": due}, by)
+        return Todo(row_id, title, due, None, None, by, now)
+
+    def todos(self, household: str, *, include_done: bool = False) -> list[Todo]:
+        where = "" if include_done else " AND done_at IS NULL"
+        order = "done_at IS NOT NULL, due IS NULL, due, created_at, rowid"
+        return [Todo(*r) for r in self._select(_TODO, "todos", household, where, (), order)]
+
+    def complete_todo(self, household: str, todo_id: str, *, by: str) -> tuple[Todo, bool]:
+        """Mark a to-do done; the flag is False when it already was (nothing changes then)."""
+        now = self._now()
+        with db.write(self._conn, self.path) as conn:
+            row = self._one(conn, _TODO, "todos", household, todo_id, "to-do")
+            changed = conn.execute(
+                "UPDATE todos SET done_at = ?, done_by = ? WHERE household = ? AND id = ? AND done_at IS NULL",
+                (now, by, household, todo_id),
+            ).rowcount
+        todo = Todo(*row)
+        if not changed:
+            return todo, False
+        return Todo(todo.id, todo.title, todo.due, now, by, todo.added_by, todo.created_at), True
+
+    # -- expenses ---------------------------------------------------------
+
+    def add_expense(
+        self,
+        household: str,
+        amount_yen: int,
+        category: str,
+        note: str | None = None,
+        day: date | str | None = None,
+        *,
+        by: str,
+    ) -> Expense:
+        amount, category = check_yen(amount_yen), check_text(category, "category", MAX_CATEGORY)
+        note, spent_on = check_note(note), parse_day(day if day is not None else self.today(), "date")
+        values = {"amount_yen": amount, "category": category, "note": note, "spent_on": spent_on}
+        row_id, now = self._insert("expenses", household, values, by)
+        return Expense(row_id, amount, category, note, spent_on, by, now)
+
+    def expenses(self, household: str, month: str | None = None) -> list[Expense]:
+        """The expenses of ``month`` (``YYYY-MM``; this month by default), oldest first."""
+        first, following = month_range(month or month_of(self.today()))
+        where = " AND spent_on >= ? AND spent_on < ?"
+        rows = self._select(
+            _EXPENSE, "expenses", household, where, (first, following), "spent_on, created_at, rowid"
+        )
+        return [Expense(*r) for r in rows]
+
+    # -- anniversaries ----------------------------------------------------
+
+    def add_anniversary(
+        self, household: str, title: str, day: date | str, note: str | None = None, *, by: str
+    ) -> Anniversary:
+        title, when, note = check_text(title, "title"), parse_day(day, "day"), check_note(note)
+        row_id, now = self._insert(
+            "anniversaries", household, {"title": title, "day": when, "note": note}, by
+        )
+        return Anniversary(row_id, title, when, note, by, now)
+
+    def anniversaries(self, household: str) -> list[Anniversary]:
+        rows = self._select(_ANNIVERSARY, "anniversaries", household, "", (), "substr(day, 6), title")
+        return [Anniversary(*r) for r in rows]
+
+    # -- summaries --------------------------------------------------------
+
+    def counts(self, household: str, today: date) -> Counts:
+        """Sizes for the count index, from COUNT queries over the indexed columns."""
+        day = today.isoformat()
+        first, following = month_range(month_of(today))
+        row = self._conn.execute(
+            """
+            SELECT e.n, t.n, s.n, x.n, x.total FROM
+              (SELECT COUNT(*) AS n FROM events WHERE household = ? AND COALESCE(end_at, start_at) >= ?) AS e,
+              (SELECT COUNT(*) AS n FROM todos WHERE household = ? AND done_at IS NULL) AS t,
+              (SELECT COUNT(*) AS n FROM shopping_items WHERE household = ?) AS s,
+              (SELECT COUNT(*) AS n, COALESCE(SUM(amount_yen), 0) AS total FROM expenses
+                 WHERE household = ? AND spent_on >= ? AND spent_on < ?) AS x
+            """,
+            (household, day, household, household, household, first, following),
+        ).fetchone()
+        return Counts(*row)
+
+    def dump(self, household: str) -> dict[str, Any]:
+        """Every row of the household as JSON-ready data (what a prompt without an index would carry)."""
+        rows = self._select(_EXPENSE, "expenses", household, "", (), "spent_on, created_at, rowid")
+        return {
+            "household": self.get(household).to_json(),
+            "shopping_items": [i.to_json() for i in self.shopping_items(household)],
+            "events": [e.to_json() for e in self.events(household)],
+            "todos": [t.to_json() for t in self.todos(household, include_done=True)],
+            "expenses": [Expense(*r).to_json() for r in rows],
+            "anniversaries": [a.to_json() for a in self.anniversaries(household)],
+        }
+
+    # -- helpers ----------------------------------------------------------
+
+    def _now(self) -> str:
+        return self.clock().isoformat(timespec="seconds")
+
+    def _insert(self, table: str, household: str, values: dict[str, Any], by: str) -> tuple[str, str]:
+        row_id = _PREFIX[table] + secrets.token_hex(4)
+        now = self._now()
+        columns = ["id", "household", *values, "added_by", "created_at"]
+        with db.write(self._conn, self.path) as conn:
+            if not conn.execute("SELECT 1 FROM households WHERE name = ?", (household,)).fetchone():
+                raise NotFoundError(
+                    f"no household named {household!r}: create it with "
+                    f"`shitsuji household init --name {household} --member YOUR_ID`"
+                )
+            conn.execute(
+                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                (row_id, household, *values.values(), by, now),
+            )
+        return row_id, now
+
+    def _select(
+        self, columns: str, table: str, household: str, where: str, params: Iterable[Any], order: str
+    ) -> list[tuple[Any, ...]]:
+        sql = f"SELECT {columns} FROM {table} WHERE household = ?{where} ORDER BY {order}"
+        return self._conn.execute(sql, (household, *params)).fetchall()
+
+    @staticmethod
+    def _one(
+        conn: sqlite3.Connection, columns: str, table: str, household: str, row_id: str, what: str
+    ) -> tuple[Any, ...]:
+        row: tuple[Any, ...] | None = conn.execute(
+            f"SELECT {columns} FROM {table} WHERE household = ? AND id = ?", (household, row_id)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no {what} with id {row_id!r} in this household: list them to see the ids")
+        return row

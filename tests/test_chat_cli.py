@@ -1,0 +1,99 @@
+"""`shitsuji chat` and `shitsuji proposals` end to end: the real SDK against the local fake API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from shitsuji.llm import text_response, tool_use_response
+
+from .conftest import Cli
+from .fake_anthropic import FakeMessagesAPI
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMessagesAPI]:
+    with FakeMessagesAPI().running() as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        for name in ("SHITSUJI_MODEL", "SHITSUJI_CONFIG", "SHITSUJI_ROUTER_MODEL", "SHITSUJI_MODEL_URL"):
+            monkeypatch.delenv(name, raising=False)
+        yield fake
+
+
+@pytest.fixture
+def home(cli: Cli) -> None:
+    assert cli("household", "init", "--name", "futari", "--member", "wife", "--member", "husband").code == 0
+
+
+def test_one_shot_chat_makes_a_proposal_the_owner_approves_once(
+    api: FakeMessagesAPI, cli: Cli, home: None
+) -> None:
+    api.reply(text_response("task"))  # the router
+    api.reply(
+        tool_use_response(
+            ("toolu_1", "add_shopping_item", {"name": "牛乳", "quantity": 2}), text="追加しますね。"
+        )
+    )
+    out = cli("chat", "--user", "wife", "--message", "牛乳を2本買い物リストに入れて", "--json")
+    assert out.code == 0, out.err
+    data = out.json()
+    assert (
+        data["reply"] == "追加しますね。" and data["mode"] == "task" and data["conversation"].startswith("c_")
+    )
+    [card] = data["proposals"]
+    assert card["tool"] == "add_shopping_item" and card["input"] == {"name": "牛乳", "quantity": 2}
+    assert card["status"] == "pending" and "牛乳" in card["summary"]
+    assert api.requests[0]["model"] == "claude-haiku-4-5" and api.requests[1]["model"] == "claude-sonnet-4-6"
+    assert api.requests[1]["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert cli("household", "shopping", "--json").json() == []  # nothing written yet
+
+    assert cli("proposals", "approve", card["id"], "--user", "husband").code == 1  # not his
+    listed = cli("proposals", "list", "--user", "wife", "--json").json()
+    assert [p["id"] for p in listed] == [card["id"]]
+    approved = cli("proposals", "approve", card["id"], "--user", "wife", "--json")
+    assert approved.code == 0 and approved.json()["proposal"]["status"] == "approved"
+    again = cli("proposals", "approve", card["id"], "--user", "wife")
+    assert again.code == 1 and "already approved" in again.out
+    [item] = cli("household", "shopping", "--json").json()
+    assert item["name"] == "牛乳" and item["quantity"] == 2
+
+
+def test_line_adds_shopping_items_without_a_card(api: FakeMessagesAPI, cli: Cli, home: None) -> None:
+    api.reply(tool_use_response(("toolu_1", "add_shopping_item", {"name": "卵"})))
+    api.reply(text_response("卵を追加しました"))
+    out = cli("chat", "--user", "husband", "--channel", "line", "--mode", "task", "--message", "卵", "--json")
+    assert out.code == 0 and out.json()["proposals"] == [] and out.json()["reply"] == "卵を追加しました"
+    assert [i["name"] for i in cli("household", "shopping", "--json").json()] == ["卵"]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--user", "tanaka", "--message", "hi"), "not a member"),
+        (("--user", "wife", "--message", "   "), "empty"),
+        (("--user", "wife", "--message", "hi", "--mode", "turbo"), "unknown mode"),
+    ],
+)
+def test_bad_chat_input_gets_one_clear_line(
+    api: FakeMessagesAPI, cli: Cli, home: None, args: tuple[str, ...], needle: str
+) -> None:
+    out = cli("chat", *args)
+    assert out.code == 1 and needle in out.err and "Traceback" not in out.err
+    assert api.requests == []
+
+
+def test_a_missing_or_dead_model_endpoint_is_one_clear_line(
+    cli: Cli, home: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "SHITSUJI_MODEL_URL"):
+        monkeypatch.delenv(name, raising=False)
+    out = cli("chat", "--user", "wife", "--message", "hi")
+    assert out.code == 1 and "set ANTHROPIC_API_KEY" in out.err
+    with FakeMessagesAPI().running() as dead:
+        dead.fail(529, "overloaded_error", "Overloaded", times=10)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", dead.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+        out = cli("chat", "--user", "wife", "--mode", "chat", "--message", "hi")
+    assert out.code == 1 and "try again later" in out.err
