@@ -1,12 +1,12 @@
-"""The tool-use loop: parallel reads, writes as proposals, policies, untrusted text, the last round."""
+"""The tool-use loop, every rule run twice: with the scripted model and through the real SDK + fake API."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import pytest
 from pydantic import Field
@@ -95,6 +95,40 @@ def _reset() -> None:
     done.clear()
 
 
+class Backend:
+    """Serves scripted responses either from the ScriptedModel or through the real SDK and the fake API."""
+
+    def __init__(self, api: FakeMessagesAPI | None) -> None:
+        self.api = api
+        self._scripted: ScriptedModel | None = None
+        self._start = 0
+
+    def model(self, responses: list[ModelResponse]) -> Model:
+        if self.api is None:
+            self._scripted = ScriptedModel(responses)
+            return self._scripted
+        self._start = len(self.api.requests)
+        for response in responses:
+            self.api.reply(response)
+        return AnthropicModel(api_key="k", base_url=self.api.url, max_retries=0)
+
+    def sent(self) -> list[dict[str, Any]]:
+        """The requests the model received, as wire JSON (messages, tools …)."""
+        if self.api is None:
+            assert self._scripted is not None
+            return [{"messages": list(r.messages), "tools": list(r.tools)} for r in self._scripted.requests]
+        return [{"tools": [], **r} for r in self.api.requests[self._start :]]
+
+
+@pytest.fixture(params=["scripted", "sdk"])
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    if request.param == "scripted":
+        yield Backend(None)
+        return
+    with FakeMessagesAPI().running() as api:
+        yield Backend(api)
+
+
 @pytest.fixture
 def proposals(db_path: Path, clock: Clock) -> Proposals:
     return Proposals(db_path, clock=clock, ttl=timedelta(hours=1))
@@ -123,8 +157,10 @@ def results(steps: Sequence[Step]) -> list[dict[str, object]]:
     return [r for s in steps if isinstance(s, ToolStep) for r in s.results]
 
 
-def test_reads_run_concurrently_and_every_call_gets_its_result(proposals: Proposals) -> None:
-    model = ScriptedModel(
+def test_reads_run_concurrently_and_every_call_gets_its_result(
+    proposals: Proposals, backend: Backend
+) -> None:
+    model = backend.model(
         [
             tool_use_response(("t1", "list_todos", {}), ("t2", "list_events", {})),
             text_response("ゴミ出しと歯医者です"),
@@ -136,14 +172,14 @@ def test_reads_run_concurrently_and_every_call_gets_its_result(proposals: Propos
         ("t1", "ゴミ出し"),
         ("t2", "12/3 歯医者"),
     ]
-    second = model.requests[1].messages
+    second = backend.sent()[1]["messages"]
     assert second[-1]["role"] == "user" and len(second[-1]["content"]) == 2  # one user message, both results
 
 
-def test_writes_become_proposals_together_and_end_the_turn(proposals: Proposals) -> None:
+def test_writes_become_proposals_together_and_end_the_turn(proposals: Proposals, backend: Backend) -> None:
     global barrier
     barrier = asyncio.Barrier(1)
-    model = ScriptedModel(
+    model = backend.model(
         [
             tool_use_response(
                 ("t1", "list_todos", {}),
@@ -163,28 +199,32 @@ def test_writes_become_proposals_together_and_end_the_turn(proposals: Proposals)
     assert any(isinstance(s, ProposalStep) for s in steps)
     assert done == []  # nothing written
     assert results(steps)[0]["content"] == "ゴミ出し"  # the read in the same response still ran
-    assert len(model.requests) == 1
+    assert len(backend.sent()) == 1
     assert [p.status for p in proposals.list(owner="wife")] == ["pending", "pending"]
 
 
-def test_line_allows_low_risk_writes_without_a_card_app_does_not(proposals: Proposals) -> None:
+def test_line_allows_low_risk_writes_without_a_card_app_does_not(
+    proposals: Proposals, backend: Backend
+) -> None:
     calls = tool_use_response(("t1", "add_shopping_item", {"name": "卵"}))
-    line = turn(ScriptedModel([calls, text_response("追加しました")]), proposals, channel="line")
+    line = turn(backend.model([calls, text_response("追加しました")]), proposals, channel="line")
     assert done == ["shopping:卵"] and isinstance(line[-1], AnswerStep) and not line[-1].proposals
-    app = turn(ScriptedModel([calls]), proposals, channel="app")
+    app = turn(backend.model([calls]), proposals, channel="app")
     assert done == ["shopping:卵"] and isinstance(app[-1], AnswerStep) and len(app[-1].proposals) == 1
-    unknown = turn(ScriptedModel([calls]), proposals, channel="smoke-signals")  # fail-closed
+    unknown = turn(backend.model([calls]), proposals, channel="smoke-signals")  # fail-closed
     assert isinstance(unknown[-1], AnswerStep) and len(unknown[-1].proposals) == 1
 
 
-def test_remember_runs_in_every_channel(proposals: Proposals) -> None:
+def test_remember_runs_in_every_channel(proposals: Proposals, backend: Backend) -> None:
     calls = tool_use_response(("t1", "remember", {"content": "紅茶が好き"}))
-    turn(ScriptedModel([calls, text_response("覚えました")]), proposals, channel="app")
+    turn(backend.model([calls, text_response("覚えました")]), proposals, channel="app")
     assert done == ["remember:紅茶が好き"]
 
 
-def test_untrusted_text_forces_cards_even_where_writes_may_run(proposals: Proposals) -> None:
-    model = ScriptedModel(
+def test_untrusted_text_forces_cards_even_where_writes_may_run(
+    proposals: Proposals, backend: Backend
+) -> None:
+    model = backend.model(
         [
             tool_use_response(("t1", "fetch_page", {"url": "https://example.com"})),
             tool_use_response(
@@ -204,7 +244,7 @@ def test_untrusted_text_forces_cards_even_where_writes_may_run(proposals: Propos
     assert "<untrusted_data>" in wrapped[1]["text"]
 
 
-def test_web_search_results_taint_the_turn(proposals: Proposals) -> None:
+def test_web_search_results_taint_the_turn(proposals: Proposals, backend: Backend) -> None:
     searched = ModelResponse(
         content=[
             {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "セール"}},
@@ -214,46 +254,48 @@ def test_web_search_results_taint_the_turn(proposals: Proposals) -> None:
         stop_reason="tool_use",
     )
     steps = turn(
-        ScriptedModel([searched]), proposals, channel="line", mode=Mode("info", "m", 3, web_search=True)
+        backend.model([searched]), proposals, channel="line", mode=Mode("info", "m", 3, web_search=True)
     )
     assert done == [] and isinstance(steps[-1], AnswerStep) and len(steps[-1].proposals) == 1
 
 
-def test_the_last_round_has_no_tools_so_the_model_must_answer(proposals: Proposals) -> None:
+def test_the_last_round_has_no_tools_so_the_model_must_answer(proposals: Proposals, backend: Backend) -> None:
     global barrier
     barrier = asyncio.Barrier(1)
     loop_forever = [tool_use_response((f"t{i}", "list_todos", {})) for i in range(1)] + [
         text_response("まとめ")
     ]
-    model = ScriptedModel(loop_forever)
+    model = backend.model(loop_forever)
     steps = turn(model, proposals, mode=Mode("chat", "m", 2))
-    assert [bool(r.tools) for r in model.requests] == [True, False]
+    assert [bool(r["tools"]) for r in backend.sent()] == [True, False]
     assert isinstance(steps[-1], AnswerStep) and steps[-1].text == "まとめ"
 
 
-def test_web_search_tool_is_offered_per_mode(proposals: Proposals) -> None:
-    model = ScriptedModel([text_response("ok")])
+def test_web_search_tool_is_offered_per_mode(proposals: Proposals, backend: Backend) -> None:
+    model = backend.model([text_response("ok")])
     turn(model, proposals, mode=Mode("info", "m", 3, web_search=True, web_search_max_uses=2))
-    assert {"type": "web_search_20250305", "name": "web_search", "max_uses": 2} in model.requests[0].tools
-    plain = ScriptedModel([text_response("ok")])
+    assert {"type": "web_search_20250305", "name": "web_search", "max_uses": 2} in backend.sent()[0]["tools"]
+    plain = backend.model([text_response("ok")])
     turn(plain, proposals)
-    assert all(t.get("name") != "web_search" for t in plain.requests[0].tools)
+    assert all(t.get("name") != "web_search" for t in backend.sent()[0]["tools"])
 
 
-def test_pause_turn_is_continued_without_adding_words(proposals: Proposals) -> None:
+def test_pause_turn_is_continued_without_adding_words(proposals: Proposals, backend: Backend) -> None:
     paused = ModelResponse(
         content=[{"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}}],
         stop_reason="pause_turn",
     )
-    model = ScriptedModel([paused, text_response("見つかりました")])
+    model = backend.model([paused, text_response("見つかりました")])
     steps = turn(model, proposals, mode=Mode("info", "m", 1, web_search=True))
     assert isinstance(steps[-1], AnswerStep) and steps[-1].text == "見つかりました"
-    resent = model.requests[1].messages
+    resent = backend.sent()[1]["messages"]
     assert resent[:-1] == USER and resent[-1] == {"role": "assistant", "content": paused.content}
 
 
-def test_tool_errors_and_bad_arguments_are_results_and_the_loop_goes_on(proposals: Proposals) -> None:
-    model = ScriptedModel(
+def test_tool_errors_and_bad_arguments_are_results_and_the_loop_goes_on(
+    proposals: Proposals, backend: Backend
+) -> None:
+    model = backend.model(
         [
             tool_use_response(
                 ("t1", "broken", {}), ("t2", "nope", {}), ("t3", "add_shopping_item", {"name": ""})
