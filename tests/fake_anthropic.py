@@ -1,4 +1,5 @@
-"""A local fake of the Anthropic Messages API, speaking the real wire protocol over HTTP.
+"""A local fake of the Anthropic Messages API, speaking the real wire protocol over HTTP
+(JSON, or server-sent events when the request asks to stream).
 
 Tests script what it answers (messages, errors, silence); the real ``anthropic`` SDK
 talks to it, so retries, timeouts and response parsing are the SDK's own.
@@ -28,6 +29,42 @@ class Reply:
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+
+
+def sse_events(message: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The Messages streaming events for a complete message: text in small deltas, tool input as JSON."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 0}}
+    yield {"type": "message_start", "message": start}
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            yield {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "text", "text": ""},
+            }
+            text = block["text"]
+            for i in range(0, len(text), 3):
+                yield {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": "text_delta", "text": text[i : i + 3]},
+                }
+        else:
+            yield {"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}}
+            partial = json.dumps(block.get("input", {}), ensure_ascii=False)
+            yield {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": partial},
+            }
+        yield {"type": "content_block_stop", "index": index}
+    yield {
+        "type": "message_delta",
+        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+        "usage": {"output_tokens": usage["output_tokens"]},
+    }
+    yield {"type": "message_stop"}
 
 
 class FakeMessagesAPI:
@@ -99,7 +136,19 @@ class FakeMessagesAPI:
                     )
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
-                self._send(reply)
+                if reply.status == 200 and api.requests[-1].get("stream"):
+                    self._stream(reply.body)
+                else:
+                    self._send(reply)
+
+            def _stream(self, message: dict[str, Any]) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                self.end_headers()
+                for event in sse_events(message):
+                    self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+                    self.wfile.flush()
 
             def _send(self, reply: Reply) -> None:
                 data = json.dumps(reply.body).encode()

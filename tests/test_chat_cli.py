@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -97,3 +98,23 @@ def test_a_missing_or_dead_model_endpoint_is_one_clear_line(
         monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
         out = cli("chat", "--user", "wife", "--mode", "chat", "--message", "hi")
     assert out.code == 1 and "try again later" in out.err
+
+
+def test_interactive_chat_streams_asks_for_each_card_and_tells_the_model(
+    api: FakeMessagesAPI, cli: Cli, home: None
+) -> None:
+    api.reply(text_response("task"))
+    api.reply(
+        tool_use_response(("toolu_1", "add_todo", {"title": "年賀状を書く"}), text="ToDoに追加しますね。")
+    )
+    api.reply(text_response("chat"))
+    api.reply(text_response("どういたしまして。"))
+    out = cli("chat", "--user", "wife", stdin="年賀状を書くをToDoに\ny\nありがとう\n\n")
+    assert out.code == 0, out.err
+    assert "ToDoに追加しますね。" in out.out and "どういたしまして。" in out.out
+    assert "年賀状を書く" in out.out and "approve?" in out.out
+    assert [t["title"] for t in cli("household", "todos", "--json").json()] == ["年賀状を書く"]
+    last = api.requests[-1]["messages"][-1]
+    said = json.dumps(last, ensure_ascii=False)
+    assert "The person approved proposal" in said and "ありがとう" in said
+    assert api.requests[1]["stream"] is True  # the answer was streamed to the terminal

@@ -149,3 +149,25 @@ def test_scripted_model_answers_in_order_and_records_requests() -> None:
 def test_scripted_model_can_answer_from_a_function() -> None:
     echo = ScriptedModel(lambda req: text_response(str(req.messages[-1]["content"])))
     assert asyncio.run(echo.respond(request())).text == "今日のやることは？"
+
+
+def test_streaming_hands_text_over_as_it_arrives(api: FakeMessagesAPI) -> None:
+    api.reply(
+        tool_use_response(
+            ("toolu_9", "list_todos", {"day": "今日"}), text="確認しますね、少々お待ちください。"
+        )
+    )
+    pieces: list[str] = []
+    answer = asyncio.run(model(api).respond(request(), on_text=pieces.append))
+    assert api.requests[0]["stream"] is True
+    assert len(pieces) > 3 and "".join(pieces) == "確認しますね、少々お待ちください。"
+    assert answer.text == "確認しますね、少々お待ちください。" and answer.stop_reason == "tool_use"
+    assert answer.tool_uses == [
+        {"type": "tool_use", "id": "toolu_9", "name": "list_todos", "input": {"day": "今日"}}
+    ]
+
+
+def test_scripted_model_hands_its_text_over_too() -> None:
+    pieces: list[str] = []
+    asyncio.run(ScriptedModel([text_response("はい")]).respond(request(), on_text=pieces.append))
+    assert pieces == ["はい"]

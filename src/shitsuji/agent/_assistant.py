@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import UserInputError
-from ..llm import Block, Message, Model
+from ..llm import Block, Message, Model, TextSink
 from ..memory import Hit
 from ._loop import AnswerStep, Mode, Step, run_turn
 from ._modes import CHEAP_MODEL, DEFAULT_MODES, mode_named, route
@@ -47,7 +47,13 @@ class Assistant:
     count_index: CountSource | None = None
 
     async def turn(
-        self, ctx: ToolContext, message: str, history: Sequence[Message] = (), *, mode: str | None = None
+        self,
+        ctx: ToolContext,
+        message: str,
+        history: Sequence[Message] = (),
+        *,
+        mode: str | None = None,
+        on_text: TextSink | None = None,
     ) -> AsyncIterator[RoutedStep | Step]:
         """Answer ``message`` from ``ctx.user``; yields the chosen mode, each loop step, the answer last."""
         text = check_message(message)
@@ -72,16 +78,23 @@ class Assistant:
             ctx=ctx,
             policy=policy_for(ctx.channel, self.policies),
             proposals=self.proposals,
+            on_text=on_text,
         )
         async for step in steps:
             yield step
 
     async def reply(
-        self, ctx: ToolContext, message: str, history: Sequence[Message] = (), *, mode: str | None = None
+        self,
+        ctx: ToolContext,
+        message: str,
+        history: Sequence[Message] = (),
+        *,
+        mode: str | None = None,
+        on_text: TextSink | None = None,
     ) -> tuple[Mode, AnswerStep]:
         """The whole turn at once: (mode, answer)."""
         chosen: Mode | None = None
-        async for step in self.turn(ctx, message, history, mode=mode):
+        async for step in self.turn(ctx, message, history, mode=mode, on_text=on_text):
             if isinstance(step, RoutedStep):
                 chosen = step.mode
             elif isinstance(step, AnswerStep):

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from ..llm import Block, Message, Model, ModelRequest, ModelResponse
+from ..llm._model import TextSink
 from ._policy import ChannelPolicy
 from ._proposals import Proposal, Proposals
 from ._tools import Tool, Toolbox, ToolContext, ToolInputError, ToolOutput
@@ -76,8 +77,12 @@ async def run_turn(
     ctx: ToolContext,
     policy: ChannelPolicy,
     proposals: Proposals,
+    on_text: TextSink | None = None,
 ) -> AsyncIterator[Step]:
-    """Answer the conversation's last user message; yield each step, the answer last."""
+    """Answer the conversation's last user message; yield each step, the answer last.
+
+    ``on_text`` receives the model's words as they stream in, for channels that show them live.
+    """
     history = list(messages)
     tainted = False
     pauses = 0
@@ -85,7 +90,8 @@ async def run_turn(
     while True:
         rounds += 1
         last = rounds >= mode.max_rounds
-        response = await model.respond(_request(mode, system, history, toolbox, with_tools=not last))
+        request = _request(mode, system, history, toolbox, with_tools=not last)
+        response = await model.respond(request, on_text=on_text)
         yield ModelStep(rounds, response)
         history.append({"role": "assistant", "content": response.content})
         tainted = tainted or any(b.get("type") in UNTRUSTED_BLOCK_TYPES for b in response.content)

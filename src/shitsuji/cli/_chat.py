@@ -106,10 +106,16 @@ def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
             return
         if not text:
             return
-        _, answer = asyncio.run(bot.reply(session.ctx, " ".join([*notes, text]), history, mode=mode))
+
+        def show(delta: str) -> None:
+            console.print(delta, end="", markup=False, highlight=False)
+
+        _, answer = asyncio.run(
+            bot.reply(session.ctx, " ".join([*notes, text]), history, mode=mode, on_text=show)
+        )
         notes.clear()
         history = answer.messages
-        console.print(answer.text)
+        console.print()
         for p in answer.proposals:
             console.print(_card(p))
             if typer.confirm("approve?", default=False):

@@ -2,7 +2,7 @@
 
 from ._anthropic import AnthropicModel
 from ._env import open_model
-from ._model import Model
+from ._model import Model, TextSink
 from ._openai import OpenAICompatibleModel
 from ._scripted import ScriptedModel
 from ._types import (
@@ -28,6 +28,7 @@ __all__ = [
     "OpenAICompatibleModel",
     "ScriptedModel",
     "StopReason",
+    "TextSink",
     "Usage",
     "open_model",
     "text_response",

@@ -1,5 +1,6 @@
 """Claude through the official ``anthropic`` SDK (direct API or Amazon Bedrock).
 
+With ``on_text`` the response is streamed (SSE) and text is handed over as it arrives.
 The SDK already retries 408/409/429/5xx/529 (overloaded) and connection errors with
 exponential backoff, honouring ``retry-after``; we set how many times and how long to
 wait, then turn what is left into ``ModelError``s that say what to do next.
@@ -14,6 +15,7 @@ from typing import Any
 import anthropic
 
 from ..errors import ModelError, ModelRequestError, ModelUnavailableError
+from ._model import TextSink
 from ._types import STOP_REASONS, ModelRequest, ModelResponse, StopReason, Usage
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -47,9 +49,15 @@ class AnthropicModel:
             )
         self._retries = max_retries
 
-    async def respond(self, request: ModelRequest) -> ModelResponse:
+    async def respond(self, request: ModelRequest, *, on_text: TextSink | None = None) -> ModelResponse:
         try:
-            message = await self._client.messages.create(**_params(request))
+            if on_text is None:
+                message = await self._client.messages.create(**_params(request))
+            else:  # server-sent events: text deltas as they come, then the whole message
+                async with self._client.messages.stream(**_params(request)) as stream:
+                    async for text in stream.text_stream:
+                        on_text(text)
+                    message = await stream.get_final_message()
         except anthropic.APITimeoutError as exc:
             raise ModelUnavailableError(
                 f"{self._where} did not answer in time ({self._retries + 1} tries); try again later"

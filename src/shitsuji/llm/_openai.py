@@ -18,6 +18,7 @@ from typing import Any
 import openai
 
 from ..errors import ModelError, ModelRequestError, ModelUnavailableError
+from ._model import TextSink
 from ._types import Block, Message, ModelRequest, ModelResponse, StopReason, Usage
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class OpenAICompatibleModel:
             max_retries=max_retries,
         )
 
-    async def respond(self, request: ModelRequest) -> ModelResponse:
+    async def respond(self, request: ModelRequest, *, on_text: TextSink | None = None) -> ModelResponse:
         params: dict[str, Any] = {
             "model": request.model,
             "messages": to_openai_messages(request.system, request.messages),
@@ -85,7 +86,10 @@ class OpenAICompatibleModel:
             raise ModelRequestError(
                 f"{self._where} refused the request (HTTP {exc.status_code}): {exc.message}"
             ) from exc
-        return from_openai(completion)
+        response = from_openai(completion)
+        if on_text is not None and response.text:  # not streamed yet: the text arrives whole
+            on_text(response.text)
+        return response
 
 
 def to_openai_tool(tool: Block) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..errors import ModelError
+from ._model import TextSink
 from ._types import ModelRequest, ModelResponse
 
 Script = Sequence[ModelResponse | Exception] | Callable[[ModelRequest], ModelResponse]
@@ -20,8 +21,14 @@ class ScriptedModel:
         self._next = 0
         self.requests: list[ModelRequest] = []
 
-    async def respond(self, request: ModelRequest) -> ModelResponse:
+    async def respond(self, request: ModelRequest, *, on_text: TextSink | None = None) -> ModelResponse:
         self.requests.append(request)
+        response = self._next_response(request)
+        if on_text is not None and response.text:
+            on_text(response.text)
+        return response
+
+    def _next_response(self, request: ModelRequest) -> ModelResponse:
         if callable(self._script):
             return self._script(request)
         if self._next >= len(self._script):
