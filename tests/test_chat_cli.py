@@ -118,3 +118,44 @@ def test_interactive_chat_streams_asks_for_each_card_and_tells_the_model(
     said = json.dumps(last, ensure_ascii=False)
     assert "The person approved proposal" in said and "ありがとう" in said
     assert api.requests[1]["stream"] is True  # the answer was streamed to the terminal
+
+
+def test_a_conversation_continues_and_hears_about_later_decisions(
+    api: FakeMessagesAPI, cli: Cli, home: None
+) -> None:
+    api.reply(
+        tool_use_response(
+            ("toolu_1", "add_expense", {"amount": 1200, "category": "食費"}), text="記録しますね。"
+        )
+    )
+    first = cli("chat", "--user", "wife", "--mode", "task", "--message", "食費1200円つけて", "--json").json()
+    conversation, card = first["conversation"], first["proposals"][0]
+    assert cli("proposals", "approve", card["id"], "--user", "wife").code == 0
+
+    api.reply(text_response("記録しました。"))
+    again = cli(
+        "chat",
+        "--user",
+        "wife",
+        "--mode",
+        "chat",
+        "--conversation",
+        conversation,
+        "--message",
+        "ありがとう",
+        "--json",
+    )
+    assert again.code == 0 and again.json()["conversation"] == conversation
+    sent = api.requests[-1]["messages"]
+    assert sent[0]["content"] == "食費1200円つけて" and sent[1]["role"] == "assistant"
+    told = json.dumps(sent[-1], ensure_ascii=False)
+    assert "The person approved proposal " + card["id"] in told and "ありがとう" in told
+
+    api.reply(text_response("はい"))
+    cli("chat", "--user", "wife", "--mode", "chat", "--conversation", conversation, "--message", "またね")
+    assert "The person approved" not in json.dumps(
+        api.requests[-1]["messages"][-1], ensure_ascii=False
+    )  # told once
+
+    other = cli("chat", "--user", "husband", "--conversation", conversation, "--message", "見せて")
+    assert other.code == 1 and "no conversation" in other.err

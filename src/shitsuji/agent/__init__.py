@@ -1,6 +1,7 @@
 """The agent engine: tools, proposals, channel policies and the tool-use loop."""
 
 from ._assistant import Assistant, RoutedStep, check_message, decision_note, with_user_text
+from ._conversations import Conversation, Conversations, untold_decisions
 from ._loop import AnswerStep, Mode, ModelStep, ProposalStep, Step, ToolStep, run_turn
 from ._modes import DEFAULT_MODES, configured_modes, load_modes, mode_named, route, router_model
 from ._policy import DEFAULT_POLICIES, ChannelPolicy, policy_for
@@ -15,6 +16,8 @@ __all__ = [
     "AnswerStep",
     "Assistant",
     "ChannelPolicy",
+    "Conversation",
+    "Conversations",
     "Decision",
     "Effect",
     "Mode",
@@ -44,5 +47,6 @@ __all__ = [
     "select_memories",
     "system_blocks",
     "tool",
+    "untold_decisions",
     "with_user_text",
 ]

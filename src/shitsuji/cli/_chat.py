@@ -8,14 +8,23 @@ the ``--user`` named on the command line, checked against the household's member
 from __future__ import annotations
 
 import asyncio
-import secrets
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.panel import Panel
 
-from ..agent import Assistant, Proposal, Proposals, ToolContext, configured_modes, decision_note, router_model
+from ..agent import (
+    Assistant,
+    Conversations,
+    Proposal,
+    Proposals,
+    ToolContext,
+    configured_modes,
+    decision_note,
+    router_model,
+    untold_decisions,
+)
 from ..household import HouseholdStore, count_index, household_toolbox
 from ..llm import Message, open_model
 from ._app import STATE, JsonFlag, app, console, print_json
@@ -32,14 +41,32 @@ ChannelOpt = Annotated[str, typer.Option("--channel", help="app or line: decides
 class Session:
     """What one chat needs, opened from the global settings."""
 
-    def __init__(self, user: str, channel: str, household: str | None) -> None:
+    def __init__(self, user: str, channel: str, household: str | None, conversation: str | None) -> None:
+        db_path = STATE.settings().db
         self.memory = STATE.engine()
-        self.store = HouseholdStore(STATE.settings().db)
-        self.proposals = Proposals(STATE.settings().db)
-        self.conversation = "c_" + secrets.token_hex(6)
+        self.store = HouseholdStore(db_path)
+        self.proposals = Proposals(db_path)
+        self.conversations = Conversations(db_path)
+        member = self.store.member_context(user, channel, memory=self.memory, household=household)
+        if conversation is None:
+            self.conversation = self.conversations.start(user, member.household, channel)
+        else:
+            self.conversation = self.conversations.get(conversation, user)
         self.ctx = self.store.member_context(
-            user, channel, memory=self.memory, household=household, conversation=self.conversation
+            user, channel, memory=self.memory, household=member.household, conversation=self.conversation.id
         )
+        self.history = list(self.conversation.messages)
+        self.told = list(self.conversation.told)
+
+    def pending_notes(self) -> list[str]:
+        """What was decided on this conversation's cards since the model last heard."""
+        decisions = untold_decisions(self.conversation, self.proposals)
+        self.told += [d.proposal.id for d in decisions]
+        return [decision_note(d) for d in decisions]
+
+    def save(self, messages: list[Message]) -> None:
+        self.history = messages
+        self.conversations.save(self.conversation, messages, self.told)
 
     def assistant(self) -> Assistant:
         store, memory = self.store, self.memory
@@ -69,20 +96,26 @@ def chat(
     household: Annotated[
         str | None, typer.Option("--household", help="Household name (default: the user's).")
     ] = None,
+    conversation: Annotated[
+        str | None,
+        typer.Option("--conversation", help="Continue this conversation (its id from an earlier chat)."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Talk to the household butler (one-shot with --message, otherwise interactive)."""
-    session = Session(user, channel, household)
+    session = Session(user, channel, household, conversation)
     bot = session.assistant()
     if message is not None:
-        used, answer = asyncio.run(bot.reply(session.ctx, message, mode=mode))
+        said = " ".join([*session.pending_notes(), message])
+        used, answer = asyncio.run(bot.reply(session.ctx, said, session.history, mode=mode))
+        session.save(answer.messages)
         if as_json:
             print_json(
                 {
                     "reply": answer.text,
                     "mode": used.name,
                     "proposals": [_proposal_json(p) for p in answer.proposals],
-                    "conversation": session.conversation,
+                    "conversation": session.conversation.id,
                 }
             )
             return
@@ -96,9 +129,15 @@ def chat(
 
 
 def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
-    console.print(f"[dim]{session.ctx.user} @ {session.ctx.household} — empty line or Ctrl-D to leave[/]")
-    history: list[Message] = []
-    notes: list[str] = []
+    console.print(
+        f"[dim]{session.ctx.user} @ {session.ctx.household}, conversation {session.conversation.id} — "
+        "empty line or Ctrl-D to leave[/]"
+    )
+    notes = session.pending_notes()
+
+    def show(delta: str) -> None:
+        console.print(delta, end="", markup=False, highlight=False)
+
     while True:
         try:
             text = console.input("[bold]> [/]").strip()
@@ -106,15 +145,9 @@ def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
             return
         if not text:
             return
-
-        def show(delta: str) -> None:
-            console.print(delta, end="", markup=False, highlight=False)
-
-        _, answer = asyncio.run(
-            bot.reply(session.ctx, " ".join([*notes, text]), history, mode=mode, on_text=show)
-        )
+        said = " ".join([*notes, text])
+        _, answer = asyncio.run(bot.reply(session.ctx, said, session.history, mode=mode, on_text=show))
         notes.clear()
-        history = answer.messages
         console.print()
         for p in answer.proposals:
             console.print(_card(p))
@@ -124,6 +157,8 @@ def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
                 decision = session.proposals.reject(p.id, session.ctx)
             console.print(f"[dim]{escape(decision.reason)}[/]")
             notes.append(decision_note(decision))
+            session.told.append(p.id)
+        session.save(answer.messages)
 
 
 def _proposal_json(p: Proposal) -> dict[str, Any]:

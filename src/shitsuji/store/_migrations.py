@@ -152,6 +152,22 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX anniversaries_household ON anniversaries (household, day);
         """,
     ),
+    Migration(
+        "0004_conversations",
+        """
+        CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            household TEXT,
+            channel TEXT NOT NULL,
+            messages TEXT NOT NULL DEFAULT '[]',
+            told TEXT NOT NULL DEFAULT '[]',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX conversations_owner ON conversations (owner, updated_at);
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
