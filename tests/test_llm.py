@@ -171,3 +171,11 @@ def test_scripted_model_hands_its_text_over_too() -> None:
     pieces: list[str] = []
     asyncio.run(ScriptedModel([text_response("はい")]).respond(request(), on_text=pieces.append))
     assert pieces == ["はい"]
+
+
+def test_bedrock_without_a_region_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    with pytest.raises(ModelRequestError, match="cannot use Amazon Bedrock: .*region"):
+        AnthropicModel(bedrock=True)

@@ -38,7 +38,10 @@ class AnthropicModel:
         self._client: Any
         if bedrock:
             self._where = "Amazon Bedrock"
-            self._client = anthropic.AsyncAnthropicBedrock(timeout=timeout, max_retries=max_retries)
+            try:
+                self._client = anthropic.AsyncAnthropicBedrock(timeout=timeout, max_retries=max_retries)
+            except (ValueError, ImportError) as exc:  # no region, no credentials, no boto3
+                raise ModelRequestError(f"cannot use Amazon Bedrock: {exc}") from exc
         else:
             if not (api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
                 raise ModelRequestError(
