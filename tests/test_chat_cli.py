@@ -159,3 +159,19 @@ def test_a_conversation_continues_and_hears_about_later_decisions(
 
     other = cli("chat", "--user", "husband", "--conversation", conversation, "--message", "見せて")
     assert other.code == 1 and "no conversation" in other.err
+
+
+def test_each_spouses_request_carries_only_their_own_memories(
+    api: FakeMessagesAPI, cli: Cli, home: None
+) -> None:
+    cli("remember", "妻は紅茶はミルクティーが好き", "--scope", "household/futari/user/wife")
+    cli("remember", "夫はコーヒーはブラックが好き", "--scope", "household/futari/user/husband")
+    cli("remember", "ゴミの日は月曜と木曜、好きな飲み物も買う", "--scope", "household/futari")
+    for _ in range(2):
+        api.reply(text_response("はい"))
+    cli("chat", "--user", "wife", "--mode", "chat", "--message", "好きな飲み物は？")
+    cli("chat", "--user", "husband", "--mode", "chat", "--message", "好きな飲み物は？")
+    wife, husband = (json.dumps(r, ensure_ascii=False) for r in api.requests[-2:])
+    assert "ミルクティー" in wife and "ブラック" not in wife
+    assert "ブラック" in husband and "ミルクティー" not in husband
+    assert "ゴミの日" in wife and "ゴミの日" in husband
