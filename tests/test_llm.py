@@ -177,5 +177,5 @@ def test_bedrock_without_a_region_says_what_is_missing(monkeypatch: pytest.Monke
     for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
-    with pytest.raises(ModelRequestError, match="cannot use Amazon Bedrock: .*region"):
+    with pytest.raises(ModelRequestError, match=r"cannot use Amazon Bedrock: .*region"):
         AnthropicModel(bedrock=True)
