@@ -165,3 +165,24 @@ def test_loop_bench_reports_overhead_per_round() -> None:
 
     data = run_loop_bench(rounds=3, turns=10)
     assert data["turns"] == 10 and 0 < data["round_overhead_p50_ms"] <= data["round_overhead_p95_ms"]
+
+
+def test_context_bench_keeps_turns_flat_and_small(tmp_path: Path) -> None:
+    from shitsuji.bench.context import run_context_bench
+
+    lines = [
+        {
+            "speaker": "Aki" if i % 2 == 0 else "Ben",
+            "dia_id": f"D1:{i + 1}",
+            "text": f"line {i} about cats and tea " * 3,
+        }
+        for i in range(120)
+    ]
+    path = tmp_path / "long.json"
+    path.write_text(
+        json.dumps([{"sample_id": "x", "conversation": {"session_1": lines}, "qa": []}]), encoding="utf-8"
+    )
+    data = run_context_bench(path, turns_wanted=50, budget=150)
+    assert data["turns"] == 50
+    assert data["turn_200_tokens"] < data["full_history_last_turn_tokens"] / 3
+    assert data["flatness"] < 1.5 and data["max_turn_tokens"] < 600

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from ..bench import run_japanese, run_latency, run_locomo, run_longmemeval
+from ..bench.context import run_context_bench
 from ..bench.embedders import run_embedders
 from ..bench.loop import run_loop_bench
 from ..household._bench import prompt_tokens_benchmark
@@ -172,3 +173,18 @@ def prompt(
         f"  whole request {data['request_tokens_with_index']} vs {data['request_tokens_with_full_data']} tokens: "
         f"{data['ratio_request']:.3f} (target ≤ {data['target_ratio']})"
     )
+
+
+@bench_app.command()
+def context(
+    file: FileArg,
+    turns: Annotated[int, typer.Option("--turns", min=20, help="The person's turns replayed.")] = 200,
+    as_json: JsonFlag = False,
+) -> None:
+    """Input tokens per turn: window + rolling summary versus the full history (a LoCoMo dialogue replayed)."""
+    data = run_context_bench(file, turns_wanted=turns)
+    if as_json:
+        print_json(data)
+        return
+    for key, value in data.items():
+        console.print(f"  {key:<30} {value}")
