@@ -118,3 +118,56 @@ def test_with_user_text_appends_or_merges() -> None:
         "role": "user",
         "content": [{"type": "text", "text": "x"}, {"type": "text", "text": "y"}],
     }
+
+
+def test_a_long_conversation_sends_a_summary_and_the_window_but_keeps_everything(
+    engine: MemoryEngine, db_path: Path
+) -> None:
+    from dataclasses import replace
+
+    from shitsuji.agent import DEFAULT_MODES
+    from shitsuji.context import Summarizer
+
+    history = []
+    for i in range(40):
+        history += [
+            {"role": "user", "content": f"質問{i}: 来週の予定を教えて"},
+            {"role": "assistant", "content": f"回答{i}: 来週は歯医者です"},
+        ]
+    summarizer_model = ScriptedModel([text_response("歯医者の予定を何度も確認した。")])
+    bot, model = assistant(engine, db_path, [text_response("はい、歯医者です")])
+    bot.summarizer = Summarizer(summarizer_model)
+    bot.modes = {name: replace(m, window_tokens=150) for name, m in DEFAULT_MODES.items()}
+    _, answer = asyncio.run(bot.reply(WIFE, "もう一度だけ", history, mode="chat"))
+    [request] = model.requests
+    assert len(request.messages) < 20 and request.messages[-1]["content"] == "もう一度だけ"
+    assert "歯医者の予定を何度も確認した。" in request.system[1]["text"]
+    assert answer.messages[: len(history)] == history and len(answer.messages) == len(history) + 2
+    assert answer.summary == "歯医者の予定を何度も確認した。" and 0 < answer.folded_upto < len(history)
+    # the next turn starts from the stored summary: nothing new to fold, no summarizer call
+    bot.model = ScriptedModel([text_response("どういたしまして")])
+    asyncio.run(
+        bot.reply(
+            WIFE,
+            "ありがとう",
+            answer.messages,
+            mode="chat",
+            summary=answer.summary,
+            folded_upto=answer.folded_upto,
+        )
+    )
+    assert len(summarizer_model.requests) == 1
+
+
+def test_pending_cards_stay_visible_to_the_model(engine: MemoryEngine, db_path: Path) -> None:
+    from dataclasses import replace as dc_replace
+
+    bot, model = assistant(
+        engine,
+        db_path,
+        [tool_use_response(("t1", "add_shopping_item", {"name": "牛乳"})), text_response("はい")],
+    )
+    ctx = dc_replace(WIFE, conversation="c_test")
+    _, first = asyncio.run(bot.reply(ctx, "牛乳を追加", mode="task"))
+    asyncio.run(bot.reply(ctx, "ほかには？", first.messages, mode="chat"))
+    assert f"{first.proposals[0].id}: 「牛乳」を買い物リストに追加" in model.requests[1].system[1]["text"]

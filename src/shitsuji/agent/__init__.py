@@ -1,6 +1,6 @@
 """The agent engine: tools, proposals, channel policies and the tool-use loop."""
 
-from ._assistant import Assistant, RoutedStep, check_message, decision_note, with_user_text
+from ._assistant import Assistant, ContextStep, RoutedStep, check_message, decision_note, with_user_text
 from ._conversations import Conversation, Conversations, untold_decisions
 from ._loop import AnswerStep, Mode, ModelStep, ProposalStep, Step, ToolStep, run_turn
 from ._modes import DEFAULT_MODES, configured_modes, load_modes, mode_named, route, router_model
@@ -16,6 +16,7 @@ __all__ = [
     "AnswerStep",
     "Assistant",
     "ChannelPolicy",
+    "ContextStep",
     "Conversation",
     "Conversations",
     "Decision",

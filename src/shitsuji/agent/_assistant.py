@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..context import Summarizer, fit
 from ..errors import UserInputError
 from ..llm import Block, Message, Model, TextSink
 from ..memory import Hit
@@ -33,6 +34,17 @@ class RoutedStep:
     mode: Mode
 
 
+@dataclass(frozen=True, slots=True)
+class ContextStep:
+    """The summary this turn used and how much of the history it covers.
+
+    The caller stores both so the next turn starts from there; the stored history is never cut.
+    """
+
+    summary: str
+    folded_upto: int
+
+
 @dataclass
 class Assistant:
     model: Model
@@ -45,6 +57,7 @@ class Assistant:
     persona: str = PERSONA
     memories: MemorySource | None = None
     count_index: CountSource | None = None
+    summarizer: Summarizer | None = None
 
     async def turn(
         self,
@@ -54,8 +67,14 @@ class Assistant:
         *,
         mode: str | None = None,
         on_text: TextSink | None = None,
-    ) -> AsyncIterator[RoutedStep | Step]:
-        """Answer ``message`` from ``ctx.user``; yields the chosen mode, each loop step, the answer last."""
+        summary: str = "",
+        folded_upto: int = 0,
+    ) -> AsyncIterator[RoutedStep | ContextStep | Step]:
+        """Answer ``message`` from ``ctx.user``; yields the mode, the context kept, each loop step, the answer.
+
+        ``history`` is the whole stored conversation; ``summary`` covers ``history[:folded_upto]``.
+        The answer carries the whole conversation again (history, the new message, the turn).
+        """
         text = check_message(message)
         chosen = (
             mode_named(mode, self.modes)
@@ -63,17 +82,28 @@ class Assistant:
             else await route(self.router or self.model, text, self.modes, router_model=self.router_model)
         )
         yield RoutedStep(chosen)
+        conversation = with_user_text(history, text)
+        folded = await fit(
+            conversation[folded_upto:],
+            summary,
+            budget_tokens=chosen.window_tokens,
+            summarizer=self.summarizer,
+        )
+        upto = folded_upto + folded.folded + folded.dropped
+        yield ContextStep(folded.summary, upto)
         system = system_blocks(
             chosen,
             persona=self.persona,
             count_index=self.count_index(ctx) if self.count_index else None,
             memories=self.memories(text, ctx) if self.memories else (),
+            summary=folded.summary,
+            pending=self._pending(ctx),
         )
         steps = run_turn(
             self.model,
             chosen,
             system=system,
-            messages=with_user_text(history, text),
+            messages=folded.window,
             toolbox=self.toolbox,
             ctx=ctx,
             policy=policy_for(ctx.channel, self.policies),
@@ -81,7 +111,19 @@ class Assistant:
             on_text=on_text,
         )
         async for step in steps:
+            if isinstance(step, AnswerStep):  # hand back the whole conversation, not just the window
+                step = AnswerStep(
+                    step.text, conversation[:upto] + step.messages, step.proposals, folded.summary, upto
+                )
             yield step
+
+    def _pending(self, ctx: ToolContext) -> list[str]:
+        if ctx.conversation is None:
+            return []
+        return [
+            f"{p.id}: {p.summary}"
+            for p in self.proposals.list(conversation=ctx.conversation, status="pending")
+        ]
 
     async def reply(
         self,
@@ -91,10 +133,15 @@ class Assistant:
         *,
         mode: str | None = None,
         on_text: TextSink | None = None,
+        summary: str = "",
+        folded_upto: int = 0,
     ) -> tuple[Mode, AnswerStep]:
         """The whole turn at once: (mode, answer)."""
         chosen: Mode | None = None
-        async for step in self.turn(ctx, message, history, mode=mode, on_text=on_text):
+        steps = self.turn(
+            ctx, message, history, mode=mode, on_text=on_text, summary=summary, folded_upto=folded_upto
+        )
+        async for step in steps:
             if isinstance(step, RoutedStep):
                 chosen = step.mode
             elif isinstance(step, AnswerStep):

@@ -30,6 +30,8 @@ class Conversation:
     channel: str
     messages: list[Message]
     told: list[str]
+    summary: str = ""  # rolling summary of messages[:folded_upto]
+    folded_upto: int = 0
 
 
 class Conversations:
@@ -57,22 +59,36 @@ class Conversations:
     def get(self, conversation_id: str, user: str) -> Conversation:
         """The user's own conversation; anyone else's answers exactly like a missing one."""
         row = self._conn.execute(
-            "SELECT id, owner, household, channel, messages, told FROM conversations WHERE id = ? AND owner = ?",
+            "SELECT id, owner, household, channel, messages, told, summary, folded_upto FROM conversations "
+            "WHERE id = ? AND owner = ?",
             (conversation_id, user),
         ).fetchone()
         if row is None:
             raise NotFoundError(
                 f"no conversation {conversation_id!r} of {user}: leave out --conversation to start one"
             )
-        return Conversation(row[0], row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]))
+        return Conversation(
+            row[0], row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]), row[6], row[7]
+        )
 
-    def save(self, conversation: Conversation, messages: Sequence[Message], told: Sequence[str]) -> None:
+    def save(
+        self,
+        conversation: Conversation,
+        messages: Sequence[Message],
+        told: Sequence[str],
+        *,
+        summary: str = "",
+        folded_upto: int = 0,
+    ) -> None:
         with db.write(self._conn, self.path) as conn:
             conn.execute(
-                "UPDATE conversations SET messages = ?, told = ?, updated_at = ? WHERE id = ?",
+                "UPDATE conversations SET messages = ?, told = ?, summary = ?, folded_upto = ?, updated_at = ? "
+                "WHERE id = ?",
                 (
                     json.dumps(list(messages), ensure_ascii=False),
                     json.dumps(list(told)),
+                    summary,
+                    folded_upto,
                     self.clock().isoformat(),
                     conversation.id,
                 ),

@@ -63,6 +63,8 @@ class AnswerStep:
     text: str
     messages: list[Message]
     proposals: list[Proposal] = field(default_factory=list)
+    summary: str = ""  # the rolling summary of messages[:folded_upto] (set by the Assistant)
+    folded_upto: int = 0
 
 
 Step = ModelStep | ToolStep | ProposalStep | AnswerStep

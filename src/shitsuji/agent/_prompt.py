@@ -55,10 +55,16 @@ def system_blocks(
     count_index: str | None = None,
     memories: Sequence[Hit] = (),
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    summary: str = "",
+    pending: Sequence[str] = (),
 ) -> list[Block]:
     parts: list[str] = []
     if count_index:
         parts.append(f"Household now: {count_index}")
+    if summary:
+        parts.append(f"Earlier in this conversation (summary):\n{summary}")
+    if pending:
+        parts.append("Waiting for the person's confirmation:\n" + "\n".join(f"- {p}" for p in pending))
     chosen = select_memories(memories, memory_budget)
     if chosen:
         parts.append("What you remember about this person:\n" + "\n".join(f"- {h.excerpt}" for h in chosen))

@@ -10,6 +10,7 @@ import typer
 from ..bench import run_japanese, run_latency, run_locomo, run_longmemeval
 from ..bench.context import run_context_bench
 from ..bench.embedders import run_embedders
+from ..bench.extraction import run_extraction_check
 from ..bench.loop import run_loop_bench
 from ..household._bench import prompt_tokens_benchmark
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
@@ -188,3 +189,15 @@ def context(
         return
     for key, value in data.items():
         console.print(f"  {key:<30} {value}")
+
+
+@bench_app.command()
+def extraction(file: FileArg, as_json: JsonFlag = False) -> None:
+    """Precision/recall of memory extraction on a hand-labelled LoCoMo sample (offline rule-based extractor)."""
+    data = run_extraction_check(file)
+    if as_json:
+        print_json(data)
+        return
+    for key in ("precision", "recall"):
+        console.print(f"  {key:<10} {data[key]}")
+    console.print(f"  counts     { ({k: data[k] for k in data if k in ('tp', 'fp', 'fn', 'tn')}) }")

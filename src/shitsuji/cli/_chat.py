@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.panel import Panel
 
 from ..agent import (
+    AnswerStep,
     Assistant,
     Conversations,
     Proposal,
@@ -25,8 +26,9 @@ from ..agent import (
     router_model,
     untold_decisions,
 )
+from ..context import Summarizer
 from ..household import HouseholdStore, count_index, household_toolbox
-from ..llm import Message, open_model
+from ..llm import open_model
 from ._app import STATE, JsonFlag, app, console, print_json
 
 proposals_app = typer.Typer(
@@ -57,6 +59,8 @@ class Session:
         )
         self.history = list(self.conversation.messages)
         self.told = list(self.conversation.told)
+        self.summary = self.conversation.summary
+        self.folded_upto = self.conversation.folded_upto
 
     def pending_notes(self) -> list[str]:
         """What was decided on this conversation's cards since the model last heard."""
@@ -64,14 +68,20 @@ class Session:
         self.told += [d.proposal.id for d in decisions]
         return [decision_note(d) for d in decisions]
 
-    def save(self, messages: list[Message]) -> None:
-        self.history = messages
-        self.conversations.save(self.conversation, messages, self.told)
+    def save(self, answer: AnswerStep) -> None:
+        self.history, self.summary, self.folded_upto = answer.messages, answer.summary, answer.folded_upto
+        self.conversations.save(
+            self.conversation, self.history, self.told, summary=self.summary, folded_upto=self.folded_upto
+        )
+
+    def context(self) -> dict[str, Any]:
+        return {"summary": self.summary, "folded_upto": self.folded_upto}
 
     def assistant(self) -> Assistant:
-        store, memory = self.store, self.memory
+        store, memory, model = self.store, self.memory, open_model()
         return Assistant(
-            model=open_model(),
+            model=model,
+            summarizer=Summarizer(model, model_name=router_model()),
             toolbox=household_toolbox(),
             proposals=self.proposals,
             modes=configured_modes(),
@@ -107,8 +117,10 @@ def chat(
     bot = session.assistant()
     if message is not None:
         said = " ".join([*session.pending_notes(), message])
-        used, answer = asyncio.run(bot.reply(session.ctx, said, session.history, mode=mode))
-        session.save(answer.messages)
+        used, answer = asyncio.run(
+            bot.reply(session.ctx, said, session.history, mode=mode, **session.context())
+        )
+        session.save(answer)
         if as_json:
             print_json(
                 {
@@ -146,7 +158,9 @@ def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
         if not text:
             return
         said = " ".join([*notes, text])
-        _, answer = asyncio.run(bot.reply(session.ctx, said, session.history, mode=mode, on_text=show))
+        _, answer = asyncio.run(
+            bot.reply(session.ctx, said, session.history, mode=mode, on_text=show, **session.context())
+        )
         notes.clear()
         console.print()
         for p in answer.proposals:
@@ -158,7 +172,7 @@ def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
             console.print(f"[dim]{escape(decision.reason)}[/]")
             notes.append(decision_note(decision))
             session.told.append(p.id)
-        session.save(answer.messages)
+        session.save(answer)
 
 
 def _proposal_json(p: Proposal) -> dict[str, Any]:

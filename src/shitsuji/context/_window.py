@@ -90,11 +90,20 @@ class Summarizer:
         return text
 
 
+REFILL = 0.7  # after an overflow, fold down to this share of the budget
+
+
 async def fit(
     messages: Sequence[Message], summary: str, *, budget_tokens: int, summarizer: Summarizer | None
 ) -> Folded:
-    """Keep the newest messages within budget; fold the rest into ``summary`` (or drop them on failure)."""
-    older, window = split_window(messages, budget_tokens)
+    """Keep the newest messages within budget; fold the rest into ``summary`` (or drop them on failure).
+
+    Nothing happens while everything fits. On overflow the window is cut to 70 % of the
+    budget, so the cheap model runs once every few turns, not on every turn.
+    """
+    if sum(message_tokens(m) for m in messages) <= budget_tokens:
+        return Folded(summary, list(messages), 0, 0)
+    older, window = split_window(messages, int(budget_tokens * REFILL))
     if not older:
         return Folded(summary, window, 0, 0)
     if summarizer is not None:

@@ -1,9 +1,12 @@
-"""Language models behind one small protocol over the Anthropic Messages shape."""
+"""Language models behind one small protocol over the Anthropic Messages shape.
 
-from ._anthropic import AnthropicModel
-from ._env import open_model
+The provider adapters (and their SDKs, ~1 s to import) load on first use, so code that
+only needs the types — memory extraction, the prompt hook — stays quick to start.
+"""
+
+from typing import TYPE_CHECKING, Any
+
 from ._model import Model, TextSink
-from ._openai import OpenAICompatibleModel
 from ._scripted import ScriptedModel
 from ._types import (
     STOP_REASONS,
@@ -34,3 +37,18 @@ __all__ = [
     "text_response",
     "tool_use_response",
 ]
+
+if TYPE_CHECKING:
+    from ._anthropic import AnthropicModel
+    from ._env import open_model
+    from ._openai import OpenAICompatibleModel
+
+_LAZY = {"AnthropicModel": "._anthropic", "OpenAICompatibleModel": "._openai", "open_model": "._env"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,10 @@
-"""Long-term memory: one fact per row, scoped, found by meaning and by words."""
+"""Long-term memory: one fact per row, scoped, found by meaning and by words.
+
+Extraction (pydantic, the model layer) loads on first use, keeping the prompt hook's
+start-up light.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from ._embedders import (
     DEFAULT_EMBEDDER,
@@ -21,13 +27,19 @@ from ._transfer import ImportReport, export_lines, import_file, parse_lines
 __all__ = [
     "CATEGORIES",
     "DEFAULT_EMBEDDER",
+    "EXTRACTION_PROMPT",
     "SOURCES",
     "BackgroundIndexer",
     "E5Embedder",
     "Embedder",
+    "ExtractionQueue",
+    "ExtractionReport",
+    "ExtractionSettings",
+    "Extractor",
     "HashEmbedder",
     "Hit",
     "ImportReport",
+    "JobOutcome",
     "Memory",
     "MemoryEngine",
     "MemoryStore",
@@ -36,6 +48,7 @@ __all__ = [
     "RememberResult",
     "SQLiteMemoryStore",
     "StoreStats",
+    "Turn",
     "USEEmbedder",
     "content_hash",
     "distance",
@@ -49,3 +62,25 @@ __all__ = [
     "parse_lines",
     "terms",
 ]
+
+if TYPE_CHECKING:
+    from ._extract import EXTRACTION_PROMPT, ExtractionReport, Extractor, Turn
+    from ._jobs import ExtractionQueue, ExtractionSettings, JobOutcome
+
+_LAZY = {
+    "EXTRACTION_PROMPT": "._extract",
+    "ExtractionReport": "._extract",
+    "Extractor": "._extract",
+    "Turn": "._extract",
+    "ExtractionQueue": "._jobs",
+    "ExtractionSettings": "._jobs",
+    "JobOutcome": "._jobs",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -49,6 +49,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def _expired(memory: Memory, now: datetime) -> bool:
+    """Superseded or past its valid-until: a fact that no longer holds, so not a duplicate."""
+    return memory.valid_until is not None and memory.valid_until <= now
+
+
 def new_id() -> str:
     return secrets.token_hex(8)
 
@@ -214,15 +219,16 @@ class MemoryEngine:
 
     def _duplicate_of(self, content: str, scope: str, vectors: Matrix | None) -> tuple[Memory, float] | None:
         """A live memory in ``scope`` with the same text, or (for one-chunk facts) the same meaning."""
+        now = self.clock()
         exact = self.store.find_by_hash(scope, content_hash(content))
-        if exact is not None:
+        if exact is not None and not _expired(exact, now):
             return exact, 1.0
         if vectors is None or len(vectors) != 1:  # documents are deduplicated by exact text only
             return None
         best = self.store.vector_search(self.embedder.model_id, vectors[0], [scope], 1)
         if best and best[0].score >= self.embedder.dedupe_threshold:
             memory = self.store.get(best[0].memory_id)
-            if memory is not None and memory.deleted_at is None:
+            if memory is not None and memory.deleted_at is None and not _expired(memory, now):
                 return memory, best[0].score
         return None
 

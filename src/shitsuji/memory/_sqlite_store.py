@@ -191,6 +191,20 @@ class SQLiteMemoryStore:
             else:
                 self._revive(memory_id)
 
+    def set_valid_until(
+        self, memory_id: str, valid_until: datetime, provenance_patch: dict[str, Any]
+    ) -> None:
+        stamp = valid_until.isoformat()
+        with self._lock, db.write(self._conn, self.path) as conn:
+            row = conn.execute("SELECT provenance FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            if row is None:
+                return
+            provenance = {**json.loads(row[0]), **provenance_patch}
+            conn.execute(
+                "UPDATE memories SET valid_until = ?, provenance = ?, updated_at = ? WHERE id = ?",
+                (stamp, json.dumps(provenance, ensure_ascii=False, sort_keys=True), stamp, memory_id),
+            )
+
     def purge_deleted(self) -> int:
         with self._lock, db.write(self._conn, self.path) as conn:
             count = conn.execute("DELETE FROM memories WHERE deleted_at IS NOT NULL").rowcount

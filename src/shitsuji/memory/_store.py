@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -61,6 +61,12 @@ class MemoryStore(Protocol):
     def touch(self, memory_id: str, at: datetime, importance: float | None = None) -> None: ...
 
     def set_deleted(self, memory_id: str, deleted_at: datetime | None) -> None: ...
+
+    def set_valid_until(
+        self, memory_id: str, valid_until: datetime, provenance_patch: dict[str, Any]
+    ) -> None:
+        """Mark a row as no longer true from ``valid_until``, merging ``provenance_patch`` into its provenance."""
+        ...
 
     def purge_deleted(self) -> int: ...
 

@@ -168,6 +168,30 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX conversations_owner ON conversations (owner, updated_at);
         """,
     ),
+    Migration(
+        "0005_extraction_jobs",
+        """
+        CREATE TABLE jobs (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at TEXT NOT NULL,
+            last_error TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX jobs_due ON jobs (status, next_attempt_at);
+        """,
+    ),
+    Migration(
+        "0006_conversation_summary",
+        """
+        ALTER TABLE conversations ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+        ALTER TABLE conversations ADD COLUMN folded_upto INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
