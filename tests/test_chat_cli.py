@@ -20,6 +20,8 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMessagesAPI]:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
         for name in ("SHITSUJI_MODEL", "SHITSUJI_CONFIG", "SHITSUJI_ROUTER_MODEL", "SHITSUJI_MODEL_URL"):
             monkeypatch.delenv(name, raising=False)
+        # extraction has its own test below; elsewhere it would add model calls to every turn
+        monkeypatch.setenv("SHITSUJI_EXTRACTION_OFF_CHANNELS", "app,line")
         yield fake
 
 
@@ -175,3 +177,18 @@ def test_each_spouses_request_carries_only_their_own_memories(
     assert "ミルクティー" in wife and "ブラック" not in wife
     assert "ブラック" in husband and "ミルクティー" not in husband
     assert "ゴミの日" in wife and "ゴミの日" in husband
+
+
+def test_facts_about_the_speaker_are_extracted_after_the_reply(
+    api: FakeMessagesAPI, cli: Cli, home: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SHITSUJI_EXTRACTION_OFF_CHANNELS")
+    api.reply(text_response("それは素敵ですね。"))
+    facts = [{"fact": "妻は毎朝ヨガをしている", "category": "profile", "importance": 0.8}]
+    api.reply(text_response(json.dumps(facts, ensure_ascii=False)))
+    out = cli("chat", "--user", "wife", "--mode", "chat", "--message", "毎朝ヨガをしているの", "--json")
+    assert out.code == 0 and out.json()["reply"] == "それは素敵ですね。"
+    assert api.requests[-1]["model"] == "claude-haiku-4-5"  # the cheap model, after the reply
+    [memory] = cli("list", "--scope", "household/futari/user/wife", "--json").json()
+    assert memory["content"] == "妻は毎朝ヨガをしている" and memory["source"] == "extracted"
+    assert memory["provenance"]["conversation"] == out.json()["conversation"]

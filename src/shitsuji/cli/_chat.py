@@ -8,6 +8,7 @@ the ``--user`` named on the command line, checked against the household's member
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Annotated, Any
 
 import typer
@@ -28,7 +29,8 @@ from ..agent import (
 )
 from ..context import Summarizer
 from ..household import HouseholdStore, count_index, household_toolbox
-from ..llm import open_model
+from ..llm import Model, open_model
+from ..memory import ExtractionQueue, ExtractionSettings, Extractor, Turn
 from ._app import STATE, JsonFlag, app, console, print_json
 
 proposals_app = typer.Typer(
@@ -77,6 +79,31 @@ class Session:
     def context(self) -> dict[str, Any]:
         return {"summary": self.summary, "folded_upto": self.folded_upto}
 
+    def extraction(self, model: Model) -> ExtractionQueue:
+        """Facts about the speaker are extracted after each reply, unless switched off (env, see README)."""
+        settings = ExtractionSettings(
+            disabled_households=_env_set("SHITSUJI_EXTRACTION_OFF_HOUSEHOLDS"),
+            disabled_channels=_env_set("SHITSUJI_EXTRACTION_OFF_CHANNELS"),
+        )
+        extractor = Extractor(model, self.memory, model_name=router_model())
+        return ExtractionQueue(STATE.settings().db, extractor, settings=settings)
+
+    def after_reply(self, queue: ExtractionQueue, said: str, answer: AnswerStep) -> None:
+        """Off the reply path: queue this exchange for extraction and run what is due."""
+        base = len(answer.messages)
+        turns = [
+            Turn("user", said, f"{self.conversation.id}:{base - 2}"),
+            Turn("assistant", answer.text, f"{self.conversation.id}:{base - 1}"),
+        ]
+        queue.enqueue(
+            turns,
+            self.ctx.scope,
+            conversation=self.conversation.id,
+            household=self.ctx.household,
+            channel=self.ctx.channel,
+        )
+        asyncio.run(queue.run_due(max_jobs=5))
+
     def assistant(self) -> Assistant:
         store, memory, model = self.store, self.memory, open_model()
         return Assistant(
@@ -89,6 +116,10 @@ class Session:
             memories=lambda text, ctx: memory.recall(text, ctx.scope, k=12),
             count_index=lambda ctx: count_index(store, ctx.household or "", store.today()),
         )
+
+
+def _env_set(name: str) -> frozenset[str]:
+    return frozenset(part.strip() for part in os.environ.get(name, "").split(",") if part.strip())
 
 
 def _card(p: Proposal) -> Panel:
@@ -121,6 +152,7 @@ def chat(
             bot.reply(session.ctx, said, session.history, mode=mode, **session.context())
         )
         session.save(answer)
+        queue = session.extraction(bot.model)
         if as_json:
             print_json(
                 {
@@ -130,12 +162,14 @@ def chat(
                     "conversation": session.conversation.id,
                 }
             )
+            session.after_reply(queue, said, answer)
             return
         console.print(answer.text)
         for p in answer.proposals:
             console.print(_card(p))
         if answer.proposals:
             console.print(f"approve with: shitsuji proposals approve ID --user {user}")
+        session.after_reply(queue, said, answer)
         return
     _interactive(session, bot, mode)
 
@@ -146,6 +180,7 @@ def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
         "empty line or Ctrl-D to leave[/]"
     )
     notes = session.pending_notes()
+    queue = session.extraction(bot.model)
 
     def show(delta: str) -> None:
         console.print(delta, end="", markup=False, highlight=False)
@@ -173,6 +208,7 @@ def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
             notes.append(decision_note(decision))
             session.told.append(p.id)
         session.save(answer)
+        session.after_reply(queue, said, answer)
 
 
 def _proposal_json(p: Proposal) -> dict[str, Any]:
