@@ -7,12 +7,14 @@ from ._modes import DEFAULT_MODES, configured_modes, load_modes, mode_named, rou
 from ._policy import DEFAULT_POLICIES, ChannelPolicy, policy_for
 from ._prompt import PERSONA, select_memories, system_blocks
 from ._proposals import Decision, Proposal, Proposals, Status, arguments_hash
+from ._segment_tools import SEGMENT_TOOLS, list_segments, load_segment, open_panel
 from ._tools import Effect, Tool, Toolbox, ToolContext, ToolInputError, ToolOutput, tool
 
 __all__ = [
     "DEFAULT_MODES",
     "DEFAULT_POLICIES",
     "PERSONA",
+    "SEGMENT_TOOLS",
     "AnswerStep",
     "Assistant",
     "ChannelPolicy",
@@ -39,8 +41,11 @@ __all__ = [
     "check_message",
     "configured_modes",
     "decision_note",
+    "list_segments",
     "load_modes",
+    "load_segment",
     "mode_named",
+    "open_panel",
     "policy_for",
     "route",
     "router_model",

@@ -1,7 +1,7 @@
 """Which writes may run without a confirmation card, per channel. Fail-closed.
 
 A tool not on a channel's allow-list needs a card; an unknown channel allows nothing but
-``remember`` (which only touches the speaker's own memory). Once untrusted text (a web
+``remember`` (which only touches the speaker's own memory) and ``open_panel`` (UI only). Once untrusted text (a web
 page, a forwarded message) has entered the turn, the loop ignores the allow-list
 altogether: every write needs a card.
 """
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-ALWAYS_ALLOWED = frozenset({"remember"})
+ALWAYS_ALLOWED = frozenset({"remember", "open_panel"})  # own memory; a UI panel, no data
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,16 @@
 """Context management: what of a long conversation is sent each turn."""
 
+from ._segments import Segment, Segments, check_label
 from ._window import SUMMARY_PROMPT, Folded, Summarizer, fit, message_tokens, split_window
 
-__all__ = ["SUMMARY_PROMPT", "Folded", "Summarizer", "fit", "message_tokens", "split_window"]
+__all__ = [
+    "SUMMARY_PROMPT",
+    "Folded",
+    "Segment",
+    "Segments",
+    "Summarizer",
+    "check_label",
+    "fit",
+    "message_tokens",
+    "split_window",
+]

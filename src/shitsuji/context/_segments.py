@@ -1,0 +1,182 @@
+"""Segments: labelled spans of a conversation, archived when they close.
+
+A segment's label comes from the caller — the web UI's open panel (``household.shopping``),
+``chat`` for LINE, the project path for MCP — never from the model's guess; the model can
+only open one through the explicit ``open_panel`` tool. Closing a segment archives its
+messages (they stay stored) with a short summary from the cheap model, or a truncated
+digest when that fails. ``list_segments`` and ``load_segment`` bring them back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .. import store as db
+from ..errors import ModelError, NotFoundError, UserInputError
+from ..llm import Message
+from ._window import Summarizer, _plain
+
+log = logging.getLogger(__name__)
+DIGEST_CHARS = 300
+MAX_LABEL = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    id: str
+    conversation: str
+    owner: str
+    label: str
+    opened_at: datetime
+    closed_at: datetime | None
+    first_message: int
+    last_message: int | None
+    summary: str | None
+
+    def index_line(self) -> str:
+        span = f"{self.opened_at:%Y-%m-%d %H:%M}–{self.closed_at:%H:%M}" if self.closed_at else "open"
+        return f"{self.id} [{self.label}] {span}: {self.summary or '(no summary)'}"
+
+
+def check_label(label: str) -> str:
+    text = label.strip()
+    if not text or len(text) > MAX_LABEL or any(c.isspace() for c in text):
+        raise UserInputError(f"segment label {label!r} is not valid: one word up to {MAX_LABEL} characters")
+    return text
+
+
+class Segments:
+    def __init__(
+        self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    ) -> None:
+        self.path = str(path)
+        self._conn = db.connect(self.path)
+        self.clock = clock
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def current(self, conversation: str) -> Segment | None:
+        row = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM segments WHERE conversation = ? AND closed_at IS NULL", (conversation,)
+        ).fetchone()
+        return _row(row) if row else None
+
+    async def open_segment(
+        self,
+        conversation: str,
+        owner: str,
+        label: str,
+        messages: Sequence[Message],
+        *,
+        summarizer: Summarizer | None = None,
+    ) -> Segment:
+        """Start a segment at the conversation's next message; an open one is closed first (one panel at a time)."""
+        name = check_label(label)
+        await self.close_segment(conversation, messages, summarizer=summarizer)
+        segment = Segment(
+            "s_" + secrets.token_hex(6),
+            conversation,
+            owner,
+            name,
+            self.clock(),
+            None,
+            len(messages),
+            None,
+            None,
+        )
+        with db.write(self._conn, self.path) as conn:
+            conn.execute(
+                "INSERT INTO segments (id, conversation, owner, label, opened_at, first_message) VALUES (?, ?, ?, ?, ?, ?)",
+                (segment.id, conversation, owner, name, segment.opened_at.isoformat(), segment.first_message),
+            )
+        return segment
+
+    async def close_segment(
+        self, conversation: str, messages: Sequence[Message], *, summarizer: Summarizer | None = None
+    ) -> Segment | None:
+        """Archive the open segment (if any): its messages and a short summary."""
+        segment = self.current(conversation)
+        if segment is None:
+            return None
+        span = list(messages[segment.first_message :])
+        summary = await _summarize(span, summarizer)
+        closed = self.clock()
+        with db.write(self._conn, self.path) as conn:
+            conn.execute(
+                "UPDATE segments SET closed_at = ?, last_message = ?, summary = ?, messages = ? WHERE id = ?",
+                (
+                    closed.isoformat(),
+                    len(messages),
+                    summary,
+                    json.dumps(span, ensure_ascii=False),
+                    segment.id,
+                ),
+            )
+        return self.get(segment.id, segment.owner)
+
+    def get(self, segment_id: str, owner: str) -> Segment:
+        row = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM segments WHERE id = ? AND owner = ?", (segment_id, owner)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no segment {segment_id!r}: list_segments shows the ids")
+        return _row(row)
+
+    def index(
+        self, owner: str, *, label: str | None = None, query: str | None = None, limit: int = 20
+    ) -> list[Segment]:
+        """The owner's closed segments, newest first, by label and/or words in the summary."""
+        sql = f"SELECT {_COLUMNS} FROM segments WHERE owner = ? AND closed_at IS NOT NULL"
+        params: list[object] = [owner]
+        if label:
+            sql += " AND label = ?"
+            params.append(label)
+        rows = self._conn.execute(sql + " ORDER BY opened_at DESC, id", params).fetchall()
+        found = [_row(r) for r in rows]
+        if query:
+            words = [w.casefold() for w in query.split() if w]
+            found = [s for s in found if any(w in f"{s.label} {s.summary or ''}".casefold() for w in words)]
+        return found[:limit]
+
+    def load(self, segment_id: str, owner: str) -> list[Message]:
+        """The archived messages of a closed segment."""
+        self.get(segment_id, owner)
+        row = self._conn.execute("SELECT messages FROM segments WHERE id = ?", (segment_id,)).fetchone()
+        if row is None or row[0] is None:
+            raise UserInputError(f"segment {segment_id} is still open: its messages are in the conversation")
+        loaded: list[Message] = json.loads(row[0])
+        return loaded
+
+
+async def _summarize(messages: Sequence[Message], summarizer: Summarizer | None) -> str:
+    digest = " / ".join(_plain(m) for m in messages)
+    if summarizer is not None and messages:
+        try:
+            return await summarizer.fold("", messages)
+        except ModelError as exc:
+            log.warning("summarising a closed segment failed, keeping a digest: %s", exc)
+    return digest[:DIGEST_CHARS] + ("…" if len(digest) > DIGEST_CHARS else "")
+
+
+_COLUMNS = "id, conversation, owner, label, opened_at, closed_at, first_message, last_message, summary"
+
+
+def _row(row: Sequence[object]) -> Segment:
+    return Segment(
+        id=str(row[0]),
+        conversation=str(row[1]),
+        owner=str(row[2]),
+        label=str(row[3]),
+        opened_at=datetime.fromisoformat(str(row[4])),
+        closed_at=datetime.fromisoformat(str(row[5])) if row[5] else None,
+        first_message=int(str(row[6])),
+        last_message=int(str(row[7])) if row[7] is not None else None,
+        summary=str(row[8]) if row[8] is not None else None,
+    )

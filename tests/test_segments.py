@@ -1,0 +1,95 @@
+"""Segments: labelled by the caller, archived with a summary on close, listed and loaded back."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from shitsuji.agent import ToolContext, list_segments, load_segment, open_panel
+from shitsuji.context import Segments, Summarizer
+from shitsuji.errors import ModelUnavailableError, NotFoundError, UserInputError
+from shitsuji.llm import Message, ScriptedModel, text_response
+
+from .conftest import Clock
+
+
+def talk(*pairs: tuple[str, str]) -> list[Message]:
+    out: list[Message] = []
+    for said, answered in pairs:
+        out += [{"role": "user", "content": said}, {"role": "assistant", "content": answered}]
+    return out
+
+
+@pytest.fixture
+def segments(db_path: Path, clock: Clock) -> Segments:
+    return Segments(db_path, clock=clock)
+
+
+def test_open_close_archive_and_load_across_a_restart(
+    segments: Segments, db_path: Path, clock: Clock
+) -> None:
+    before = talk(("こんにちは", "こんにちは！"))
+    opened = asyncio.run(segments.open_segment("c1", "wife", "household.shopping", before))
+    assert opened.first_message == 2 and segments.current("c1") == opened
+    during = [*before, *talk(("牛乳を足して", "追加しました"), ("卵も", "追加しました"))]
+    clock.advance(minutes=5)
+    model = ScriptedModel([text_response("買い物リストに牛乳と卵を追加した。")])
+    closed = asyncio.run(segments.close_segment("c1", during, summarizer=Summarizer(model)))
+    assert closed is not None and closed.summary == "買い物リストに牛乳と卵を追加した。"
+    assert segments.current("c1") is None
+    restarted = Segments(db_path, clock=clock)
+    [listed] = restarted.index("wife", label="household.shopping")
+    assert listed.id == opened.id and "household.shopping" in listed.index_line()
+    assert restarted.load(opened.id, "wife") == during[2:]
+
+
+def test_one_panel_at_a_time(segments: Segments) -> None:
+    history = talk(("a", "b"))
+    first = asyncio.run(segments.open_segment("c1", "wife", "household.shopping", history))
+    second = asyncio.run(
+        segments.open_segment("c1", "wife", "household.calendar", [*history, *talk(("c", "d"))])
+    )
+    assert segments.current("c1") == second
+    assert segments.get(first.id, "wife").closed_at is not None
+
+
+def test_a_failing_summarizer_leaves_a_digest(segments: Segments) -> None:
+    history = talk(("x", "y"))
+    asyncio.run(segments.open_segment("c1", "wife", "chat", []))
+    closed = asyncio.run(
+        segments.close_segment(
+            "c1", history, summarizer=Summarizer(ScriptedModel([ModelUnavailableError("down")]))
+        )
+    )
+    assert closed is not None and closed.summary == "x / y"
+
+
+def test_segments_are_private_and_labels_are_checked(segments: Segments) -> None:
+    asyncio.run(segments.open_segment("c1", "wife", "chat", []))
+    closed = asyncio.run(segments.close_segment("c1", talk(("秘密", "はい"))))
+    assert closed is not None
+    with pytest.raises(NotFoundError):
+        segments.load(closed.id, "husband")
+    assert segments.index("husband") == []
+    with pytest.raises(UserInputError, match="label"):
+        asyncio.run(segments.open_segment("c1", "wife", "two words", []))
+
+
+def test_the_segment_tools(segments: Segments) -> None:
+    asyncio.run(segments.open_segment("c1", "wife", "household.shopping", []))
+    closed = asyncio.run(segments.close_segment("c1", talk(("牛乳を足して", "追加しました"))))
+    assert closed is not None
+    events: list[dict[str, str]] = []
+    ctx = ToolContext(
+        user="wife", scope="h/u/wife", channel="app", services={"segments": segments, "ui_events": events}
+    )
+    index = asyncio.run(list_segments.run(ctx, {"query": "牛乳"})).content
+    assert closed.id in str(index)
+    loaded = asyncio.run(load_segment.run(ctx, {"id": closed.id})).content
+    assert "user: 牛乳を足して" in str(loaded) and "assistant: 追加しました" in str(loaded)
+    assert "panel is open" in str(asyncio.run(open_panel.run(ctx, {"name": "shopping"})).content)
+    assert events == [{"open_panel": "shopping", "label": "household.shopping"}]
+    with pytest.raises(UserInputError, match="name"):
+        asyncio.run(open_panel.run(ctx, {"name": "kitchen"}))
