@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -192,3 +193,42 @@ def test_facts_about_the_speaker_are_extracted_after_the_reply(
     [memory] = cli("list", "--scope", "household/futari/user/wife", "--json").json()
     assert memory["content"] == "妻は毎朝ヨガをしている" and memory["source"] == "extracted"
     assert memory["provenance"]["conversation"] == out.json()["conversation"]
+
+
+def test_segments_follow_the_callers_label(api: FakeMessagesAPI, cli: Cli, home: None, db_path: Path) -> None:
+    from shitsuji.context import Segments
+
+    api.reply(text_response("買い物リストを見ています"))
+    first = cli(
+        "chat",
+        "--user",
+        "wife",
+        "--mode",
+        "chat",
+        "--segment",
+        "household.shopping",
+        "--message",
+        "買い物の話",
+        "--json",
+    )
+    conversation = first.json()["conversation"]
+    api.reply(text_response("牛乳を買う話をした。"))  # the segment's summary, when it closes
+    api.reply(text_response("はい"))
+    cli(
+        "chat",
+        "--user",
+        "wife",
+        "--mode",
+        "chat",
+        "--conversation",
+        conversation,
+        "--segment",
+        "none",
+        "--message",
+        "おわり",
+    )
+    [segment] = Segments(db_path).index("wife", label="household.shopping")
+    assert segment.summary == "牛乳を買う話をした。" and segment.conversation == conversation
+    assert Segments(db_path).load(segment.id, "wife")[0]["content"] == "買い物の話"
+    tools = [t["name"] for t in api.requests[-1]["tools"]]
+    assert "list_segments" in tools and "load_segment" in tools

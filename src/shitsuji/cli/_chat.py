@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -21,13 +22,16 @@ from ..agent import (
     Conversations,
     Proposal,
     Proposals,
+    Toolbox,
     ToolContext,
     configured_modes,
     decision_note,
+    list_segments,
+    load_segment,
     router_model,
     untold_decisions,
 )
-from ..context import Summarizer
+from ..context import Segments, Summarizer
 from ..household import HouseholdStore, count_index, household_toolbox
 from ..llm import Model, open_model
 from ..memory import ExtractionQueue, ExtractionSettings, Extractor, Turn
@@ -51,18 +55,38 @@ class Session:
         self.store = HouseholdStore(db_path)
         self.proposals = Proposals(db_path)
         self.conversations = Conversations(db_path)
+        self.segments = Segments(db_path)
         member = self.store.member_context(user, channel, memory=self.memory, household=household)
         if conversation is None:
             self.conversation = self.conversations.start(user, member.household, channel)
         else:
             self.conversation = self.conversations.get(conversation, user)
-        self.ctx = self.store.member_context(
+        ctx = self.store.member_context(
             user, channel, memory=self.memory, household=member.household, conversation=self.conversation.id
         )
+        self.ctx = replace(ctx, services={**ctx.services, "segments": self.segments})
         self.history = list(self.conversation.messages)
         self.told = list(self.conversation.told)
         self.summary = self.conversation.summary
         self.folded_upto = self.conversation.folded_upto
+
+    def label(self, segment: str | None, summarizer: Summarizer | None) -> None:
+        """Follow the caller's label: open a segment when it changes, close it with ``none``."""
+        current = self.segments.current(self.conversation.id)
+        if segment is None:
+            self.ctx = replace(self.ctx, segment=current.label if current else None)
+        elif segment == "none":
+            asyncio.run(
+                self.segments.close_segment(self.conversation.id, self.history, summarizer=summarizer)
+            )
+            self.ctx = replace(self.ctx, segment=None)
+        else:
+            if current is None or current.label != segment:
+                opening = self.segments.open_segment(
+                    self.conversation.id, self.ctx.user, segment, self.history, summarizer=summarizer
+                )
+                asyncio.run(opening)
+            self.ctx = replace(self.ctx, segment=segment)
 
     def pending_notes(self) -> list[str]:
         """What was decided on this conversation's cards since the model last heard."""
@@ -99,6 +123,7 @@ class Session:
             turns,
             self.ctx.scope,
             conversation=self.conversation.id,
+            segment=self.ctx.segment,
             household=self.ctx.household,
             channel=self.ctx.channel,
         )
@@ -109,7 +134,7 @@ class Session:
         return Assistant(
             model=model,
             summarizer=Summarizer(model, model_name=router_model()),
-            toolbox=household_toolbox(),
+            toolbox=Toolbox([*household_toolbox(), list_segments, load_segment]),
             proposals=self.proposals,
             modes=configured_modes(),
             router_model=router_model(),
@@ -141,11 +166,19 @@ def chat(
         str | None,
         typer.Option("--conversation", help="Continue this conversation (its id from an earlier chat)."),
     ] = None,
+    segment: Annotated[
+        str | None,
+        typer.Option(
+            "--segment",
+            help="Label of what is open, e.g. household.shopping (starts a segment); none ends it.",
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Talk to the household butler (one-shot with --message, otherwise interactive)."""
     session = Session(user, channel, household, conversation)
     bot = session.assistant()
+    session.label(segment, bot.summarizer)
     if message is not None:
         said = " ".join([*session.pending_notes(), message])
         used, answer = asyncio.run(
