@@ -302,3 +302,9 @@ def test_the_fast_entry_point_loads_neither_the_cli_nor_the_sdks() -> None:
     probe = f"import sys, shitsuji.hooks.__main__; print(sorted({heavy} & set(sys.modules)))"
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == "[]"
+
+
+def test_the_cli_starts_without_the_model_sdks() -> None:
+    probe = "import sys, shitsuji.cli; print(sorted({'anthropic', 'openai'} & set(sys.modules)))"
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"  # they cost ~1 s and only `chat` needs them

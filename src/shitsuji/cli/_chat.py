@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -33,9 +33,11 @@ from ..agent import (
 )
 from ..context import Segments, Summarizer
 from ..household import HouseholdStore, count_index, household_toolbox
-from ..llm import Model, open_model
-from ..memory import ExtractionQueue, ExtractionSettings, Extractor, Turn
 from ._app import STATE, JsonFlag, app, console, print_json
+
+if TYPE_CHECKING:
+    from ..llm import Model
+    from ..memory import ExtractionQueue
 
 proposals_app = typer.Typer(
     help="Confirmation cards: list, approve or reject proposed writes.", no_args_is_help=True
@@ -105,6 +107,8 @@ class Session:
 
     def extraction(self, model: Model) -> ExtractionQueue:
         """Facts about the speaker are extracted after each reply, unless switched off (env, see README)."""
+        from ..memory import ExtractionQueue, ExtractionSettings, Extractor
+
         settings = ExtractionSettings(
             disabled_households=_env_set("SHITSUJI_EXTRACTION_OFF_HOUSEHOLDS"),
             disabled_channels=_env_set("SHITSUJI_EXTRACTION_OFF_CHANNELS"),
@@ -114,6 +118,8 @@ class Session:
 
     def after_reply(self, queue: ExtractionQueue, said: str, answer: AnswerStep) -> None:
         """Off the reply path: queue this exchange for extraction and run what is due."""
+        from ..memory import Turn
+
         base = len(answer.messages)
         turns = [
             Turn("user", said, f"{self.conversation.id}:{base - 2}"),
@@ -130,6 +136,8 @@ class Session:
         asyncio.run(queue.run_due(max_jobs=5))
 
     def assistant(self) -> Assistant:
+        from ..llm import open_model  # the provider SDKs take ~1 s to import: only for chat
+
         store, memory, model = self.store, self.memory, open_model()
         return Assistant(
             model=model,
