@@ -232,3 +232,8 @@ def test_segments_follow_the_callers_label(api: FakeMessagesAPI, cli: Cli, home:
     assert Segments(db_path).load(segment.id, "wife")[0]["content"] == "買い物の話"
     tools = [t["name"] for t in api.requests[-1]["tools"]]
     assert "list_segments" in tools and "load_segment" in tools
+
+
+def test_chat_before_any_household_says_how_to_create_one(api: FakeMessagesAPI, cli: Cli) -> None:
+    out = cli("chat", "--user", "wife", "--message", "hi")
+    assert out.code == 1 and "shitsuji household init" in out.err

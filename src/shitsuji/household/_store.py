@@ -160,6 +160,10 @@ class HouseholdStore:
             )
         if len(every) == 1:
             return every[0]  # the membership check names its members
+        if not every:
+            raise NotFoundError(
+                "there is no household yet: create one with `shitsuji household init --name NAME --member YOUR_ID`"
+            )
         known = ", ".join(f"{h.name} ({', '.join(h.members)})" for h in every) or "none yet"
         raise NotFoundError(
             f"{user!r} is not a member of any household (known: {known}): sign in as a member"
