@@ -15,6 +15,7 @@ from typing import Any
 import anthropic
 
 from ..errors import ModelError, ModelRequestError, ModelUnavailableError
+from ._errors import status_error
 from ._model import TextSink
 from ._types import STOP_REASONS, ModelRequest, ModelResponse, StopReason, Usage
 
@@ -72,14 +73,7 @@ class AnthropicModel:
         except anthropic.AuthenticationError as exc:
             raise ModelRequestError(f"{self._where} refused the API key: check ANTHROPIC_API_KEY") from exc
         except anthropic.APIStatusError as exc:
-            if exc.status_code == 429 or exc.status_code >= 500:
-                raise ModelUnavailableError(
-                    f"{self._where} is busy or failing (HTTP {exc.status_code} after {self._retries + 1} tries): "
-                    "try again later"
-                ) from exc
-            raise ModelRequestError(
-                f"{self._where} refused the request (HTTP {exc.status_code}): {exc.message}"
-            ) from exc
+            raise status_error(self._where, exc.status_code, exc.message, self._retries + 1) from exc
         return _response(message)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import openai
 
 from ..errors import ModelError, ModelRequestError, ModelUnavailableError
+from ._errors import status_error
 from ._model import TextSink
 from ._types import Block, Message, ModelRequest, ModelResponse, StopReason, Usage
 
@@ -79,13 +80,7 @@ class OpenAICompatibleModel:
                 f"cannot reach {self._where} ({self._retries + 1} tries): is the server running? check SHITSUJI_MODEL_URL"
             ) from exc
         except openai.APIStatusError as exc:
-            if exc.status_code == 429 or exc.status_code >= 500:
-                raise ModelUnavailableError(
-                    f"{self._where} is busy or failing (HTTP {exc.status_code} after {self._retries + 1} tries)"
-                ) from exc
-            raise ModelRequestError(
-                f"{self._where} refused the request (HTTP {exc.status_code}): {exc.message}"
-            ) from exc
+            raise status_error(self._where, exc.status_code, exc.message, self._retries + 1) from exc
         response = from_openai(completion)
         if on_text is not None and response.text:  # not streamed yet: the text arrives whole
             on_text(response.text)
