@@ -233,6 +233,22 @@ def test_segments_follow_the_callers_label(api: FakeMessagesAPI, cli: Cli, home:
     tools = [t["name"] for t in api.requests[-1]["tools"]]
     assert "list_segments" in tools and "load_segment" in tools
 
+    api.reply(text_response("前回は牛乳の話でした"))  # reopening the panel offers its earlier segments
+    cli(
+        "chat",
+        "--user",
+        "wife",
+        "--mode",
+        "chat",
+        "--segment",
+        "household.shopping",
+        "--message",
+        "前は何を話した？",
+    )
+    system = api.requests[-1]["system"][1]["text"]
+    assert "Earlier conversations about what is open now" in system and segment.id in system
+    assert "牛乳を買う話をした。" in system
+
 
 def test_chat_before_any_household_says_how_to_create_one(api: FakeMessagesAPI, cli: Cli) -> None:
     out = cli("chat", "--user", "wife", "--message", "hi")

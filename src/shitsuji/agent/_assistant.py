@@ -58,6 +58,7 @@ class Assistant:
     memories: MemorySource | None = None
     count_index: CountSource | None = None
     summarizer: Summarizer | None = None
+    segment_index: Callable[[ToolContext], Sequence[str]] | None = None
 
     async def turn(
         self,
@@ -98,6 +99,7 @@ class Assistant:
             memories=self.memories(text, ctx) if self.memories else (),
             summary=folded.summary,
             pending=self._pending(ctx),
+            earlier_segments=self.segment_index(ctx) if self.segment_index and ctx.segment else (),
         )
         steps = run_turn(
             self.model,

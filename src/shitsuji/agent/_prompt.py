@@ -57,12 +57,18 @@ def system_blocks(
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     summary: str = "",
     pending: Sequence[str] = (),
+    earlier_segments: Sequence[str] = (),
 ) -> list[Block]:
     parts: list[str] = []
     if count_index:
         parts.append(f"Household now: {count_index}")
     if summary:
         parts.append(f"Earlier in this conversation (summary):\n{summary}")
+    if earlier_segments:
+        parts.append(
+            "Earlier conversations about what is open now (load_segment brings one back):\n"
+            + "\n".join(f"- {line}" for line in earlier_segments)
+        )
     if pending:
         parts.append("Waiting for the person's confirmation:\n" + "\n".join(f"- {p}" for p in pending))
     chosen = select_memories(memories, memory_budget)

@@ -142,6 +142,9 @@ class Session:
         return Assistant(
             model=model,
             summarizer=Summarizer(model, model_name=router_model()),
+            segment_index=lambda ctx: [
+                s.index_line() for s in self.segments.index(ctx.user, label=ctx.segment, limit=5)
+            ],
             toolbox=Toolbox([*household_toolbox(), list_segments, load_segment]),
             proposals=self.proposals,
             modes=configured_modes(),
