@@ -253,3 +253,31 @@ def test_segments_follow_the_callers_label(api: FakeMessagesAPI, cli: Cli, home:
 def test_chat_before_any_household_says_how_to_create_one(api: FakeMessagesAPI, cli: Cli) -> None:
     out = cli("chat", "--user", "wife", "--message", "hi")
     assert out.code == 1 and "shitsuji household init" in out.err
+
+
+def test_every_message_is_stored_with_its_metadata(
+    api: FakeMessagesAPI, cli: Cli, home: None, db_path: Path
+) -> None:
+    from shitsuji.agent import Conversations
+
+    api.reply(text_response("こんにちは"))
+    out = cli(
+        "chat",
+        "--user",
+        "wife",
+        "--channel",
+        "line",
+        "--mode",
+        "chat",
+        "--segment",
+        "chat",
+        "--message",
+        "やあ",
+        "--json",
+    )
+    rows = Conversations(db_path).rows(out.json()["conversation"])
+    assert [(r["seq"], r["role"], r["speaker"], r["channel"], r["segment"]) for r in rows] == [
+        (0, "user", "wife", "line", "chat"),
+        (1, "assistant", "shitsuji", "line", "chat"),
+    ]
+    assert all(int(str(r["tokens"])) > 0 and r["created_at"] for r in rows)

@@ -85,3 +85,29 @@ def test_a_process_killed_mid_import_keeps_committed_batches(db_path: Path) -> N
     assert len(rows) == 200  # two whole batches, no partial third
     assert engine.pending() == 200 and engine.index_pending() == 200
     store.close()
+
+
+def test_conversation_blobs_become_message_rows(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shitsuji.store._migrations as migrations
+
+    older = migrations.MIGRATIONS[:7]
+    monkeypatch.setattr(migrations, "MIGRATIONS", older)
+    monkeypatch.setattr(migrations, "SCHEMA_VERSION", len(older))
+    conn = connect(db_path)
+    blob = '[{"role": "user", "content": "牛乳を買って"}, {"role": "assistant", "content": [{"type": "text", "text": "はい"}]}]'
+    conn.execute(
+        "INSERT INTO conversations (id, owner, household, channel, messages, created_at, updated_at) "
+        "VALUES ('c1', 'wife', 'futari', 'line', ?, 't0', 't1')",
+        (blob,),
+    )
+    conn.close()
+    monkeypatch.undo()
+    conn = connect(db_path)
+    rows = conn.execute(
+        "SELECT seq, role, speaker, channel, content FROM conversation_messages WHERE conversation = 'c1' ORDER BY seq"
+    ).fetchall()
+    assert rows == [
+        (0, "user", "wife", "line", '"牛乳を買って"'),
+        (1, "assistant", "shitsuji", "line", '[{"type":"text","text":"はい"}]'),
+    ]
+    assert "messages" not in [r[1] for r in conn.execute("PRAGMA table_info(conversations)")]

@@ -1,10 +1,10 @@
-"""Conversation history between turns, so a chat can continue (``chat --conversation ID``).
+"""Conversations: every message kept, so a chat can continue (``chat --conversation ID``).
 
-Each conversation keeps its message list in the Messages shape and which proposal
-decisions the model has already been told about; a decision made since the last turn
-(``proposals approve`` from another command, a card tapped later) is told on the next
-turn. The full conversation store — per-message rows, rolling summary, segments — is
-the context-management layer's job; this keeps just what the loop needs.
+Each message is a row — role, speaker, channel, time, estimated tokens, the segment label
+open when it was said — and nothing is ever thrown away; what is *sent* is chosen per
+turn (window + summary). A conversation also remembers which proposal decisions the model
+has been told about: one made since the last turn (``proposals approve`` from another
+command, a card tapped later) is told on the next turn.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import store as db
+from ..context import message_tokens
 from ..errors import NotFoundError
 from ..llm import Message
 from ._proposals import Decision, Proposals
@@ -59,7 +60,7 @@ class Conversations:
     def get(self, conversation_id: str, user: str) -> Conversation:
         """The user's own conversation; anyone else's answers exactly like a missing one."""
         row = self._conn.execute(
-            "SELECT id, owner, household, channel, messages, told, summary, folded_upto FROM conversations "
+            "SELECT id, owner, household, channel, told, summary, folded_upto FROM conversations "
             "WHERE id = ? AND owner = ?",
             (conversation_id, user),
         ).fetchone()
@@ -67,9 +68,24 @@ class Conversations:
             raise NotFoundError(
                 f"no conversation {conversation_id!r} of {user}: leave out --conversation to start one"
             )
-        return Conversation(
-            row[0], row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]), row[6], row[7]
+        messages = [
+            {"role": role, "content": json.loads(content)}
+            for role, content in self._conn.execute(
+                "SELECT role, content FROM conversation_messages WHERE conversation = ? ORDER BY seq",
+                (row[0],),
+            )
+        ]
+        return Conversation(row[0], row[1], row[2], row[3], messages, json.loads(row[4]), row[5], row[6])
+
+    def rows(self, conversation_id: str) -> list[dict[str, object]]:
+        """Every stored message with its metadata, in order."""
+        cursor = self._conn.execute(
+            "SELECT seq, role, speaker, channel, content, tokens, segment, created_at FROM conversation_messages "
+            "WHERE conversation = ? ORDER BY seq",
+            (conversation_id,),
         )
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
 
     def save(
         self,
@@ -79,19 +95,39 @@ class Conversations:
         *,
         summary: str = "",
         folded_upto: int = 0,
+        segment: str | None = None,
     ) -> None:
+        """Store new messages (the last stored one is rewritten if the turn merged text into it)."""
+        now = self.clock().isoformat()
         with db.write(self._conn, self.path) as conn:
+            stored = conn.execute(
+                "SELECT count(*) FROM conversation_messages WHERE conversation = ?", (conversation.id,)
+            ).fetchone()[0]
+            for seq in range(max(stored - 1, 0), len(messages)):
+                message = messages[seq]
+                content = json.dumps(message["content"], ensure_ascii=False)
+                speaker = conversation.owner if message["role"] == "user" else "shitsuji"
+                conn.execute(
+                    "INSERT INTO conversation_messages "
+                    "(conversation, seq, role, speaker, channel, content, tokens, segment, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (conversation, seq) DO UPDATE SET content = excluded.content, "
+                    "tokens = excluded.tokens",
+                    (
+                        conversation.id,
+                        seq,
+                        message["role"],
+                        speaker,
+                        conversation.channel,
+                        content,
+                        message_tokens(message),
+                        segment,
+                        now,
+                    ),
+                )
             conn.execute(
-                "UPDATE conversations SET messages = ?, told = ?, summary = ?, folded_upto = ?, updated_at = ? "
-                "WHERE id = ?",
-                (
-                    json.dumps(list(messages), ensure_ascii=False),
-                    json.dumps(list(told)),
-                    summary,
-                    folded_upto,
-                    self.clock().isoformat(),
-                    conversation.id,
-                ),
+                "UPDATE conversations SET told = ?, summary = ?, folded_upto = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(list(told)), summary, folded_upto, now, conversation.id),
             )
 
 

@@ -99,7 +99,12 @@ class Session:
     def save(self, answer: AnswerStep) -> None:
         self.history, self.summary, self.folded_upto = answer.messages, answer.summary, answer.folded_upto
         self.conversations.save(
-            self.conversation, self.history, self.told, summary=self.summary, folded_upto=self.folded_upto
+            self.conversation,
+            self.history,
+            self.told,
+            summary=self.summary,
+            folded_upto=self.folded_upto,
+            segment=self.ctx.segment,
         )
 
     def context(self) -> dict[str, Any]:

@@ -211,6 +211,33 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX segments_open ON segments (conversation, closed_at);
         """,
     ),
+    Migration(
+        "0008_conversation_messages",
+        """
+        CREATE TABLE conversation_messages (
+            conversation TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+            speaker TEXT NOT NULL,
+            channel TEXT NOT NULL,
+            content TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            segment TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (conversation, seq)
+        );
+        INSERT INTO conversation_messages (conversation, seq, role, speaker, channel, content, tokens, created_at)
+            SELECT c.id, CAST(j.key AS INTEGER), json_extract(j.value, '$.role'),
+                   CASE json_extract(j.value, '$.role') WHEN 'user' THEN c.owner ELSE 'shitsuji' END,
+                   c.channel,
+                   CASE json_type(j.value, '$.content')
+                       WHEN 'text' THEN json_quote(json_extract(j.value, '$.content'))
+                       ELSE json_extract(j.value, '$.content') END,
+                   0, c.updated_at
+            FROM conversations c, json_each(c.messages) j;
+        ALTER TABLE conversations DROP COLUMN messages
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
