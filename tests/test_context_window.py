@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from shitsuji.context import Summarizer, fit, message_tokens, split_window
 from shitsuji.errors import ModelUnavailableError
 from shitsuji.llm import Message, ScriptedModel, text_response
@@ -81,3 +83,19 @@ def test_nothing_to_fold_makes_no_model_call() -> None:
     model = ScriptedModel([])
     folded = asyncio.run(fit(chat(2), "", budget_tokens=2000, summarizer=Summarizer(model)))
     assert folded.window == chat(2) and model.requests == []
+
+
+def test_the_estimate_is_calibrated_by_what_the_provider_counted() -> None:
+    from shitsuji.context import Calibration
+    from shitsuji.llm import Usage
+
+    cal = Calibration()
+    assert cal.budget(1000) == 1000
+    cal.observe(Usage(input_tokens=150, cache_read_input_tokens=50), estimated=100)  # provider: 2x
+    assert cal.ratio == 2.0 and cal.budget(1000) == 500
+    cal.observe(Usage(input_tokens=100), estimated=100)
+    assert cal.ratio == pytest.approx(0.7 * 2.0 + 0.3 * 1.0)
+    cal.observe(Usage(input_tokens=10_000), estimated=100)  # an outlier is clamped
+    assert cal.ratio <= 3.0
+    cal.observe(Usage(), estimated=100)  # nothing counted: nothing learned
+    assert cal.samples == 3

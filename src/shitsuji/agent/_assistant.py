@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..context import Summarizer, fit
+from ..context import Calibration, Summarizer, fit, request_estimate
 from ..errors import UserInputError
 from ..llm import Block, Message, Model, TextSink
 from ..memory import Hit
-from ._loop import AnswerStep, Mode, Step, run_turn
+from ._loop import AnswerStep, Mode, ModelStep, Step, run_turn
 from ._modes import CHEAP_MODEL, DEFAULT_MODES, mode_named, route
 from ._policy import DEFAULT_POLICIES, ChannelPolicy, policy_for
 from ._prompt import PERSONA, system_blocks
@@ -59,6 +59,7 @@ class Assistant:
     count_index: CountSource | None = None
     summarizer: Summarizer | None = None
     segment_index: Callable[[ToolContext], Sequence[str]] | None = None
+    calibration: Calibration = field(default_factory=Calibration)
 
     async def turn(
         self,
@@ -87,7 +88,7 @@ class Assistant:
         folded = await fit(
             conversation[folded_upto:],
             summary,
-            budget_tokens=chosen.window_tokens,
+            budget_tokens=self.calibration.budget(chosen.window_tokens),
             summarizer=self.summarizer,
         )
         upto = folded_upto + folded.folded + folded.dropped
@@ -112,7 +113,12 @@ class Assistant:
             proposals=self.proposals,
             on_text=on_text,
         )
+        first_round = True
         async for step in steps:
+            if isinstance(step, ModelStep) and first_round:  # what the provider counted for this request
+                first_round = False
+                tools = self.toolbox.definitions() if chosen.max_rounds > 1 else []
+                self.calibration.observe(step.response.usage, request_estimate(system, folded.window, tools))
             if isinstance(step, AnswerStep):  # hand back the whole conversation, not just the window
                 step = AnswerStep(
                     step.text, conversation[:upto] + step.messages, step.proposals, folded.summary, upto

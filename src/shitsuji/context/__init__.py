@@ -1,10 +1,12 @@
 """Context management: what of a long conversation is sent each turn."""
 
+from ._calibration import Calibration, request_estimate
 from ._segments import Segment, Segments, check_label
 from ._window import SUMMARY_PROMPT, Folded, Summarizer, fit, message_tokens, split_window
 
 __all__ = [
     "SUMMARY_PROMPT",
+    "Calibration",
     "Folded",
     "Segment",
     "Segments",
@@ -12,5 +14,6 @@ __all__ = [
     "check_label",
     "fit",
     "message_tokens",
+    "request_estimate",
     "split_window",
 ]
