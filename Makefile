@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint typecheck unit demo bench clean
+.PHONY: install test lint typecheck unit serve demo bench clean
 
 install: $(STAMP)
 
@@ -25,6 +25,9 @@ unit: install
 	$(BIN)/pytest -q
 
 test: lint typecheck unit
+
+serve: install
+	$(BIN)/shitsuji serve
 
 demo: install
 	$(BIN)/shitsuji demo

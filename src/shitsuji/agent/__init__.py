@@ -2,6 +2,7 @@
 
 from ._assistant import Assistant, ContextStep, RoutedStep, check_message, decision_note, with_user_text
 from ._conversations import Conversation, Conversations, untold_decisions
+from ._followup import enqueue_exchange, env_set, extraction_queue
 from ._loop import AnswerStep, Mode, ModelStep, ProposalStep, Step, ToolStep, run_turn
 from ._modes import DEFAULT_MODES, configured_modes, load_modes, mode_named, route, router_model
 from ._policy import DEFAULT_POLICIES, ChannelPolicy, policy_for
@@ -41,6 +42,9 @@ __all__ = [
     "check_message",
     "configured_modes",
     "decision_note",
+    "enqueue_exchange",
+    "env_set",
+    "extraction_queue",
     "list_segments",
     "load_modes",
     "load_segment",

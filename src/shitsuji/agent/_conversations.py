@@ -77,6 +77,15 @@ class Conversations:
         ]
         return Conversation(row[0], row[1], row[2], row[3], messages, json.loads(row[4]), row[5], row[6])
 
+    def latest(self, owner: str, household: str | None, channel: str) -> Conversation | None:
+        """The owner's most recently used conversation in this household and channel."""
+        row = self._conn.execute(
+            "SELECT id FROM conversations WHERE owner = ? AND household IS ? AND channel = ? "
+            "ORDER BY updated_at DESC, rowid DESC LIMIT 1",
+            (owner, household, channel),
+        ).fetchone()
+        return self.get(row[0], owner) if row else None
+
     def rows(self, conversation_id: str) -> list[dict[str, object]]:
         """Every stored message with its metadata, in order."""
         cursor = self._conn.execute(

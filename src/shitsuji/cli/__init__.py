@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import ShitsujiError
-from . import _bench, _chat, _demo, _hooks, _household, _mcp, _memory, _transfer  # noqa: F401  (they register commands)
+from . import _bench, _chat, _demo, _hooks, _household, _mcp, _memory, _serve, _transfer  # noqa: F401  (they register commands)
 from ._app import app, err_console
 
 

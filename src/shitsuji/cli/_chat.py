@@ -8,7 +8,6 @@ the ``--user`` named on the command line, checked against the household's member
 from __future__ import annotations
 
 import asyncio
-import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -26,6 +25,8 @@ from ..agent import (
     ToolContext,
     configured_modes,
     decision_note,
+    enqueue_exchange,
+    extraction_queue,
     list_segments,
     load_segment,
     router_model,
@@ -111,33 +112,11 @@ class Session:
         return {"summary": self.summary, "folded_upto": self.folded_upto}
 
     def extraction(self, model: Model) -> ExtractionQueue:
-        """Facts about the speaker are extracted after each reply, unless switched off (env, see README)."""
-        from ..memory import ExtractionQueue, ExtractionSettings, Extractor
-
-        settings = ExtractionSettings(
-            disabled_households=_env_set("SHITSUJI_EXTRACTION_OFF_HOUSEHOLDS"),
-            disabled_channels=_env_set("SHITSUJI_EXTRACTION_OFF_CHANNELS"),
-        )
-        extractor = Extractor(model, self.memory, model_name=router_model())
-        return ExtractionQueue(STATE.settings().db, extractor, settings=settings)
+        return extraction_queue(STATE.settings().db, model, self.memory)
 
     def after_reply(self, queue: ExtractionQueue, said: str, answer: AnswerStep) -> None:
         """Off the reply path: queue this exchange for extraction and run what is due."""
-        from ..memory import Turn
-
-        base = len(answer.messages)
-        turns = [
-            Turn("user", said, f"{self.conversation.id}:{base - 2}"),
-            Turn("assistant", answer.text, f"{self.conversation.id}:{base - 1}"),
-        ]
-        queue.enqueue(
-            turns,
-            self.ctx.scope,
-            conversation=self.conversation.id,
-            segment=self.ctx.segment,
-            household=self.ctx.household,
-            channel=self.ctx.channel,
-        )
+        enqueue_exchange(queue, self.ctx, said, answer)
         asyncio.run(queue.run_due(max_jobs=5))
 
     def assistant(self) -> Assistant:
@@ -157,10 +136,6 @@ class Session:
             memories=lambda text, ctx: memory.recall(text, ctx.scope, k=12),
             count_index=lambda ctx: count_index(store, ctx.household or "", store.today()),
         )
-
-
-def _env_set(name: str) -> frozenset[str]:
-    return frozenset(part.strip() for part in os.environ.get(name, "").split(",") if part.strip())
 
 
 def _card(p: Proposal) -> Panel:

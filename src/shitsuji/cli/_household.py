@@ -124,3 +124,78 @@ def expenses(
         return
     console.print(_table(f"{home.name}: expenses", ("id", "date", "amount_yen", "category", "note"), rows))
     console.print(f"total ¥{sum(r['amount_yen'] for r in rows):,} ({len(rows)} expenses)")
+
+
+def _read_password(from_stdin: bool) -> str:
+    import sys
+
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
+    return str(password)
+
+
+PasswordStdin = Annotated[
+    bool, typer.Option("--password-stdin", help="Read the password from the first line of standard input.")
+]
+
+
+@household_app.command("add-member")
+def add_member(
+    user: Annotated[str, typer.Argument(help="The new member's user id.")],
+    name: NameOpt = None,
+    password_stdin: PasswordStdin = False,
+    no_password: Annotated[
+        bool,
+        typer.Option("--no-password", help="Add without a web password (set one later with set-password)."),
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Add USER to the household, with a password for the web app (asked twice, or --password-stdin)."""
+    from ..web import Accounts, check_password
+
+    password = None if no_password else check_password(_read_password(password_stdin))
+    with _store() as store:
+        home = store.add_member(store.resolve(name).name, user)
+    if password is not None:
+        accounts = Accounts(STATE.settings().db)
+        try:
+            accounts.set_password(home.name, user, password)
+        finally:
+            accounts.close()
+    if as_json:
+        print_json({**home.to_json(), "password_set": password is not None})
+    else:
+        console.print(
+            f"added [bold]{user}[/] to household [bold]{home.name}[/] (members: {', '.join(home.members)})"
+        )
+
+
+@household_app.command("set-password")
+def set_password(
+    user: Annotated[str, typer.Argument(help="A member's user id.")],
+    name: NameOpt = None,
+    password_stdin: PasswordStdin = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Set or change a member's web password (their signed-in sessions end)."""
+    from ..errors import UserInputError
+    from ..web import Accounts, check_password
+
+    with _store() as store:
+        home = store.resolve(name)
+    if user not in home.members:
+        raise UserInputError(
+            f"{user!r} is not a member of household {home.name!r} (members: {', '.join(home.members)}): "
+            f"add them with `shitsuji household add-member {user}`"
+        )
+    password = check_password(_read_password(password_stdin))
+    accounts = Accounts(STATE.settings().db)
+    try:
+        accounts.set_password(home.name, user, password)
+    finally:
+        accounts.close()
+    if as_json:
+        print_json({"household": home.name, "user": user, "password_set": True})
+    else:
+        console.print(f"password set for [bold]{user}[/] in household [bold]{home.name}[/]")

@@ -87,6 +87,19 @@ class HouseholdStore:
             )
         return Household(name, tuple(people), now)
 
+    def add_member(self, name: str, user: str) -> Household:
+        """Add ``user`` to household ``name``; refused if they already belong to it."""
+        person = check_name(user, "member")
+        home = self.get(name)
+        if person in home.members:
+            raise UserInputError(f"{person!r} is already a member of household {home.name!r}")
+        with db.write(self._conn, self.path) as conn:
+            conn.execute(
+                "INSERT INTO household_members (household, user, created_at) VALUES (?, ?, ?)",
+                (home.name, person, self._now()),
+            )
+        return self.get(home.name)
+
     def get(self, name: str) -> Household:
         row = self._conn.execute("SELECT name, created_at FROM households WHERE name = ?", (name,)).fetchone()
         if row is None:

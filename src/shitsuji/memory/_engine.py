@@ -313,6 +313,52 @@ class MemoryEngine:
             memory = replace(memory, deleted_at=None)
         return memory
 
+    def edit(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        category: str | None = None,
+        importance: float | None = None,
+        by: str | None = None,
+    ) -> Memory:
+        """Correct a memory: the new version replaces the old, which is forgotten (restorable).
+
+        The new row keeps the old one's scope, source and provenance, adds ``edited_from``
+        (and ``edited_by``), and is embedded and indexed like any new fact. Editing a
+        forgotten memory is refused: restore it first.
+        """
+        old = self.get(memory_id)
+        if old.deleted_at is not None:
+            raise UserInputError(f"memory {old.id} is forgotten: restore it before editing")
+        new_content = check_content(content) if content is not None else old.content
+        new_category = check_category(category) if category is not None else old.category
+        new_importance = check_importance(importance) if importance is not None else old.importance
+        if (new_content, new_category, new_importance) == (old.content, old.category, old.importance):
+            return old
+        provenance = {**old.provenance, "edited_from": old.id, **({"edited_by": by} if by else {})}
+        now = self.clock()
+        memory = self._build(
+            NewMemory(
+                content=new_content,
+                scope=old.scope,
+                category=new_category,
+                importance=new_importance,
+                source=old.source,
+                provenance=provenance,
+                created_at=now,
+                valid_until=old.valid_until,
+                context=old.context if new_content == old.content else None,
+            )
+        )
+        self.store.insert(memory, index_terms(memory.content, memory.context))
+        self.store.set_deleted(old.id, now)
+        vectors = self._try_embed(embedding_texts(memory.content, memory.context))
+        if vectors is not None:
+            self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
+            memory = replace(memory, embedding_model=self.embedder.model_id)
+        return memory
+
     def purge(self) -> int:
         """Hard-delete every forgotten memory; returns how many rows went."""
         return self.store.purge_deleted()

@@ -1,0 +1,55 @@
+"""After a reply, off the reply path: queue the exchange for memory extraction.
+
+Shared by every channel (terminal, web): the queue is durable, so the caller only
+enqueues and lets a worker (``ExtractionQueue.run_due``) catch up.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._loop import AnswerStep
+from ._modes import router_model
+from ._tools import ToolContext
+
+if TYPE_CHECKING:
+    from ..llm import Model
+    from ..memory import ExtractionQueue, MemoryEngine
+
+
+def env_set(name: str) -> frozenset[str]:
+    """A comma-separated environment variable as a set."""
+    return frozenset(part.strip() for part in os.environ.get(name, "").split(",") if part.strip())
+
+
+def extraction_queue(path: str | Path, model: Model, memory: MemoryEngine) -> ExtractionQueue:
+    """Facts about the speaker are extracted after each reply, unless switched off (env, see README)."""
+    from ..memory import ExtractionQueue, ExtractionSettings, Extractor
+
+    settings = ExtractionSettings(
+        disabled_households=env_set("SHITSUJI_EXTRACTION_OFF_HOUSEHOLDS"),
+        disabled_channels=env_set("SHITSUJI_EXTRACTION_OFF_CHANNELS"),
+    )
+    return ExtractionQueue(path, Extractor(model, memory, model_name=router_model()), settings=settings)
+
+
+def enqueue_exchange(queue: ExtractionQueue, ctx: ToolContext, said: str, answer: AnswerStep) -> str | None:
+    """Queue the last user message and the answer (message ids ``conversation:seq``) for extraction."""
+    from ..memory import Turn
+
+    conversation = ctx.conversation or ""
+    base = len(answer.messages)
+    turns = [
+        Turn("user", said, f"{conversation}:{base - 2}"),
+        Turn("assistant", answer.text, f"{conversation}:{base - 1}"),
+    ]
+    return queue.enqueue(
+        turns,
+        ctx.scope,
+        conversation=conversation,
+        segment=ctx.segment,
+        household=ctx.household,
+        channel=ctx.channel,
+    )

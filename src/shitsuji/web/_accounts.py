@@ -1,0 +1,167 @@
+"""Who may sign in to the web app: passwords, sessions and the login rate limit.
+
+Passwords are argon2id hashes (``argon2-cffi``'s defaults), one per household member.
+A session is a random token in an http-only cookie; only its SHA-256 is stored, so a
+copy of the database does not hand out live sessions. Each session carries its own CSRF
+token. Failed sign-ins are counted per member and per client address in the database,
+so a restart does not reset the limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from .. import store as db
+from ..errors import UserInputError
+
+MIN_PASSWORD = 8
+MAX_PASSWORD = 1024
+SESSION_TTL = timedelta(days=30)
+FAILURE_WINDOW = timedelta(minutes=15)
+MAX_FAILURES = 5
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True, slots=True)
+class WebSession:
+    household: str
+    user: str
+    csrf: str
+    expires_at: datetime
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_password(password: str) -> str:
+    if len(password) < MIN_PASSWORD:
+        raise UserInputError(f"the password is too short: use at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise UserInputError(f"the password is too long: at most {MAX_PASSWORD} characters")
+    return password
+
+
+class Accounts:
+    def __init__(self, path: str | Path, *, clock: Clock = lambda: datetime.now(UTC)) -> None:
+        self.path = str(path)
+        self._conn = db.connect(self.path)
+        self.clock = clock
+        self._hasher = PasswordHasher()
+        # verifying against this keeps an unknown member as slow as a wrong password
+        self._decoy = self._hasher.hash(secrets.token_hex(16))
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # -- passwords --------------------------------------------------------
+
+    def set_password(self, household: str, user: str, password: str) -> None:
+        """Set (or replace) a member's password; their open sessions end."""
+        hashed = self._hasher.hash(check_password(password))
+        with db.write(self._conn, self.path) as conn:
+            conn.execute(
+                "INSERT INTO member_passwords (household, user, hash, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (household, user) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at",
+                (household, user, hashed, self.clock().isoformat()),
+            )
+            conn.execute("DELETE FROM web_sessions WHERE household = ? AND user = ?", (household, user))
+
+    def has_password(self, household: str, user: str) -> bool:
+        row = self._conn.execute(
+            "SELECT 1 FROM member_passwords WHERE household = ? AND user = ?", (household, user)
+        ).fetchone()
+        return row is not None
+
+    def verify(self, household: str, user: str, password: str) -> bool:
+        row = self._conn.execute(
+            "SELECT hash FROM member_passwords WHERE household = ? AND user = ?", (household, user)
+        ).fetchone()
+        try:
+            self._hasher.verify(row[0] if row else self._decoy, password[:MAX_PASSWORD])
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return False
+        if row is None:
+            return False
+        if self._hasher.check_needs_rehash(row[0]):
+            self.set_password(household, user, password)
+        return True
+
+    # -- sessions ---------------------------------------------------------
+
+    def start_session(self, household: str, user: str) -> tuple[str, WebSession]:
+        """A new session: (cookie token, session). The token is shown once and stored hashed."""
+        token = secrets.token_urlsafe(32)
+        now = self.clock()
+        session = WebSession(household, user, secrets.token_urlsafe(24), now + SESSION_TTL)
+        with db.write(self._conn, self.path) as conn:
+            conn.execute("DELETE FROM web_sessions WHERE expires_at < ?", (now.isoformat(),))
+            conn.execute(
+                "INSERT INTO web_sessions (token_hash, household, user, csrf, created_at, expires_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    _digest(token),
+                    household,
+                    user,
+                    session.csrf,
+                    now.isoformat(),
+                    session.expires_at.isoformat(),
+                ),
+            )
+        return token, session
+
+    def session(self, token: str | None) -> WebSession | None:
+        if not token or len(token) > 200:
+            return None
+        row = self._conn.execute(
+            "SELECT household, user, csrf, expires_at FROM web_sessions WHERE token_hash = ?",
+            (_digest(token),),
+        ).fetchone()
+        if row is None:
+            return None
+        expires = datetime.fromisoformat(row[3])
+        if expires <= self.clock():
+            return None
+        return WebSession(row[0], row[1], row[2], expires)
+
+    def end_session(self, token: str | None) -> None:
+        if token:
+            with db.write(self._conn, self.path) as conn:
+                conn.execute("DELETE FROM web_sessions WHERE token_hash = ?", (_digest(token),))
+
+    # -- rate limit -------------------------------------------------------
+
+    def retry_after(self, keys: Sequence[str]) -> int:
+        """Seconds until a sign-in under any of ``keys`` is allowed again (0: now)."""
+        since = self.clock() - FAILURE_WINDOW
+        wait = 0
+        for key in keys:
+            rows = self._conn.execute(
+                "SELECT at FROM login_failures WHERE key = ? AND at > ? ORDER BY at",
+                (key, since.isoformat()),
+            ).fetchall()
+            if len(rows) >= MAX_FAILURES:
+                oldest = datetime.fromisoformat(rows[-MAX_FAILURES][0])
+                wait = max(wait, int((oldest + FAILURE_WINDOW - self.clock()).total_seconds()) + 1)
+        return wait
+
+    def record_failure(self, keys: Sequence[str]) -> None:
+        now = self.clock()
+        with db.write(self._conn, self.path) as conn:
+            conn.execute("DELETE FROM login_failures WHERE at < ?", ((now - FAILURE_WINDOW).isoformat(),))
+            conn.executemany(
+                "INSERT INTO login_failures (key, at) VALUES (?, ?)", [(k, now.isoformat()) for k in keys]
+            )
+
+    def clear_failures(self, keys: Sequence[str]) -> None:
+        with db.write(self._conn, self.path) as conn:
+            conn.executemany("DELETE FROM login_failures WHERE key = ?", [(k,) for k in keys])

@@ -1,0 +1,334 @@
+"""The JSON API under ``/api``: everything the pages do, documented by the OpenAPI schema."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..agent import check_message
+from ..agent._assistant import MAX_MESSAGE_CHARS
+from ..errors import ShitsujiError, UserInputError
+from ._backend import Backend, Busy, Member, ModelNotConfigured, memory_json
+from ._security import (
+    LOGIN_COOKIE,
+    SESSION_COOKIE,
+    RateLimited,
+    backend_of,
+    client_address,
+    cookie_options,
+    signed_in,
+)
+
+router = APIRouter(prefix="/api")
+
+Signed = Annotated[Member, Depends(signed_in)]
+PanelName = Literal["shopping", "calendar", "todos", "budget"]
+Id = Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SignIn(Strict):
+    user: Annotated[str, Field(min_length=1, max_length=64)]
+    password: Annotated[str, Field(min_length=1, max_length=1024)]
+    household: Annotated[str | None, Field(max_length=64)] = None
+
+
+class ChatIn(Strict):
+    message: Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS)]
+    conversation: Annotated[str | None, Field(max_length=64)] = None
+
+
+class PanelIn(Strict):
+    name: PanelName | None = None
+    conversation: Annotated[str | None, Field(max_length=64)] = None
+
+
+class MemoryEdit(Strict):
+    content: Annotated[str | None, Field(min_length=1, max_length=4000)] = None
+    category: Annotated[str | None, Field(min_length=1, max_length=40)] = None
+    importance: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+
+
+def me_json(backend: Backend, member: Member) -> dict[str, Any]:
+    home = backend.store.get(member.household)
+    return {
+        "user": member.user,
+        "household": member.household,
+        "members": list(home.members),
+        "csrf": member.csrf,
+        "model_ready": backend.assistant is not None,
+        "model_problem": backend.model_problem,
+    }
+
+
+def sign_in(request: Request, response: Response, user: str, password: str, household: str | None) -> Member:
+    """Check the password (rate-limited per member and per address) and start a session."""
+    backend = backend_of(request)
+    try:
+        home = backend.store.resolve(household or None)
+        name = home.name
+    except ShitsujiError:
+        home, name = None, household or "?"
+    keys = [f"member:{name}/{user}", f"addr:{client_address(request)}"]
+    wait = backend.accounts.retry_after(keys)
+    if wait:
+        raise RateLimited(wait)
+    member_ok = home is not None and user in home.members
+    if not backend.accounts.verify(name, user, password) or not member_ok:
+        backend.accounts.record_failure(keys)
+        raise UserInputError("wrong user or password")
+    backend.accounts.clear_failures(keys[:1])
+    token, session = backend.accounts.start_session(name, user)
+    response.set_cookie(SESSION_COOKIE, token, max_age=30 * 86400, **cookie_options(request))
+    response.delete_cookie(LOGIN_COOKIE, path="/")
+    return Member(name, user, session.csrf)
+
+
+@router.get("/health", tags=["session"])
+async def health(request: Request) -> dict[str, Any]:
+    """Reachable signed out: is the server up, and is a model configured?"""
+    return {"ok": True, "model_ready": backend_of(request).assistant is not None}
+
+
+@router.post("/session", tags=["session"])
+async def api_sign_in(body: SignIn, request: Request, response: Response) -> dict[str, Any]:
+    """Sign in (sets the session cookie); the answer carries the CSRF token for later writes."""
+    member = sign_in(request, response, body.user, body.password, body.household)
+    return me_json(backend_of(request), member)
+
+
+@router.delete("/session", tags=["session"])
+async def api_sign_out(member: Signed, request: Request, response: Response) -> dict[str, Any]:
+    backend_of(request).accounts.end_session(request.cookies.get(SESSION_COOKIE))
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return {"signed_out": member.user}
+
+
+@router.get("/me", tags=["session"])
+async def me(member: Signed, request: Request) -> dict[str, Any]:
+    return me_json(backend_of(request), member)
+
+
+# -- chat -------------------------------------------------------------------
+
+
+@router.get("/conversation", tags=["chat"])
+async def conversation(
+    member: Signed, request: Request, id: Annotated[str | None, Query(max_length=64)] = None
+) -> dict[str, Any]:
+    """A conversation (default: the latest) as the chat shows it: messages and cards, by time."""
+    backend = backend_of(request)
+    found = backend.conversation(member, id)
+    return {"id": found.id, "panel": backend.open_panel(found), "items": backend.timeline(member, found)}
+
+
+@router.post("/conversations", tags=["chat"])
+async def new_conversation(member: Signed, request: Request) -> dict[str, Any]:
+    """Start a new conversation (the open panel's segment is closed)."""
+    started = await backend_of(request).new_conversation(member)
+    return {"id": started.id, "panel": None, "items": []}
+
+
+def _sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+@router.post(
+    "/chat",
+    tags=["chat"],
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"}},
+)
+async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingResponse:
+    """Say something; the reply streams as server-sent events.
+
+    Events: ``conversation`` (its id), ``mode``, ``tools`` (names, while they run), ``text``
+    (a piece of the reply), ``proposal`` (a confirmation card), ``panel`` (the butler asks the
+    UI to open a panel), ``done`` (the whole reply) or ``error`` (what went wrong; the
+    message is kept).
+    """
+    backend = backend_of(request)
+    text = check_message(body.message)
+    if backend.assistant is None:
+        raise ModelNotConfigured(backend.model_problem or "no model endpoint is configured")
+    found = backend.conversation(member, body.conversation)
+    if found.id in backend._busy:
+        raise Busy("the butler is still answering your previous message: wait for it to finish")
+    queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def emit(event: str, data: dict[str, Any]) -> None:
+        queue.put_nowait(_sse(event, data))
+
+    async def run() -> None:
+        try:
+            await backend.chat(member, text, emit, conversation_id=found.id)
+        except ShitsujiError as exc:
+            emit("error", {"error": str(exc), "kind": type(exc).__name__})
+        finally:
+            queue.put_nowait(None)
+
+    task = asyncio.create_task(run())  # runs to the end (and saves) even if the browser leaves
+    request.app.state.tasks.add(task)
+    task.add_done_callback(request.app.state.tasks.discard)
+
+    async def stream() -> AsyncIterator[str]:
+        while (chunk := await queue.get()) is not None:
+            yield chunk
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+# -- panels -----------------------------------------------------------------
+
+
+@router.get("/panels/{name}", tags=["panels"])
+async def panel(
+    name: PanelName,
+    member: Signed,
+    request: Request,
+    month: Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}$")] = None,
+) -> dict[str, Any]:
+    """What a panel shows: shopping items, upcoming events, open to-dos, or a month's expenses."""
+    return backend_of(request).panel(member, name, month)
+
+
+@router.put("/panel", tags=["panels"])
+async def set_panel(body: PanelIn, member: Signed, request: Request) -> dict[str, Any]:
+    """Open a panel (a conversation segment labelled by it starts) or close it (``name`` null)."""
+    backend = backend_of(request)
+    opened = await backend.set_panel(member, body.name, body.conversation)
+    return {"panel": opened, "label": f"household.{opened}" if opened else None}
+
+
+@router.get(
+    "/events",
+    tags=["panels"],
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"}},
+)
+async def events(member: Signed, request: Request) -> StreamingResponse:
+    """Live updates: a ``household`` event whenever the household's lists change (from anywhere)."""
+    backend = backend_of(request)
+
+    async def stream() -> AsyncIterator[str]:
+        version = backend.hub.versions.get(member.household, 0)
+        seen = backend.fingerprint(member.household)
+        yield _sse("hello", {"fingerprint": seen})
+        while not await request.is_disconnected():
+            version = await backend.hub.wait(member.household, version, timeout=2.0)
+            now = backend.fingerprint(member.household)
+            if now != seen:
+                seen = now
+                yield _sse("household", {"fingerprint": now})
+            else:
+                yield ": keep-alive\n\n"
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+# -- proposals --------------------------------------------------------------
+
+
+@router.get("/proposals", tags=["proposals"])
+async def proposals(
+    member: Signed,
+    request: Request,
+    state: Literal["pending", "decided", "expired", "all"] = "all",
+) -> list[dict[str, Any]]:
+    """The member's proposals, newest first; ``state`` picks pending, decided or expired ones."""
+    backend = backend_of(request)
+    cards = [backend.card(p) for p in backend.proposal_list(member)]
+    if state == "all":
+        return cards
+    if state == "decided":
+        return [c for c in cards if c["state"] not in ("pending", "expired")]
+    return [c for c in cards if c["state"] == state]
+
+
+@router.get("/proposals/{proposal_id}", tags=["proposals"])
+async def proposal(proposal_id: Id, member: Signed, request: Request) -> dict[str, Any]:
+    backend = backend_of(request)
+    return backend.card(backend.proposal(member, proposal_id))
+
+
+async def _decide(request: Request, member: Member, proposal_id: str, approve: bool) -> JSONResponse:
+    backend = backend_of(request)
+    decision = await backend.decide(member, proposal_id, approve)
+    body = {"done": decision.done, "reason": decision.reason, "proposal": backend.card(decision.proposal)}
+    return JSONResponse(body, status_code=200 if decision.done else 409)
+
+
+@router.post("/proposals/{proposal_id}/approve", tags=["proposals"], responses={409: {}})
+async def approve(proposal_id: Id, member: Signed, request: Request) -> JSONResponse:
+    """Run the proposed write once, now. 409 (nothing done) if it is no longer pending or has expired."""
+    return await _decide(request, member, proposal_id, True)
+
+
+@router.post("/proposals/{proposal_id}/reject", tags=["proposals"], responses={409: {}})
+async def reject(proposal_id: Id, member: Signed, request: Request) -> JSONResponse:
+    return await _decide(request, member, proposal_id, False)
+
+
+# -- memories ---------------------------------------------------------------
+
+
+@router.get("/memories", tags=["memories"])
+async def memories(
+    member: Signed,
+    request: Request,
+    q: Annotated[str | None, Query(max_length=500)] = None,
+    category: Annotated[str | None, Query(max_length=40)] = None,
+    scope: Literal["own", "shared", "all"] = "all",
+    deleted: bool = False,
+    limit: Annotated[int, Query(ge=1, le=500)] = 200,
+) -> list[dict[str, Any]]:
+    """The member's own and the household's shared memories; ``q`` searches (hybrid recall)."""
+    backend = backend_of(request)
+    shared = backend.scopes(member)[1]
+    found = backend.memories(member, query=q, category=category, scope=scope, deleted=deleted, limit=limit)
+    return [memory_json(m, shared, score) for m, score in found]
+
+
+@router.get("/memories/{memory_id}", tags=["memories"])
+async def memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
+    """One memory and where it came from ("why do you know this?")."""
+    backend = backend_of(request)
+    found = backend.memory_of(member, memory_id)
+    return {**memory_json(found, backend.scopes(member)[1]), **backend.provenance(member, found)}
+
+
+@router.patch("/memories/{memory_id}", tags=["memories"])
+async def edit_memory(memory_id: Id, body: MemoryEdit, member: Signed, request: Request) -> dict[str, Any]:
+    """Correct a memory: the new version replaces it (the old one is forgotten, restorable)."""
+    backend = backend_of(request)
+    edited = backend.edit_memory(
+        member, memory_id, content=body.content, category=body.category, importance=body.importance
+    )
+    return memory_json(edited, backend.scopes(member)[1])
+
+
+@router.post("/memories/{memory_id}/forget", tags=["memories"])
+async def forget_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
+    backend = backend_of(request)
+    return memory_json(backend.forget_memory(member, memory_id), backend.scopes(member)[1])
+
+
+@router.post("/memories/{memory_id}/restore", tags=["memories"])
+async def restore_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
+    backend = backend_of(request)
+    return memory_json(backend.restore_memory(member, memory_id), backend.scopes(member)[1])
+
+
+@router.get("/openapi.json", include_in_schema=False)
+async def openapi(member: Signed, request: Request) -> dict[str, Any]:
+    schema: dict[str, Any] = request.app.openapi()
+    return schema

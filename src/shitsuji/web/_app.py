@@ -1,0 +1,156 @@
+"""The FastAPI application: pages, the JSON API, static files, error answers, background work."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..errors import ModelError, NotFoundError, ShitsujiError, UserInputError
+from ._api import router as api_router
+from ._backend import Backend, Busy, ModelNotConfigured
+from ._pages import render_error
+from ._pages import router as page_router
+from ._security import CsrfRejected, LimitBody, NotSignedIn, RateLimited
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).parent
+MAX_BODY = 64 * 1024
+EXTRACTION_EVERY_S = 20.0
+
+
+def _status(exc: Exception) -> int:
+    if isinstance(exc, NotSignedIn):
+        return 401
+    if isinstance(exc, CsrfRejected):
+        return 403
+    if isinstance(exc, NotFoundError):
+        return 404
+    if isinstance(exc, Busy):
+        return 409
+    if isinstance(exc, RateLimited):
+        return 429
+    if isinstance(exc, UserInputError):
+        return 400
+    if isinstance(exc, ModelNotConfigured):
+        return 503
+    if isinstance(exc, ModelError):
+        return 502
+    return 500
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
+
+
+def _validation_text(exc: RequestValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:5]:
+        where = ".".join(str(x) for x in error.get("loc", ()) if x != "body")
+        parts.append(f"{where}: {error.get('msg', 'invalid')}" if where else str(error.get("msg", "invalid")))
+    return "invalid request: " + "; ".join(parts)
+
+
+def create_app(
+    backend: Backend, *, secure_cookies: bool | None = None, max_body: int = MAX_BODY, background: bool = True
+) -> FastAPI:
+    """The web app over ``backend``. ``secure_cookies`` None: Secure when the request came over https."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        worker = asyncio.create_task(_extraction_loop(backend)) if background and backend.queue else None
+        try:
+            yield
+        finally:
+            if worker is not None:
+                worker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await worker
+            for task in list(app.state.tasks):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(task, 30)
+
+    app = FastAPI(
+        title="shitsuji",
+        summary="The household butler's web API (sign in first; writes need the X-CSRF-Token header).",
+        version="0.1.0",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,  # served signed-in only, at /api/openapi.json
+        lifespan=lifespan,
+    )
+    app.state.backend = backend
+    app.state.secure_cookies = secure_cookies
+    app.state.tasks = set()
+    app.add_middleware(LimitBody, limit=max_body)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app.include_router(api_router)
+    app.include_router(page_router)
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next: Any) -> Response:
+        response: Response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+        )
+        return response
+
+    @app.exception_handler(ShitsujiError)
+    async def shitsuji_error(request: Request, exc: ShitsujiError) -> Response:
+        status = _status(exc)
+        if status == 500:
+            log.exception("unexpected error", exc_info=exc)
+        if isinstance(exc, NotSignedIn) and not _wants_json(request):
+            return RedirectResponse("/login", status_code=303)
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
+        if _wants_json(request):
+            return JSONResponse({"error": str(exc)}, status_code=status, headers=headers)
+        return render_error(request, str(exc), status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        text = _validation_text(exc)
+        if _wants_json(request):
+            detail = [{k: v for k, v in e.items() if k not in ("input", "ctx", "url")} for e in exc.errors()]
+            return JSONResponse({"error": text, "detail": jsonable(detail)}, status_code=422)
+        return render_error(request, text, 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        text = str(exc.detail) if exc.status_code != 404 else "not found"
+        if _wants_json(request):
+            return JSONResponse({"error": text}, status_code=exc.status_code, headers=exc.headers)
+        return render_error(request, text, exc.status_code)
+
+    return app
+
+
+def jsonable(errors: Any) -> Any:
+    from fastapi.encoders import jsonable_encoder
+
+    return jsonable_encoder(errors, custom_encoder={Exception: str})
+
+
+async def _extraction_loop(backend: Backend) -> None:
+    """Memory extraction off the reply path: run what is due, every few seconds."""
+    while True:
+        try:
+            await backend.run_extraction()
+        except Exception:  # a broken model must not stop the loop
+            log.exception("memory extraction failed; retrying later")
+        await asyncio.sleep(EXTRACTION_EVERY_S)

@@ -1,0 +1,173 @@
+"""The web UI's words in Japanese and English, and how dates and yen are written in each.
+
+The language is the ``lang`` cookie when the person chose one, else the browser's
+``Accept-Language``; Japanese unless English is preferred over it.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+Lang = Literal["ja", "en"]
+LANGS: tuple[Lang, ...] = ("ja", "en")
+
+_WEEKDAYS_JA = "月火水木金土日"
+
+TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
+    "app": ("執事", "shitsuji"),
+    "chat": ("チャット", "Chat"),
+    "memories": ("記憶", "Memories"),
+    "proposals": ("確認待ち", "Proposals"),
+    "sign_in": ("ログイン", "Sign in"),
+    "sign_out": ("ログアウト", "Sign out"),
+    "household": ("世帯", "Household"),
+    "user": ("ユーザー", "User"),
+    "password": ("パスワード", "Password"),
+    "bad_login": (
+        "ユーザー名かパスワードが違います。",
+        "Wrong user or password.",
+    ),
+    "too_many": (
+        "ログインの失敗が続いたため、{seconds} 秒後にもう一度お試しください。",
+        "Too many failed sign-ins: try again in {seconds} seconds.",
+    ),
+    "signed_out_note": (
+        "この家の執事です。世帯のメンバーとしてログインしてください。",
+        "This is your household's butler. Sign in as a member of the household.",
+    ),
+    "send": ("送信", "Send"),
+    "message_placeholder": ("執事に話しかける…", "Ask the butler…"),
+    "new_chat": ("新しい会話", "New chat"),
+    "thinking": ("考えています…", "Thinking…"),
+    "running_tools": ("調べています: {tools}", "Looking up: {tools}"),
+    "no_model": (
+        "モデルの接続先が設定されていません。ANTHROPIC_API_KEY(Claude)または SHITSUJI_MODEL_URL"
+        "(OpenAI 互換サーバー)を設定して `shitsuji serve` を再起動してください。パネル・記憶・確認待ちはそのまま使えます。",
+        "No model endpoint is configured: set ANTHROPIC_API_KEY (Claude) or SHITSUJI_MODEL_URL "
+        "(an OpenAI-compatible server) and restart `shitsuji serve`. Panels, memories and proposals still work.",
+    ),
+    "empty_chat": (
+        "買い物、予定、ToDo、家計のことを頼んでください。書き込みは確認してから行います。",
+        "Ask about shopping, plans, to-dos or spending. Anything that changes data waits for your OK.",
+    ),
+    "confirm": ("確認", "Confirm"),
+    "approve": ("承認", "Approve"),
+    "reject": ("却下", "Reject"),
+    "expires": ("期限", "Expires"),
+    "arguments": ("内容", "Arguments"),
+    "status_pending": ("確認待ち", "pending"),
+    "status_running": ("実行中", "running"),
+    "status_approved": ("承認済み", "approved"),
+    "status_rejected": ("却下", "rejected"),
+    "status_failed": ("失敗", "failed"),
+    "status_expired": ("期限切れ", "expired"),
+    "decided_by": ("判断: {who}", "decided by {who}"),
+    "result": ("結果", "Result"),
+    "pending": ("確認待ち", "Pending"),
+    "decided": ("判断済み", "Decided"),
+    "expired": ("期限切れ", "Expired"),
+    "none_yet": ("まだありません。", "Nothing yet."),
+    "panels": ("パネル", "Panels"),
+    "panel_shopping": ("買い物", "Shopping"),
+    "panel_calendar": ("予定", "Calendar"),
+    "panel_todos": ("ToDo", "To-dos"),
+    "panel_budget": ("家計", "Budget"),
+    "close": ("閉じる", "Close"),
+    "quantity": ("数量", "Qty"),
+    "added_by": ("追加: {who}", "added by {who}"),
+    "due": ("期限 {day}", "due {day}"),
+    "no_due": ("期限なし", "no due date"),
+    "total": ("合計", "Total"),
+    "this_month": ("今月", "This month"),
+    "search": ("検索", "Search"),
+    "search_placeholder": ("意味や言葉で探す", "Search by meaning or words"),
+    "category": ("分類", "Category"),
+    "all": ("すべて", "All"),
+    "scope": ("範囲", "Scope"),
+    "scope_own": ("自分", "Mine"),
+    "scope_shared": ("世帯で共有", "Shared"),
+    "shared": ("共有", "Shared"),
+    "forgotten": ("忘れた記憶", "Forgotten"),
+    "show_forgotten": ("忘れた記憶を表示", "Show forgotten"),
+    "edit": ("編集", "Edit"),
+    "save": ("保存", "Save"),
+    "forget": ("忘れる", "Forget"),
+    "restore": ("戻す", "Restore"),
+    "why": ("なぜ知っている?", "Why do you know this?"),
+    "provenance": ("出どころ", "Provenance"),
+    "source": ("取得方法", "Source"),
+    "created": ("記録日時", "Recorded"),
+    "importance": ("重要度", "Importance"),
+    "conversation": ("会話", "Conversation"),
+    "from_message": ("元の発言", "From the message"),
+    "edited_from": ("編集前", "Edited from"),
+    "no_provenance": (
+        "この記憶には出どころの記録がありません(手入力や取り込みなど)。",
+        "This memory has no recorded origin (typed in or imported).",
+    ),
+    "back": ("戻る", "Back"),
+    "language": ("言語", "Language"),
+    "not_found": ("見つかりません。", "Not found."),
+    "error": ("エラー", "Error"),
+}
+
+
+def choose(cookie: str | None, accept_language: str | None) -> Lang:
+    """The cookie's language if valid, else the first of ja/en the browser asks for (ja by default)."""
+    if cookie in LANGS:
+        return "ja" if cookie == "ja" else "en"
+    best: tuple[float, Lang] = (0.0, "ja")
+    for part in (accept_language or "").split(","):
+        tag, _, params = part.strip().partition(";")
+        base = tag.strip().lower().split("-")[0]
+        if base not in LANGS:
+            continue
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                quality = 0.0
+        if quality > best[0]:
+            best = (quality, "ja" if base == "ja" else "en")
+    return best[1]
+
+
+class Words:
+    """``t("key", name=...)`` in one language, plus its date and money formats."""
+
+    def __init__(self, lang: Lang) -> None:
+        self.lang = lang
+
+    def __call__(self, key: str, **values: object) -> str:
+        pair = TEXT.get(key)
+        if pair is None:
+            return key
+        text = pair[0] if self.lang == "ja" else pair[1]
+        return text.format(**values) if values else text
+
+    def yen(self, amount: int) -> str:
+        return f"{amount:,}円" if self.lang == "ja" else f"¥{amount:,}"
+
+    def day(self, value: date | str | None) -> str:
+        if value is None or value == "":
+            return ""
+        day = date.fromisoformat(value[:10]) if isinstance(value, str) else value
+        if self.lang == "ja":
+            return f"{day.month}月{day.day}日({_WEEKDAYS_JA[day.weekday()]})"
+        return day.strftime("%a %d %b")
+
+    def when(self, value: datetime | str | None) -> str:
+        """A time of day with its date, in the server's local time."""
+        if value is None or value == "":
+            return ""
+        if isinstance(value, str):
+            if len(value) <= 10:
+                return self.day(value)
+            stamp = datetime.fromisoformat(value)
+        else:
+            stamp = value
+        if stamp.tzinfo is not None:
+            stamp = stamp.astimezone()
+        return f"{self.day(stamp.date())} {stamp:%H:%M}"

@@ -1,0 +1,304 @@
+"""Server-rendered pages. Every form works without JavaScript; ``app.js`` streams and live-updates on top."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from ..agent import check_message
+from ..agent._segment_tools import PANELS
+from ..errors import UserInputError
+from ._backend import Backend, Member, check_panel, memory_json
+from ._i18n import LANGS, Words, choose
+from ._security import (
+    LANG_COOKIE,
+    LOGIN_COOKIE,
+    SESSION_COOKIE,
+    CsrfRejected,
+    RateLimited,
+    backend_of,
+    cookie_options,
+    session_member,
+    signed_in,
+)
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+
+Signed = Annotated[Member, Depends(signed_in)]
+
+
+def words(request: Request) -> Words:
+    return Words(choose(request.cookies.get(LANG_COOKIE), request.headers.get("accept-language")))
+
+
+def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+    t = words(request)
+    member = values.get("member")
+    backend = backend_of(request)
+    context = {
+        "t": t,
+        "lang": t.lang,
+        "langs": LANGS,
+        "panels": PANELS,
+        "path": request.url.path,
+        "csrf": member.csrf if isinstance(member, Member) else "",
+        "model_ready": backend.assistant is not None,
+        **values,
+    }
+    return templates.TemplateResponse(request, name, context, status_code=status)
+
+
+def render_error(request: Request, message: str, status: int) -> HTMLResponse:
+    return page(request, "error.html", status, message=message, member=session_member(request), code=status)
+
+
+def back_to(target: str | None, default: str = "/") -> str:
+    """Only paths on this site: never an open redirect."""
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return default
+
+
+def see(target: str) -> RedirectResponse:
+    return RedirectResponse(target, status_code=303)
+
+
+# -- sign-in ----------------------------------------------------------------
+
+
+def _login_page(request: Request, error: str | None = None, status: int = 200, user: str = "") -> Response:
+    token = secrets.token_urlsafe(24)
+    households = [h.name for h in backend_of(request).store.households()]
+    response = page(
+        request, "login.html", status, login_csrf=token, error=error, households=households, user=user
+    )
+    response.set_cookie(LOGIN_COOKIE, token, max_age=3600, **cookie_options(request))
+    return response
+
+
+@router.get("/login", response_class=HTMLResponse)
+async def login_form(request: Request) -> Response:
+    if session_member(request) is not None:
+        return see("/")
+    return _login_page(request)
+
+
+@router.post("/login", response_class=HTMLResponse)
+async def login(
+    request: Request,
+    user: Annotated[str, Form(max_length=64)] = "",
+    password: Annotated[str, Form(max_length=1024)] = "",
+    household: Annotated[str, Form(max_length=64)] = "",
+    csrf: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    from ._api import sign_in
+
+    t = words(request)
+    cookie = request.cookies.get(LOGIN_COOKIE, "")
+    if not cookie or not csrf or not secrets.compare_digest(cookie, csrf):
+        return _login_page(request, str(CsrfRejected("the sign-in form expired: try again")), 403, user)
+    response = see("/")
+    try:
+        sign_in(request, response, user.strip(), password, household or None)
+    except RateLimited as exc:
+        limited = _login_page(request, t("too_many", seconds=exc.retry_after), 429, user)
+        limited.headers["Retry-After"] = str(exc.retry_after)
+        return limited
+    except UserInputError:
+        return _login_page(request, t("bad_login"), 400, user)
+    return response
+
+
+@router.post("/logout")
+async def logout(member: Signed, request: Request) -> Response:
+    backend_of(request).accounts.end_session(request.cookies.get(SESSION_COOKIE))
+    response = see("/login")
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+@router.get("/lang/{code}")
+async def set_lang(code: Literal["ja", "en"], request: Request, next: str | None = None) -> Response:
+    response = see(back_to(next))
+    response.set_cookie(LANG_COOKIE, code, max_age=365 * 86400, samesite="lax", path="/")
+    return response
+
+
+# -- chat and panels ----------------------------------------------------------
+
+
+def _panel_values(
+    backend: Backend, member: Member, panel: str | None, month: str | None = None
+) -> dict[str, Any]:
+    if panel is None:
+        return {"panel": None, "data": None}
+    return {"panel": panel, "data": backend.panel(member, panel, month)}
+
+
+@router.get("/", response_class=HTMLResponse)
+async def chat_page(
+    member: Signed, request: Request, c: Annotated[str | None, Query(max_length=64)] = None
+) -> Response:
+    backend = backend_of(request)
+    conversation = backend.conversation(member, c)
+    panel = backend.open_panel(conversation)
+    return page(
+        request,
+        "chat.html",
+        member=member,
+        conversation=conversation.id,
+        items=backend.timeline(member, conversation),
+        model_problem=backend.model_problem,
+        **_panel_values(backend, member, panel),
+    )
+
+
+@router.post("/chat")
+async def chat_form(
+    member: Signed,
+    request: Request,
+    message: Annotated[str, Form(max_length=20000)] = "",
+    conversation: Annotated[str, Form(max_length=64)] = "",
+) -> Response:
+    """Without JavaScript: the whole reply, then back to the chat."""
+    backend = backend_of(request)
+    text = check_message(message)
+    found = backend.conversation(member, conversation or None)
+    await backend.chat(member, text, lambda event, data: None, conversation_id=found.id)
+    return see(f"/?c={found.id}")
+
+
+@router.post("/chat/new")
+async def chat_new(member: Signed, request: Request) -> Response:
+    await backend_of(request).new_conversation(member)
+    return see("/")
+
+
+@router.post("/panel")
+async def panel_form(
+    member: Signed,
+    request: Request,
+    name: Annotated[str, Form(max_length=20)] = "",
+    conversation: Annotated[str, Form(max_length=64)] = "",
+) -> Response:
+    backend = backend_of(request)
+    found = backend.conversation(member, conversation or None)
+    await backend.set_panel(member, check_panel(name) if name else None, found.id)
+    return see(f"/?c={found.id}")
+
+
+@router.get("/panels/{name}", response_class=HTMLResponse)
+async def panel_fragment(
+    name: str,
+    member: Signed,
+    request: Request,
+    month: Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}$")] = None,
+) -> Response:
+    """One panel's body, for the script to swap in when the household changes."""
+    backend = backend_of(request)
+    return page(
+        request, "_panel.html", member=member, **_panel_values(backend, member, check_panel(name), month)
+    )
+
+
+# -- proposals ----------------------------------------------------------------
+
+
+@router.get("/proposals", response_class=HTMLResponse)
+async def proposals_page(member: Signed, request: Request) -> Response:
+    backend = backend_of(request)
+    cards = [backend.card(p) for p in backend.proposal_list(member)]
+    groups = {
+        "pending": [c for c in cards if c["state"] == "pending"],
+        "decided": [c for c in cards if c["state"] not in ("pending", "expired")],
+        "expired": [c for c in cards if c["state"] == "expired"],
+    }
+    return page(request, "proposals.html", member=member, groups=groups)
+
+
+@router.post("/proposals/{proposal_id}/{verb}")
+async def decide_form(
+    proposal_id: str,
+    verb: Literal["approve", "reject"],
+    member: Signed,
+    request: Request,
+    next: Annotated[str, Form(max_length=300)] = "/proposals",
+) -> Response:
+    decision = await backend_of(request).decide(member, proposal_id, verb == "approve")
+    if not decision.done:
+        return render_error(request, decision.reason, 409)
+    return see(back_to(next, "/proposals"))
+
+
+# -- memories -----------------------------------------------------------------
+
+
+@router.get("/memories", response_class=HTMLResponse)
+async def memories_page(
+    member: Signed,
+    request: Request,
+    q: Annotated[str | None, Query(max_length=500)] = None,
+    category: Annotated[str | None, Query(max_length=40)] = None,
+    scope: Literal["own", "shared", "all"] = "all",
+    deleted: bool = False,
+) -> Response:
+    backend = backend_of(request)
+    shared = backend.scopes(member)[1]
+    found = backend.memories(member, query=q, category=category or None, scope=scope, deleted=deleted)
+    return page(
+        request,
+        "memories.html",
+        member=member,
+        memories=[memory_json(m, shared, score) for m, score in found],
+        categories=backend.categories(member),
+        q=q or "",
+        category=category or "",
+        scope=scope,
+        deleted=deleted,
+    )
+
+
+@router.get("/memories/{memory_id}", response_class=HTMLResponse)
+async def memory_page(memory_id: str, member: Signed, request: Request) -> Response:
+    backend = backend_of(request)
+    found = backend.memory_of(member, memory_id)
+    return page(
+        request,
+        "memory.html",
+        member=member,
+        memory=memory_json(found, backend.scopes(member)[1]),
+        origin=backend.provenance(member, found),
+    )
+
+
+@router.post("/memories/{memory_id}/edit")
+async def memory_edit_form(
+    memory_id: str,
+    member: Signed,
+    request: Request,
+    content: Annotated[str, Form(max_length=4000)] = "",
+    category: Annotated[str, Form(max_length=40)] = "",
+    importance: Annotated[float | None, Form(ge=0.0, le=1.0)] = None,
+) -> Response:
+    if not content.strip():
+        raise UserInputError("the memory is empty: write the fact, or use Forget")
+    edited = backend_of(request).edit_memory(
+        member, memory_id, content=content, category=category or None, importance=importance
+    )
+    return see(f"/memories/{edited.id}")
+
+
+@router.post("/memories/{memory_id}/{verb}")
+async def memory_forget_form(
+    memory_id: str, verb: Literal["forget", "restore"], member: Signed, request: Request
+) -> Response:
+    backend = backend_of(request)
+    change = backend.forget_memory if verb == "forget" else backend.restore_memory
+    done = change(member, memory_id)
+    return see(f"/memories/{done.id}")

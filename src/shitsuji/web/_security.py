@@ -1,0 +1,132 @@
+"""Sign-in state, CSRF and request-size checks for the web app.
+
+A session cookie (random token, http-only, SameSite=Lax, Secure over https or when
+forced) names the member; every state-changing request must also carry the session's
+CSRF token, in the ``X-CSRF-Token`` header (scripts) or a ``csrf`` form field (forms).
+The sign-in form itself is protected by a double-submit cookie.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from fastapi import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..errors import ShitsujiError
+from ._backend import Backend, Member
+
+SESSION_COOKIE = "shitsuji_session"
+LOGIN_COOKIE = "shitsuji_login"
+LANG_COOKIE = "lang"
+CSRF_HEADER = "x-csrf-token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class NotSignedIn(ShitsujiError):
+    """No valid session: sign in first."""
+
+
+class CsrfRejected(ShitsujiError):
+    """A state-changing request without the session's CSRF token."""
+
+
+class RateLimited(ShitsujiError):
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"too many failed sign-ins: try again in {retry_after} seconds")
+        self.retry_after = retry_after
+
+
+def backend_of(request: Request) -> Backend:
+    found: Backend = request.app.state.backend
+    return found
+
+
+def session_member(request: Request) -> Member | None:
+    session = backend_of(request).accounts.session(request.cookies.get(SESSION_COOKIE))
+    if session is None:
+        return None
+    return Member(session.household, session.user, session.csrf)
+
+
+async def signed_in(request: Request) -> Member:
+    """The signed-in member; state-changing requests must carry the session's CSRF token."""
+    member = session_member(request)
+    if member is None:
+        raise NotSignedIn("sign in first")
+    if request.method not in SAFE_METHODS:
+        sent = request.headers.get(CSRF_HEADER)
+        if sent is None and request.headers.get("content-type", "").startswith(
+            ("application/x-www-form-urlencoded", "multipart/form-data")
+        ):
+            field = (await request.form()).get("csrf")
+            sent = field if isinstance(field, str) else None
+        if not sent or not secrets.compare_digest(sent, member.csrf):
+            raise CsrfRejected(
+                "the form is out of date or came from another site (CSRF token missing or wrong)"
+            )
+    return member
+
+
+def secure_cookies(request: Request) -> bool:
+    forced: bool | None = request.app.state.secure_cookies
+    return forced if forced is not None else request.url.scheme == "https"
+
+
+def cookie_options(request: Request) -> dict[str, Any]:
+    return {"httponly": True, "samesite": "lax", "secure": secure_cookies(request), "path": "/"}
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+class LimitBody:
+    """Refuse request bodies over ``limit`` bytes with 413, whether or not Content-Length is sent."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
+                await _too_large(send, self.limit)
+                return
+        seen = 0
+        over = False
+
+        async def counted() -> Message:
+            nonlocal seen, over
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:  # stop reading; the answer below becomes 413
+                    over = True
+                    return {"type": "http.request", "body": b"", "more_body": False}
+            return message
+
+        async def answer(message: Message) -> None:
+            if not over:
+                await send(message)
+            elif message["type"] == "http.response.start":
+                await _too_large(send, self.limit)
+
+        await self.app(scope, counted, answer)
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    body = json.dumps({"error": f"the request is larger than {limit:,} bytes: send less at once"}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
