@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint typecheck unit serve demo bench clean
+.PHONY: install browser test lint typecheck unit serve demo bench clean
 
 install: $(STAMP)
 
@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+browser:
+	scripts/ensure-chromium
+
 lint: install
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
@@ -21,7 +24,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-unit: install
+unit: install browser
 	$(BIN)/pytest -q
 
 test: lint typecheck unit

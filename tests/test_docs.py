@@ -35,7 +35,7 @@ def test_every_command_has_help_and_a_readme_entry() -> None:
 
 
 def test_readme_quickstart_names_the_make_targets() -> None:
-    assert "make demo" in README and "make test" in README
+    assert "make serve" in README and "make test" in README
     assert "make test" in (Path(__file__).parent.parent / ".ci" / "run").read_text()
 
 

@@ -285,3 +285,25 @@ def test_keyword_rows_load_per_scope_and_stay_fresh(db_path: Path, clock: Clock)
     assert contents(reader.recall("plays", WIFE, k=5, semantic=False)) == ["wife plays piano"]
     found = contents(reader.recall("husband", HUSBAND, k=5, semantic=False))  # first look at this scope
     assert sorted(found) == ["husband likes black coffee", "husband plays futsal"]
+
+
+def test_edit_replaces_the_fact_and_keeps_the_old_one_restorable(engine: MemoryEngine, clock: Clock) -> None:
+    scope = "household/futari/user/wife"
+    old = engine.remember(
+        "紅茶はストレートが好き", scope, category="preference", provenance={"conversation": "c_1"}
+    )
+    clock.advance(minutes=5)
+    new = engine.edit(old.memory.id, content="紅茶はミルクティーが好き", importance=0.9, by="wife")
+    assert new.id != old.memory.id and new.scope == scope and new.category == "preference"
+    assert new.importance == 0.9 and new.embedding_model == engine.embedder.model_id
+    assert new.provenance == {"conversation": "c_1", "edited_from": old.memory.id, "edited_by": "wife"}
+    assert engine.get(old.memory.id).deleted_at == clock.now
+    assert [h.memory.id for h in engine.recall("ミルクティー", scope, k=5)] == [new.id]
+    assert all(h.memory.id != old.memory.id for h in engine.recall("ストレート", scope, k=5))
+    assert engine.edit(new.id, content="紅茶はミルクティーが好き") == new  # no change, no new row
+    with pytest.raises(UserInputError, match="restore it"):
+        engine.edit(old.memory.id, content="x")
+    with pytest.raises(UserInputError):
+        engine.edit(new.id, content="   ")
+    engine.restore(old.memory.id)
+    assert engine.get(old.memory.id).deleted_at is None

@@ -86,7 +86,59 @@ def _login_page(request: Request, error: str | None = None, status: int = 200, u
 async def login_form(request: Request) -> Response:
     if session_member(request) is not None:
         return see("/")
+    if not backend_of(request).store.households():
+        return see("/setup")
     return _login_page(request)
+
+
+def _setup_page(request: Request, error: str | None = None, status: int = 200, **values: str) -> Response:
+    token = secrets.token_urlsafe(24)
+    response = page(request, "setup.html", status, login_csrf=token, error=error, **values)
+    response.set_cookie(LOGIN_COOKIE, token, max_age=3600, **cookie_options(request))
+    return response
+
+
+@router.get("/setup", response_class=HTMLResponse)
+async def setup_form(request: Request) -> Response:
+    """First run only: while there is no household, create one and its first member's password."""
+    if backend_of(request).store.households():
+        return see("/login")
+    return _setup_page(request)
+
+
+@router.post("/setup", response_class=HTMLResponse)
+async def setup(
+    request: Request,
+    household: Annotated[str, Form(max_length=64)] = "",
+    user: Annotated[str, Form(max_length=64)] = "",
+    others: Annotated[str, Form(max_length=500)] = "",
+    password: Annotated[str, Form(max_length=1024)] = "",
+    password2: Annotated[str, Form(max_length=1024)] = "",
+    csrf: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    from ._accounts import check_password
+
+    backend = backend_of(request)
+    if backend.store.households():
+        return see("/login")
+    cookie = request.cookies.get(LOGIN_COOKIE, "")
+    values = {"household": household, "user": user, "others": others}
+    if not cookie or not csrf or not secrets.compare_digest(cookie, csrf):
+        return _setup_page(request, str(CsrfRejected("the form expired: try again")), 403, **values)
+    try:
+        if password != password2:
+            raise UserInputError(words(request)("passwords_differ"))
+        check_password(password)
+        members = [user.strip(), *(m for m in others.replace(",", " ").replace("、", " ").split() if m)]
+        home = backend.store.create(household.strip(), members)
+        backend.accounts.set_password(home.name, home.members[0], password)
+    except UserInputError as exc:
+        return _setup_page(request, str(exc), 400, **values)
+    response = see("/")
+    token, _ = backend.accounts.start_session(home.name, home.members[0])
+    response.set_cookie(SESSION_COOKIE, token, max_age=30 * 86400, **cookie_options(request))
+    response.delete_cookie(LOGIN_COOKIE, path="/")
+    return response
 
 
 @router.post("/login", response_class=HTMLResponse)

@@ -1,0 +1,83 @@
+"""Web sign-in accounts: argon2 passwords, hashed session tokens, the persistent login rate limit,
+and the CLI commands that add members and set their passwords."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from shitsuji.errors import UserInputError
+from shitsuji.web import Accounts
+
+from .conftest import Cli, Clock
+
+
+@pytest.fixture
+def accounts(db_path: Path, clock: Clock) -> Accounts:
+    return Accounts(db_path, clock=clock)
+
+
+def test_passwords_are_argon2_hashes_and_verify(accounts: Accounts, db_path: Path) -> None:
+    accounts.set_password("futari", "wife", "紅茶とケーキ123")
+    [stored] = sqlite3.connect(db_path).execute("SELECT hash FROM member_passwords").fetchall()
+    assert stored[0].startswith("$argon2id$") and "紅茶" not in stored[0]
+    assert accounts.verify("futari", "wife", "紅茶とケーキ123")
+    assert not accounts.verify("futari", "wife", "紅茶とケーキ124")
+    assert not accounts.verify("futari", "husband", "紅茶とケーキ123")  # no password set
+    with pytest.raises(UserInputError, match="too short"):
+        accounts.set_password("futari", "wife", "short")
+
+
+def test_sessions_are_stored_hashed_expire_and_end_on_password_change(
+    accounts: Accounts, db_path: Path, clock: Clock
+) -> None:
+    accounts.set_password("futari", "wife", "password-1")
+    token, session = accounts.start_session("futari", "wife")
+    assert accounts.session(token) == session and session.csrf
+    rows = sqlite3.connect(db_path).execute("SELECT token_hash FROM web_sessions").fetchall()
+    assert rows and token not in rows[0][0]
+    assert accounts.session("not-a-token") is None and accounts.session(None) is None
+    accounts.set_password("futari", "wife", "password-2")
+    assert accounts.session(token) is None
+    token, _ = accounts.start_session("futari", "wife")
+    clock.advance(days=31)
+    assert accounts.session(token) is None
+    token, _ = accounts.start_session("futari", "wife")
+    accounts.end_session(token)
+    assert accounts.session(token) is None
+
+
+def test_login_failures_block_for_the_window_and_survive_a_restart(
+    accounts: Accounts, db_path: Path, clock: Clock
+) -> None:
+    keys = ["member:futari/wife", "addr:127.0.0.1"]
+    for _ in range(4):
+        accounts.record_failure(keys)
+    assert accounts.retry_after(keys) == 0
+    accounts.record_failure(keys)
+    assert 0 < accounts.retry_after(keys) <= 15 * 60 + 1
+    assert Accounts(db_path, clock=clock).retry_after(["addr:127.0.0.1"]) > 0  # kept in the database
+    clock.advance(minutes=16)
+    assert accounts.retry_after(keys) == 0
+
+
+def test_add_member_and_set_password_from_the_cli(cli: Cli, db_path: Path) -> None:
+    assert cli("household", "init", "--name", "futari", "--member", "wife").code == 0
+    added = cli("household", "add-member", "husband", "--password-stdin", "--json", stdin="夫のパスワードです\n")
+    assert added.code == 0, added.err
+    assert added.json()["members"] == ["wife", "husband"] and added.json()["password_set"] is True
+    assert Accounts(db_path).verify("futari", "husband", "夫のパスワードです")
+    again = cli("household", "add-member", "husband", "--no-password")
+    assert again.code == 1 and "already a member" in again.err
+    short = cli("household", "add-member", "child", "--password-stdin", stdin="abc\n")
+    assert short.code == 1 and "too short" in short.err
+    guest = cli("household", "add-member", "guest", "--no-password", "--json").json()
+    assert guest["members"] == ["wife", "husband", "guest"]  # the refused child was not added
+    assert guest["password_set"] is False
+
+    assert cli("household", "set-password", "wife", "--password-stdin", stdin="妻のパスワードです\n").code == 0
+    assert Accounts(db_path).verify("futari", "wife", "妻のパスワードです")
+    stranger = cli("household", "set-password", "tanaka", "--password-stdin", stdin="whatever-123\n")
+    assert stranger.code == 1 and "not a member" in stranger.err and "add-member" in stranger.err
