@@ -11,10 +11,12 @@ approving it would do; that text goes on the confirmation card.
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -64,7 +66,12 @@ class Tool:
     summarize: Callable[[dict[str, Any]], str] | None = None
 
     def definition(self) -> Block:
-        """The tool as the Messages API wants it."""
+        """The tool as the Messages API wants it (a fresh copy: callers may annotate it)."""
+        return copy.deepcopy(self._definition)
+
+    @cached_property
+    def _definition(self) -> Block:
+        # building the JSON schema is most of a turn's CPU: once per tool is enough
         schema = compact_schema(self.input_model.model_json_schema(by_alias=True))
         return {"name": self.name, "description": self.description, "input_schema": schema}
 
