@@ -186,3 +186,22 @@ def test_context_bench_keeps_turns_flat_and_small(tmp_path: Path) -> None:
     assert data["turns"] == 50
     assert data["turn_200_tokens"] < data["full_history_last_turn_tokens"] / 3
     assert data["flatness"] < 1.5 and data["max_turn_tokens"] < 600
+
+
+def test_web_bench_drives_the_real_server_over_loopback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ["shitsuji", "bench", "web", "--sessions", "2", "--requests", "4", "--repeats", "1", "--json"]
+    monkeypatch.setattr("sys.argv", [*argv[:1], "--embedder", "hash", *argv[1:]])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["sessions"] == 2 and data["embedder"] == "hash"
+    for phase in ("http_chat", "direct_chat", "http_health"):
+        row = data[phase]
+        assert row["requests"] == 8 and row["errors"] == 0 and row["problems"] == [], (phase, row)
+        assert row["p99_ms"] >= row["p50_ms"] > 0 and row["per_s"] > 0, (phase, row)
+    for phase in ("http_chat", "direct_chat"):  # every turn streamed its reply
+        assert 0 < data[phase]["first_text_p50_ms"] <= data[phase]["first_text_p99_ms"]
+    assert data["http_share_of_direct_throughput"] > 0 and data["sign_in_p50_ms"] > 0

@@ -65,7 +65,9 @@ def test_login_failures_block_for_the_window_and_survive_a_restart(
 
 def test_add_member_and_set_password_from_the_cli(cli: Cli, db_path: Path) -> None:
     assert cli("household", "init", "--name", "futari", "--member", "wife").code == 0
-    added = cli("household", "add-member", "husband", "--password-stdin", "--json", stdin="夫のパスワードです\n")
+    added = cli(
+        "household", "add-member", "husband", "--password-stdin", "--json", stdin="夫のパスワードです\n"
+    )
     assert added.code == 0, added.err
     assert added.json()["members"] == ["wife", "husband"] and added.json()["password_set"] is True
     assert Accounts(db_path).verify("futari", "husband", "夫のパスワードです")
@@ -77,7 +79,9 @@ def test_add_member_and_set_password_from_the_cli(cli: Cli, db_path: Path) -> No
     assert guest["members"] == ["wife", "husband", "guest"]  # the refused child was not added
     assert guest["password_set"] is False
 
-    assert cli("household", "set-password", "wife", "--password-stdin", stdin="妻のパスワードです\n").code == 0
+    assert (
+        cli("household", "set-password", "wife", "--password-stdin", stdin="妻のパスワードです\n").code == 0
+    )
     assert Accounts(db_path).verify("futari", "wife", "妻のパスワードです")
     stranger = cli("household", "set-password", "tanaka", "--password-stdin", stdin="whatever-123\n")
     assert stranger.code == 1 and "not a member" in stranger.err and "add-member" in stranger.err

@@ -6,12 +6,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.table import Table
 
 from ..bench import run_japanese, run_latency, run_locomo, run_longmemeval
 from ..bench.context import run_context_bench
 from ..bench.embedders import run_embedders
 from ..bench.extraction import run_extraction_check
 from ..bench.loop import run_loop_bench
+from ..bench.web import run_web_bench
 from ..household._bench import prompt_tokens_benchmark
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
@@ -201,3 +203,77 @@ def extraction(file: FileArg, as_json: JsonFlag = False) -> None:
     for key in ("precision", "recall"):
         console.print(f"  {key:<10} {data[key]}")
     console.print(f"  counts     { ({k: data[k] for k in data if k in ('tp', 'fp', 'fn', 'tn')}) }")
+
+
+@bench_app.command()
+def web(
+    sessions: Annotated[
+        int, typer.Option("--sessions", min=1, max=256, help="Concurrent signed-in sessions (members).")
+    ] = 16,
+    requests: Annotated[
+        int, typer.Option("--requests", min=1, help="Chat messages per session, one after another.")
+    ] = 25,
+    repeats: Annotated[
+        int, typer.Option("--repeats", min=1, help="Runs of each phase; figures are medians over them.")
+    ] = 3,
+    tool_every: Annotated[
+        int,
+        typer.Option(
+            "--tool-every", min=0, help="Every Nth message makes the model call a read tool (0: never)."
+        ),
+    ] = 4,
+    embedder: Annotated[
+        str | None,
+        typer.Option(
+            "--embedder", help="The server's embedder (default hash: time the web stack, not embedding)."
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Web app under load on loopback: concurrent sessions chatting over HTTP/SSE, beside in-process turns."""
+    data = run_web_bench(
+        sessions=sessions,
+        requests=requests,
+        repeats=repeats,
+        tool_every=tool_every,
+        embedder=embedder or STATE.embedder or "hash",
+        progress=None if as_json else _note,
+    )
+    if as_json:
+        print_json(data)
+        return
+    table = Table(
+        title=f"{sessions} sessions × {requests} requests, median of {repeats} runs ({data['embedder']})"
+    )
+    for column in ("phase", "requests", "errors", "p50 ms", "p99 ms", "first text p50/p99 ms", "requests/s"):
+        table.add_column(column, justify="left" if column == "phase" else "right")
+    for name, label in (
+        ("http_chat", "chat over HTTP (SSE)"),
+        ("direct_chat", "Backend.chat, no HTTP"),
+        ("http_health", "GET /api/health"),
+    ):
+        row = data[name]
+        first = (
+            f"{row['first_text_p50_ms']:.1f} / {row['first_text_p99_ms']:.1f}"
+            if "first_text_p50_ms" in row
+            else "—"
+        )
+        table.add_row(
+            label,
+            str(row["requests"]),
+            str(row["errors"]),
+            f"{row['p50_ms']:.1f}",
+            f"{row['p99_ms']:.1f}",
+            first,
+            f"{row['per_s']:.1f}",
+        )
+    console.print(table)
+    console.print(
+        f"  HTTP keeps {data['http_share_of_direct_throughput']:.0%} of the in-process throughput "
+        f"(+{data['http_cost_ms_per_request']:.2f} ms per request); "
+        f"p50 {data['http_over_direct_p50']}× in-process, {data['chat_over_health_p50']}× a health check"
+    )
+    console.print(f"  sign-in p50 {data['sign_in_p50_ms']:.0f} ms (all {sessions} at once)")
+    for name in ("http_chat", "direct_chat", "http_health"):
+        for problem in data[name]["problems"]:
+            console.print(f"  [red]{name}:[/] {problem}")
