@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -14,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agent import check_message
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
-from ._backend import Backend, Busy, Member, ModelNotConfigured, memory_json
+from ._backend import Backend, Member, ModelNotConfigured, memory_json
 from ._security import (
     LOGIN_COOKIE,
     SESSION_COOKIE,
@@ -25,6 +26,7 @@ from ._security import (
     signed_in,
 )
 
+log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api")
 
 Signed = Annotated[Member, Depends(signed_in)]
@@ -160,9 +162,7 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
     text = check_message(body.message)
     if backend.assistant is None:
         raise ModelNotConfigured(backend.model_problem or "no model endpoint is configured")
-    found = backend.conversation(member, body.conversation)
-    if found.id in backend._busy:
-        raise Busy("the butler is still answering your previous message: wait for it to finish")
+    found = backend.claim(member, body.conversation)  # Busy (409) while a turn runs there
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     def emit(event: str, data: dict[str, Any]) -> None:
@@ -170,9 +170,15 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
 
     async def run() -> None:
         try:
-            await backend.chat(member, text, emit, conversation_id=found.id)
+            await backend.answer(member, found, text, emit)
         except ShitsujiError as exc:
             emit("error", {"error": str(exc), "kind": type(exc).__name__})
+        except Exception as exc:  # a bug: say so rather than end the stream in silence
+            log.exception("chat turn failed")
+            problem = (
+                f"the butler failed unexpectedly ({type(exc).__name__}); your message is kept: try again"
+            )
+            emit("error", {"error": problem, "kind": "InternalError"})
         finally:
             queue.put_nowait(None)
 

@@ -47,7 +47,7 @@ from ..agent import (
 )
 from ..agent._segment_tools import PANELS
 from ..context import Segments, Summarizer
-from ..errors import ModelError, NotFoundError, ShitsujiError, UserInputError
+from ..errors import NotFoundError, ShitsujiError, UserInputError
 from ..household import HouseholdStore, count_index, household_toolbox
 from ..llm import Model
 from ..memory import ExtractionQueue, Memory, MemoryEngine
@@ -265,10 +265,24 @@ class Backend:
         """One turn: events go to ``emit`` as they happen; the conversation is saved whatever happens."""
         if self.assistant is None:
             raise ModelNotConfigured(self.model_problem or "no model endpoint is configured")
+        conversation = self.claim(member, conversation_id)
+        return await self.answer(member, conversation, message, emit)
+
+    def claim(self, member: Member, conversation_id: str | None = None) -> Conversation:
+        """The conversation, reserved for one turn (``Busy`` while another runs); ``answer`` frees it.
+
+        Synchronous, so two messages arriving together cannot both pass the check.
+        """
         conversation = self.conversation(member, conversation_id)
         if conversation.id in self._busy:
             raise Busy("the butler is still answering your previous message: wait for it to finish")
         self._busy.add(conversation.id)
+        return conversation
+
+    async def answer(
+        self, member: Member, conversation: Conversation, message: str, emit: Emit
+    ) -> AnswerStep:
+        """One turn in a conversation ``claim`` reserved; it is free again afterwards, whatever happens."""
         try:
             return await self._chat(member, conversation, message, emit)
         finally:
@@ -320,7 +334,7 @@ class Backend:
                         enqueue_exchange(self.queue, ctx, said, step)
                     emit("done", {"conversation": conversation.id, "text": step.text})
                     return step
-        except (ModelError, ShitsujiError) as exc:
+        except Exception as exc:  # the model's failure, or a bug: either way
             # the person's words are kept: the next turn sees them again
             if not isinstance(exc, UserInputError):
                 self.conversations.save(
@@ -375,7 +389,10 @@ class Backend:
             return {"panel": name, "events": [e.to_json() for e in store.events(home, today, None)]}
         if name == "todos":
             return {"panel": name, "todos": [t.to_json() for t in store.todos(home)]}
-        rows = [x.to_json() for x in store.expenses(home, month)]
+        try:
+            rows = [x.to_json() for x in store.expenses(home, month)]
+        except OverflowError:  # 9999-12 has no following month to bound the range
+            raise UserInputError(f"month {month!r} is out of range: use a month before 9999-12") from None
         by_category: dict[str, int] = {}
         for row in rows:
             by_category[row["category"]] = by_category.get(row["category"], 0) + row["amount_yen"]

@@ -83,6 +83,10 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+class BodyTooLarge(Exception):
+    """Raised to the app while it reads a body over the limit (it is answered with 413)."""
+
+
 class LimitBody:
     """Refuse request bodies over ``limit`` bytes with 413, whether or not Content-Length is sent."""
 
@@ -99,25 +103,37 @@ class LimitBody:
                 await _too_large(send, self.limit)
                 return
         seen = 0
-        over = False
+        over = started = False
 
         async def counted() -> Message:
             nonlocal seen, over
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:  # stop reading; the answer below becomes 413
+                if seen > self.limit:  # stop reading: a body cut short must never be handled
                     over = True
-                    return {"type": "http.request", "body": b"", "more_body": False}
+                    raise BodyTooLarge(f"the request body passed {self.limit} bytes")
             return message
 
         async def answer(message: Message) -> None:
-            if not over:
-                await send(message)
-            elif message["type"] == "http.response.start":
-                await _too_large(send, self.limit)
+            nonlocal started
+            if over:  # whatever the app made of the refused body, the answer is 413
+                if message["type"] == "http.response.start" and not started:
+                    started = True
+                    await _too_large(send, self.limit)
+                return
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
 
-        await self.app(scope, counted, answer)
+        try:
+            await self.app(scope, counted, answer)
+        except Exception:
+            if not over:
+                raise
+            if not started:
+                started = True
+                await _too_large(send, self.limit)
 
 
 async def _too_large(send: Send, limit: int) -> None:
