@@ -18,11 +18,11 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "app": ("執事", "shitsuji"),
     "chat": ("チャット", "Chat"),
     "memories": ("記憶", "Memories"),
-    "proposals": ("確認待ち", "Proposals"),
+    "proposals": ("確認", "Proposals"),
     "sign_in": ("ログイン", "Sign in"),
     "sign_out": ("ログアウト", "Sign out"),
     "household": ("世帯", "Household"),
-    "user": ("ユーザー", "User"),
+    "user": ("ユーザー名", "User"),
     "password": ("パスワード", "Password"),
     "bad_login": (
         "ユーザー名かパスワードが違います。",
@@ -90,7 +90,7 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "due": ("期限 {day}", "due {day}"),
     "no_due": ("期限なし", "no due date"),
     "total": ("合計", "Total"),
-    "this_month": ("今月", "This month"),
+    "month_total": ("{month}の合計", "Total for {month}"),
     "search": ("検索", "Search"),
     "search_placeholder": ("意味や言葉で探す", "Search by meaning or words"),
     "category": ("分類", "Category"),
@@ -105,7 +105,7 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "save": ("保存", "Save"),
     "forget": ("忘れる", "Forget"),
     "restore": ("戻す", "Restore"),
-    "why": ("なぜ知っている?", "Why do you know this?"),
+    "why": ("なぜ知っているの?", "Why do you know this?"),
     "provenance": ("出どころ", "Provenance"),
     "source": ("取得方法", "Source"),
     "created": ("記録日時", "Recorded"),
@@ -117,9 +117,40 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "この記憶には出どころの記録がありません(手入力や取り込みなど)。",
         "This memory has no recorded origin (typed in or imported).",
     ),
+    "source_remembered": ("覚えてと頼まれて", "Asked to remember"),
+    "source_extracted": ("会話から自動で記録", "Picked up from a conversation"),
+    "source_imported": ("取り込み", "Imported"),
+    "channel_app": ("アプリ", "the app"),
+    "channel_line": ("LINE", "LINE"),
+    "channel_cli": ("コマンドライン", "the command line"),
+    "role_user": ("あなた", "You"),
+    "role_assistant": ("執事", "Butler"),
+    "cat_profile": ("プロフィール", "Profile"),
+    "cat_preference": ("好み", "Preference"),
+    "cat_media": ("作品", "Media"),
+    "cat_event": ("出来事", "Event"),
+    "cat_misc": ("その他", "Misc"),
     "back": ("戻る", "Back"),
     "language": ("言語", "Language"),
     "not_found": ("見つかりません。", "Not found."),
+    "error_400": ("入力を確認してください。", "Please check what you entered."),
+    "error_403": (
+        "フォームの有効期限が切れました。ページを読み込み直して、もう一度お試しください。",
+        "The form expired. Reload the page and try again.",
+    ),
+    "error_404": (
+        "見つかりません。削除されたか、見る権限がありません。",
+        "Not found: it is gone, or not yours to see.",
+    ),
+    "error_409": ("すでに判断済みか、期限が切れています。", "It was already decided, or it has expired."),
+    "error_422": ("入力を確認してください。", "Please check what you entered."),
+    "error_429": ("しばらく待ってから、もう一度お試しください。", "Wait a moment, then try again."),
+    "error_500": (
+        "うまくいきませんでした。もう一度お試しください。",
+        "Something went wrong. Please try again.",
+    ),
+    "error_502": ("モデルの応答でエラーが起きました。", "The model answered with an error."),
+    "error_503": ("モデルが設定されていません。", "No model is configured."),
     "error": ("エラー", "Error"),
 }
 
@@ -158,8 +189,22 @@ class Words:
         text = pair[0] if self.lang == "ja" else pair[1]
         return text.format(**values) if values else text
 
+    def label(self, kind: str, value: object) -> str:
+        """A stored word (a category, a source, a channel) in this language, else as it is."""
+        key = f"{kind}_{value}"
+        return self(key) if key in TEXT else str(value)
+
     def yen(self, amount: int) -> str:
         return f"{amount:,}円" if self.lang == "ja" else f"¥{amount:,}"
+
+    def month(self, value: str) -> str:
+        """``YYYY-MM`` as "2026年11月" / "November 2026"."""
+        year, _, month = value.partition("-")
+        if not (year.isdigit() and month.isdigit() and 1 <= int(month) <= 12):
+            return value
+        if self.lang == "ja":
+            return f"{int(year)}年{int(month)}月"
+        return date(int(year), int(month), 1).strftime("%B %Y")
 
     def day(self, value: date | str | None) -> str:
         if value is None or value == "":

@@ -31,6 +31,20 @@
     return node;
   }
 
+  // dates as the server writes them (_i18n.Words.when): "12月1日(火) 06:48" / "Tue 01 Dec 06:48"
+  function when(iso) {
+    const d = new Date(iso);
+    if (isNaN(d)) return "";
+    const pad = (n) => String(n).padStart(2, "0");
+    const time = pad(d.getHours()) + ":" + pad(d.getMinutes());
+    if (document.body.dataset.lang === "ja") {
+      return (d.getMonth() + 1) + "月" + d.getDate() + "日(" + "日月火水木金土"[d.getDay()] + ") " + time;
+    }
+    const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    return days[d.getDay()] + " " + pad(d.getDate()) + " " + months[d.getMonth()] + " " + time;
+  }
+
   function scrollDown() {
     messages.scrollTop = messages.scrollHeight;
     window.scrollTo(0, document.body.scrollHeight);
@@ -65,7 +79,9 @@
     details.appendChild(el("pre", "", JSON.stringify(p.input, null, 2)));
     article.appendChild(details);
     const footer = el("footer");
-    footer.appendChild(el("span", "muted", words.expires + " " + new Date(p.expires_at).toLocaleString(document.body.dataset.lang)));
+    const expiry = el("span", "muted expiry", words.expires + " ");
+    expiry.appendChild(el("time", "", when(p.expires_at)));
+    footer.appendChild(expiry);
     for (const verb of ["approve", "reject"]) {
       const form = el("form", "inline");
       form.method = "post";
@@ -80,13 +96,20 @@
     return article;
   }
 
+  // the card as the server renders a decided one (_card.html): state, who and when, the result
   function settle(article, data) {
     const p = data.proposal;
     article.className = "proposal state-" + p.state;
     const footer = article.querySelector("footer");
     footer.textContent = "";
     footer.appendChild(el("span", "status", words["status_" + p.state] || p.state));
-    footer.appendChild(el("p", "result", data.reason));
+    if (p.decided_by) {
+      const who = el("span", "muted", words.decided_by.replace("{who}", p.decided_by) + " · ");
+      who.appendChild(el("time", "", when(p.decided_at)));
+      footer.appendChild(who);
+    }
+    const note = data.done ? p.result : data.reason;
+    if (note) footer.appendChild(el("p", "result", note));
   }
 
   document.addEventListener("submit", async function (event) {
@@ -94,11 +117,20 @@
     if (!(form instanceof HTMLFormElement) || !form.dataset.decide) return;
     event.preventDefault();
     const article = form.closest("[data-proposal]");
-    for (const b of article.querySelectorAll("button")) b.disabled = true;
-    const response = await api("POST", "/api/proposals/" + article.dataset.proposal + "/" + form.dataset.decide);
-    const data = await response.json();
+    const buttons = article.querySelectorAll("button");
+    for (const b of buttons) b.disabled = true;
+    let data = {};
+    try {
+      const response = await api("POST", "/api/proposals/" + article.dataset.proposal + "/" + form.dataset.decide);
+      data = await response.json().catch(() => ({ error: words.error + " " + response.status }));
+    } catch (err) {
+      data = { error: words.error + ": " + err };
+    }
     if (data.proposal) settle(article, data);
-    else errorLine(data.error || words.error);
+    else {
+      for (const b of buttons) b.disabled = false;
+      errorLine(data.error || words.error);
+    }
   });
 
   // -- chat ------------------------------------------------------------------
@@ -134,6 +166,7 @@
     button.disabled = true;
     showProgress(words.thinking);
     let reply = null;
+    let streamed = false;
     scrollDown();
     try {
       const response = await api("POST", "/api/chat", { message: text, conversation: conversation });
@@ -160,6 +193,7 @@
               messages.appendChild(li);
             }
             reply.textContent += data.text;
+            streamed = true;
             showProgress("");
           } else if (name === "proposal") {
             const li = el("li", "msg card-item");
@@ -168,7 +202,7 @@
             reply = null;
           } else if (name === "panel") openPanel(data.open_panel);
           else if (name === "done") {
-            if (!reply && data.text) {
+            if (!streamed && data.text) {
               const li = el("li", "msg assistant");
               li.appendChild(el("div", "bubble", data.text));
               messages.appendChild(li);
@@ -231,12 +265,15 @@
     else openPanel(side.dataset.open === button.dataset.panel ? null : button.dataset.panel);
   });
 
-  // live updates: the server says when the household's lists changed
+  // live updates: the server says when the household's lists changed. "hello" starts every
+  // connection (and reconnection): a change made before it would otherwise go unseen.
   if (window.EventSource) {
     const events = new EventSource("/api/events");
-    events.addEventListener("household", function () {
+    const refresh = function () {
       if (side.dataset.open) loadPanel(side.dataset.open);
-    });
+    };
+    events.addEventListener("hello", refresh);
+    events.addEventListener("household", refresh);
   }
   scrollDown();
 })();
