@@ -40,10 +40,10 @@ def enqueue_exchange(queue: ExtractionQueue, ctx: ToolContext, said: str, answer
     from ..memory import Turn
 
     conversation = ctx.conversation or ""
-    base = len(answer.messages)
+    last = len(answer.messages) - 1
     turns = [
-        Turn("user", said, f"{conversation}:{base - 2}"),
-        Turn("assistant", answer.text, f"{conversation}:{base - 1}"),
+        Turn("user", said, f"{conversation}:{_said_at(answer)}"),
+        Turn("assistant", answer.text, f"{conversation}:{last}"),
     ]
     return queue.enqueue(
         turns,
@@ -53,3 +53,15 @@ def enqueue_exchange(queue: ExtractionQueue, ctx: ToolContext, said: str, answer
         household=ctx.household,
         channel=ctx.channel,
     )
+
+
+def _said_at(answer: AnswerStep) -> int:
+    """The index of the person's message: the last user message with words (tool results have none)."""
+    for index in range(len(answer.messages) - 1, -1, -1):
+        message = answer.messages[index]
+        content = message["content"]
+        if message["role"] == "user" and (
+            isinstance(content, str) or any(b.get("type") == "text" for b in content)
+        ):
+            return index
+    return max(len(answer.messages) - 2, 0)

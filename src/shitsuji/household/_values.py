@@ -93,7 +93,9 @@ def parse_month(value: str) -> str:
     text = value.strip()
     if _MONTH.match(text):
         year, month = int(text[:4]), int(text[5:])
-        if year >= 1 and 1 <= month <= 12:
+        if (
+            1 <= year <= 9999 and 1 <= month <= 12 and (year, month) != (9999, 12)
+        ):  # 9999-12 has no next month
             return text
     raise UserInputError(f"month {value!r} is not valid: use YYYY-MM, e.g. 2026-12")
 

@@ -33,7 +33,6 @@ from ..agent import (
     RoutedStep,
     Toolbox,
     ToolContext,
-    ToolStep,
     configured_modes,
     decision_note,
     enqueue_exchange,
@@ -216,12 +215,25 @@ class Backend:
     def conversation(self, member: Member, conversation_id: str | None = None) -> Conversation:
         """The named conversation (the member's own), else their latest, else a new one."""
         if conversation_id:
-            found = self.conversations.get(conversation_id, member.user)
-            if found.household != member.household:
-                raise NotFoundError(f"no conversation {conversation_id!r}")
+            found = self._own_conversation(member, conversation_id)
+            if found is None:
+                raise NotFoundError(
+                    f"no conversation {conversation_id!r}: open the chat to continue the latest one"
+                )
             return found
         latest = self.conversations.latest(member.user, member.household, CHANNEL)
         return latest or self.conversations.start(member.user, member.household, CHANNEL)
+
+    def _is_write(self, tool_name: str) -> bool:
+        found = self.toolbox.get(tool_name)
+        return found is not None and found.effect == "write"
+
+    def _own_conversation(self, member: Member, conversation_id: str) -> Conversation | None:
+        try:
+            found = self.conversations.get(conversation_id, member.user)
+        except NotFoundError:
+            return None
+        return found if found.household == member.household else None
 
     async def new_conversation(self, member: Member) -> Conversation:
         old = self.conversations.latest(member.user, member.household, CHANNEL)
@@ -310,9 +322,10 @@ class Backend:
                 if isinstance(step, RoutedStep):
                     emit("mode", {"mode": step.mode.name})
                 elif isinstance(step, ModelStep) and step.response.tool_uses:
-                    emit("tools", {"names": [str(b.get("name", "")) for b in step.response.tool_uses]})
-                elif isinstance(step, ToolStep):
-                    wrote = True
+                    names = [str(b.get("name", "")) for b in step.response.tool_uses]
+                    emit("tools", {"names": names})
+                    # a write may have run (or become a card): the live panels re-check the household
+                    wrote = wrote or any(self._is_write(name) for name in names)
                 elif isinstance(step, ProposalStep):
                     for p in step.proposals:
                         emit("proposal", self.card(p))
@@ -495,25 +508,21 @@ class Backend:
         quoted: list[dict[str, Any]] = []
         conversation = origin.get("conversation")
         ids = origin.get("message_ids") or []
-        if isinstance(conversation, str) and conversation:
-            try:
-                owned = self.conversations.get(conversation, member.user)
-            except NotFoundError:
-                owned = None
-            if owned is not None:
-                rows = {int(str(r["seq"])): r for r in self.conversations.rows(conversation)}
-                for ident in ids if isinstance(ids, list) else []:
-                    _, _, seq = str(ident).rpartition(":")
-                    row = rows.get(int(seq)) if seq.isdigit() else None
-                    if row is not None:
-                        quoted.append(
-                            {
-                                "id": ident,
-                                "role": row["role"],
-                                "at": row["created_at"],
-                                "text": message_text(json.loads(str(row["content"]))),
-                            }
-                        )
+        if not isinstance(conversation, str) or self._own_conversation(member, conversation) is None:
+            return {"provenance": origin, "messages": quoted}
+        rows = {int(str(r["seq"])): r for r in self.conversations.rows(conversation)}
+        for ident in ids if isinstance(ids, list) else []:
+            _, _, seq = str(ident).rpartition(":")
+            row = rows.get(int(seq)) if seq.isdigit() else None
+            if row is not None:
+                quoted.append(
+                    {
+                        "id": ident,
+                        "role": row["role"],
+                        "at": row["created_at"],
+                        "text": message_text(json.loads(str(row["content"]))),
+                    }
+                )
         return {"provenance": origin, "messages": quoted}
 
     def edit_memory(

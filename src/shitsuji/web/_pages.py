@@ -157,7 +157,7 @@ async def login(
         return _login_page(request, str(CsrfRejected("the sign-in form expired: try again")), 403, user)
     response = see("/")
     try:
-        sign_in(request, response, user.strip(), password, household or None)
+        await sign_in(request, response, user.strip(), password, household or None)
     except RateLimited as exc:
         limited = _login_page(request, t("too_many", seconds=exc.retry_after), 429, user)
         limited.headers["Retry-After"] = str(exc.retry_after)
