@@ -14,9 +14,8 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -562,11 +561,3 @@ def memory_json(memory: Memory, shared_scope: str, score: float | None = None) -
     if score is not None:
         data["score"] = score
     return data
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-def iter_sse(event: str, data: dict[str, Any]) -> Iterator[str]:
-    yield f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
