@@ -21,19 +21,14 @@ from ..agent import (
     Conversations,
     Proposal,
     Proposals,
-    Toolbox,
     ToolContext,
-    configured_modes,
     decision_note,
     enqueue_exchange,
     extraction_queue,
-    list_segments,
-    load_segment,
-    router_model,
     untold_decisions,
 )
 from ..context import Segments, Summarizer
-from ..household import HouseholdStore, count_index, household_toolbox
+from ..household import HouseholdStore, butler, household_toolbox
 from ._app import STATE, JsonFlag, app, console, print_json
 
 if TYPE_CHECKING:
@@ -122,19 +117,12 @@ class Session:
     def assistant(self) -> Assistant:
         from ..llm import open_model  # the provider SDKs take ~1 s to import: only for chat
 
-        store, memory, model = self.store, self.memory, open_model()
-        return Assistant(
-            model=model,
-            summarizer=Summarizer(model, model_name=router_model()),
-            segment_index=lambda ctx: [
-                s.index_line() for s in self.segments.index(ctx.user, label=ctx.segment, limit=5)
-            ],
-            toolbox=Toolbox([*household_toolbox(), list_segments, load_segment]),
+        return butler(
+            open_model(),
+            store=self.store,
+            memory=self.memory,
             proposals=self.proposals,
-            modes=configured_modes(),
-            router_model=router_model(),
-            memories=lambda text, ctx: memory.recall(text, ctx.scope, k=12),
-            count_index=lambda ctx: count_index(store, ctx.household or "", store.today()),
+            segments=self.segments,
         )
 
 

@@ -30,23 +30,18 @@ from ..agent import (
     Proposals,
     ProposalStep,
     RoutedStep,
-    Toolbox,
     ToolContext,
-    configured_modes,
     decision_note,
     enqueue_exchange,
     extraction_queue,
-    list_segments,
-    load_segment,
     open_panel,
-    router_model,
     untold_decisions,
     with_user_text,
 )
 from ..agent._segment_tools import PANELS
 from ..context import Segments, Summarizer
 from ..errors import NotFoundError, ShitsujiError, UserInputError
-from ..household import HouseholdStore, count_index, household_toolbox
+from ..household import HouseholdStore, butler, butler_toolbox
 from ..llm import Model
 from ..memory import ExtractionQueue, Memory, MemoryEngine
 from ._accounts import Accounts
@@ -157,28 +152,24 @@ class Backend:
         self.segments = Segments(self.db_path)
         self.accounts = Accounts(self.db_path)
         self.hub = Hub()
-        self.toolbox = Toolbox([*household_toolbox(), list_segments, load_segment, open_panel])
         self._busy: set[str] = set()
         self.assistant: Assistant | None = None
         self.queue: ExtractionQueue | None = None
         self.summarizer: Summarizer | None = None
         if model is not None:
-            self.summarizer = Summarizer(model, model_name=router_model())
-            self.assistant = Assistant(
-                model=model,
-                summarizer=self.summarizer,
-                segment_index=lambda ctx: [
-                    s.index_line() for s in self.segments.index(ctx.user, label=ctx.segment, limit=5)
-                ],
-                toolbox=self.toolbox,
+            self.assistant = butler(
+                model,
+                store=self.store,
+                memory=memory,
                 proposals=self.proposals,
-                modes=configured_modes(),
-                router_model=router_model(),
-                memories=lambda text, ctx: memory.recall(text, ctx.scope, k=12),
-                count_index=lambda ctx: count_index(self.store, ctx.household or "", self.store.today()),
+                segments=self.segments,
+                extra_tools=[open_panel],
             )
+            self.summarizer = self.assistant.summarizer
             if extraction:
                 self.queue = extraction_queue(self.db_path, model, memory)
+        # without a model the tools still decide cards (approve runs them)
+        self.toolbox = self.assistant.toolbox if self.assistant else butler_toolbox([open_panel])
 
     def close(self) -> None:
         for part in (self.store, self.proposals, self.conversations, self.segments, self.accounts):
