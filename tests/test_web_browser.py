@@ -512,3 +512,17 @@ def test_f_first_run_setup_creates_a_household_and_signs_in(
     finally:
         backend.close()
         memory.store.close()
+
+
+def test_g_a_dead_model_is_explained_in_japanese_and_the_message_is_kept(
+    page: Page, site: Site, api: FakeMessagesAPI
+) -> None:
+    sign_in(page)
+    api.fail(529, "overloaded_error", "Overloaded", times=3)
+    page.locator("#composer textarea").fill("明日の予定は?")
+    page.locator("#composer button[type=submit]").click()
+    problem = page.locator(".msg.error .bubble")
+    expect(problem).to_contain_text("モデルに届きませんでした")
+    expect(problem.locator(".detail")).not_to_be_empty()  # the server's own words, underneath
+    page.reload()
+    expect(page.locator(".msg.user .bubble").last).to_have_text("明日の予定は?")  # kept

@@ -133,6 +133,33 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "back": ("戻る", "Back"),
     "language": ("言語", "Language"),
     "not_found": ("見つかりません。", "Not found."),
+    "chat_409": (
+        "前のメッセージへの返事をまだ書いています。終わってから送ってください。",
+        "The butler is still answering your previous message: send this when it has finished.",
+    ),
+    "chat_413": (
+        "メッセージが長すぎます。分けて送ってください。",
+        "The message is too long: send it in parts.",
+    ),
+    "chat_422": (
+        "メッセージが長すぎるか、空です(8,000文字まで)。",
+        "The message is empty or too long (8,000 characters at most).",
+    ),
+    "chat_400": ("メッセージを確認してください。", "Please check the message."),
+    "chat_401": (
+        "ログインが切れました。ページを再読み込みしてください。",
+        "You were signed out: reload the page.",
+    ),
+    "chat_403": ("ページが古くなりました。再読み込みしてください。", "The page is out of date: reload it."),
+    "chat_503": ("モデルが設定されていません。", "No model is configured."),
+    "chat_model_failed": (
+        "モデルに届きませんでした。メッセージは保存してあります。少し待ってもう一度送ってください。",
+        "The model could not be reached. Your message is kept: try again in a moment.",
+    ),
+    "chat_internal": (
+        "サーバーでエラーが起きました。メッセージは保存してあります。",
+        "Something went wrong on the server. Your message is kept.",
+    ),
     "error_400": ("入力を確認してください。", "Please check what you entered."),
     "error_403": (
         "フォームの有効期限が切れました。ページを読み込み直して、もう一度お試しください。",

@@ -55,11 +55,20 @@
     progress.textContent = text || "";
   }
 
-  function errorLine(text) {
+  // a chat failure in the page's language, with the server's own words underneath
+  function errorLine(text, detail) {
     const li = el("li", "msg error");
-    li.appendChild(el("div", "bubble", text));
+    const bubble = el("div", "bubble", text);
+    if (detail && detail !== text) bubble.appendChild(el("small", "detail", detail));
+    li.appendChild(bubble);
     messages.appendChild(li);
     scrollDown();
+  }
+
+  function chatProblem(status, kind) {
+    if (kind === "InternalError") return words.chat_internal;
+    if (kind && kind.indexOf("Model") === 0) return words.chat_model_failed;
+    return words["chat_" + status] || words.error + " " + status;
   }
 
   // -- cards -----------------------------------------------------------------
@@ -172,7 +181,7 @@
       const response = await api("POST", "/api/chat", { message: text, conversation: conversation });
       if (!response.ok) {
         const data = await response.json().catch(() => ({}));
-        errorLine(data.error || words.error + " " + response.status);
+        errorLine(chatProblem(response.status), data.error);
         box.value = text;
         return;
       }
@@ -184,7 +193,13 @@
         if (chunk.done) break;
         buffer = parseEvents(buffer + decoder.decode(chunk.value, { stream: true }), function (name, data) {
           if (name === "conversation") conversation = data.id;
-          else if (name === "tools") showProgress(words.running_tools.replace("{tools}", data.names.join(", ")));
+          else if (name === "tools") {
+            showProgress(words.running_tools.replace("{tools}", data.names.join(", ")));
+            const li = el("li", "msg assistant");
+            li.appendChild(el("div", "tools muted", "⚙ " + data.names.join(", ")));
+            messages.appendChild(li);
+            reply = null;
+          }
           else if (name === "text") {
             if (!reply) {
               const li = el("li", "msg assistant");
@@ -207,7 +222,7 @@
               li.appendChild(el("div", "bubble", data.text));
               messages.appendChild(li);
             }
-          } else if (name === "error") errorLine(data.error);
+          } else if (name === "error") errorLine(chatProblem(0, data.kind), data.error);
           scrollDown();
         });
       }
