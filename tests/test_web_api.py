@@ -951,3 +951,25 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
     assert TestClient(site.app).get("/api/openapi.json").status_code == 401
     assert TestClient(site.app).get("/openapi.json").status_code == 404
     assert TestClient(site.app).get("/docs").status_code == 404
+
+
+def test_the_message_is_stored_before_the_model_is_asked(tmp_path: Path) -> None:
+    seen_while_answering: list[list[str]] = []
+    holder: dict[str, Site] = {}
+
+    def model(request: Any) -> Any:
+        backend = holder["site"].backend
+        [conversation] = backend.conversations._conn.execute("SELECT id FROM conversations").fetchall()
+        rows = backend.conversations.rows(conversation[0])
+        seen_while_answering.append([message_text(json.loads(str(r["content"]))) for r in rows])
+        return text_response("chat" if len(seen_while_answering) == 1 else "はい。")
+
+    site = holder["site"] = make_site(tmp_path / "web.db", ScriptedModel(model))
+    try:
+        client, csrf = signed_in(site, "wife", "futari")
+        response = client.post("/api/chat", json={"message": "覚えておいて"}, headers={"X-CSRF-Token": csrf})
+        assert response.status_code == 200 and "event: done" in response.text
+    finally:
+        site.close()
+    assert seen_while_answering[0] == ["覚えておいて"]  # already stored when the router was asked
+    assert seen_while_answering[-1] == ["覚えておいて"]

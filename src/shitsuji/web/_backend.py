@@ -294,9 +294,18 @@ class Backend:
         assert self.assistant is not None
         ui_events: list[dict[str, Any]] = []
         ctx = self.context(member, conversation.id, ui_events=ui_events)
-        told = list(conversation.told)
         decisions = untold_decisions(conversation, self.proposals)
         said = "\n".join([*(decision_note(d) for d in decisions), message])
+        told = [*conversation.told, *(d.proposal.id for d in decisions)]
+        # stored before the model is asked: a dead model, a bug or a crash loses nothing
+        self.conversations.save(
+            conversation,
+            with_user_text(conversation.messages, said),
+            told,
+            summary=conversation.summary,
+            folded_upto=conversation.folded_upto,
+            segment=ctx.segment,
+        )
         emit("conversation", {"id": conversation.id})
         wrote = False
         steps = self.assistant.turn(
@@ -307,48 +316,34 @@ class Backend:
             summary=conversation.summary,
             folded_upto=conversation.folded_upto,
         )
-        try:
-            async for step in steps:
-                if isinstance(step, RoutedStep):
-                    emit("mode", {"mode": step.mode.name})
-                elif isinstance(step, ModelStep) and step.response.tool_uses:
-                    names = [str(b.get("name", "")) for b in step.response.tool_uses]
-                    emit("tools", {"names": names})
-                    # a write may have run (or become a card): the live panels re-check the household
-                    wrote = wrote or any(self._is_write(name) for name in names)
-                elif isinstance(step, ProposalStep):
-                    for p in step.proposals:
-                        emit("proposal", self.card(p))
-                elif isinstance(step, AnswerStep):
-                    told += [d.proposal.id for d in decisions]
-                    self.conversations.save(
-                        conversation,
-                        step.messages,
-                        told,
-                        summary=step.summary,
-                        folded_upto=step.folded_upto,
-                        segment=ctx.segment,
-                    )
-                    for event in ui_events:
-                        emit("panel", event)
-                    if wrote:
-                        await self.hub.bump(member.household)
-                    if self.queue is not None:
-                        enqueue_exchange(self.queue, ctx, said, step)
-                    emit("done", {"conversation": conversation.id, "text": step.text})
-                    return step
-        except Exception as exc:  # the model's failure, or a bug: either way
-            # the person's words are kept: the next turn sees them again
-            if not isinstance(exc, UserInputError):
+        async for step in steps:
+            if isinstance(step, RoutedStep):
+                emit("mode", {"mode": step.mode.name})
+            elif isinstance(step, ModelStep) and step.response.tool_uses:
+                names = [str(b.get("name", "")) for b in step.response.tool_uses]
+                emit("tools", {"names": names})
+                # a write may have run (or become a card): the live panels re-check the household
+                wrote = wrote or any(self._is_write(name) for name in names)
+            elif isinstance(step, ProposalStep):
+                for p in step.proposals:
+                    emit("proposal", self.card(p))
+            elif isinstance(step, AnswerStep):
                 self.conversations.save(
                     conversation,
-                    with_user_text(conversation.messages, said),
+                    step.messages,
                     told,
-                    summary=conversation.summary,
-                    folded_upto=conversation.folded_upto,
+                    summary=step.summary,
+                    folded_upto=step.folded_upto,
                     segment=ctx.segment,
                 )
-            raise
+                for event in ui_events:
+                    emit("panel", event)
+                if wrote:
+                    await self.hub.bump(member.household)
+                if self.queue is not None:
+                    enqueue_exchange(self.queue, ctx, said, step)
+                emit("done", {"conversation": conversation.id, "text": step.text})
+                return step
         raise AssertionError("a turn always ends with an answer")  # pragma: no cover
 
     async def run_extraction(self) -> int:
