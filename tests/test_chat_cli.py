@@ -281,3 +281,23 @@ def test_every_message_is_stored_with_its_metadata(
         (1, "assistant", "shitsuji", "line", "chat"),
     ]
     assert all(int(str(r["tokens"])) > 0 and r["created_at"] for r in rows)
+
+
+def test_a_dead_model_loses_nothing_the_next_turn_sees_the_words_again(
+    api: FakeMessagesAPI, cli: Cli, home: None, db_path: Path
+) -> None:
+    from shitsuji.agent import Conversations
+
+    api.fail(400, "invalid_request_error", "model is down for maintenance")
+    failed = cli("chat", "--user", "wife", "--mode", "chat", "--message", "明日は燃えるゴミの日")
+    assert failed.code == 1 and "maintenance" in failed.err
+    store = Conversations(db_path)
+    talk = store.latest("wife", "futari", "app")
+    assert talk is not None and talk.messages == [{"role": "user", "content": "明日は燃えるゴミの日"}]
+    api.reply(text_response("了解です。"))
+    again = cli(
+        "chat", "--user", "wife", "--mode", "chat", "--conversation", talk.id, "--message", "覚えてね"
+    )
+    assert again.code == 0, again.err
+    sent = json.dumps(api.requests[-1]["messages"], ensure_ascii=False)
+    assert "明日は燃えるゴミの日" in sent and "覚えてね" in sent

@@ -22,10 +22,12 @@ from ..agent import (
     Proposal,
     Proposals,
     ToolContext,
+    check_message,
     decision_note,
     enqueue_exchange,
     extraction_queue,
     untold_decisions,
+    with_user_text,
 )
 from ..context import Segments, Summarizer
 from ..household import HouseholdStore, butler, household_toolbox
@@ -91,6 +93,20 @@ class Session:
         decisions = untold_decisions(self.conversation, self.proposals)
         self.told += [d.proposal.id for d in decisions]
         return [decision_note(d) for d in decisions]
+
+    def keep(self, said: str) -> None:
+        """Store the person's words before the model is asked: a failed or interrupted turn loses nothing.
+
+        (After a failure the command ends; the next ``--conversation`` turn sees the words again.)
+        """
+        self.conversations.save(
+            self.conversation,
+            with_user_text(self.history, check_message(said)),
+            self.told,
+            summary=self.summary,
+            folded_upto=self.folded_upto,
+            segment=self.ctx.segment,
+        )
 
     def save(self, answer: AnswerStep) -> None:
         self.history, self.summary, self.folded_upto = answer.messages, answer.summary, answer.folded_upto
@@ -160,6 +176,7 @@ def chat(
     session.label(segment, bot.summarizer)
     if message is not None:
         said = " ".join([*session.pending_notes(), message])
+        session.keep(said)
         used, answer = asyncio.run(
             bot.reply(session.ctx, said, session.history, mode=mode, **session.context())
         )
@@ -205,6 +222,7 @@ def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
         if not text:
             return
         said = " ".join([*notes, text])
+        session.keep(said)
         _, answer = asyncio.run(
             bot.reply(session.ctx, said, session.history, mode=mode, on_text=show, **session.context())
         )
