@@ -973,3 +973,32 @@ def test_the_message_is_stored_before_the_model_is_asked(tmp_path: Path) -> None
         site.close()
     assert seen_while_answering[0] == ["覚えておいて"]  # already stored when the router was asked
     assert seen_while_answering[-1] == ["覚えておいて"]
+
+
+def test_earlier_conversations_are_listed_newest_first_and_only_the_members(
+    site: Site, api: FakeMessagesAPI
+) -> None:
+    wife, csrf = signed_in(site, "wife", "futari")
+    for text in ("一つ目の会話です", "二つ目の会話です"):
+        api.reply(text_response("chat"))
+        api.reply(text_response("はい。"))
+        assert (
+            wife.post("/api/chat", json={"message": text}, headers={"X-CSRF-Token": csrf}).status_code == 200
+        )
+        wife.post("/api/conversations", headers={"X-CSRF-Token": csrf})  # start a fresh one
+    listed = wife.get("/api/conversations").json()
+    assert [c["title"] for c in listed] == [
+        "二つ目の会話です",
+        "一つ目の会話です",
+    ]  # the empty new one is left out
+    assert all(c["messages"] == 2 for c in listed)
+    assert wife.get("/api/conversations", params={"limit": 1}).json() == listed[:1]
+    assert wife.get("/api/conversations", params={"limit": 0}).status_code == 422
+    husband, _ = signed_in(site, "husband", "futari")
+    assert husband.get("/api/conversations").json() == []
+    page = wife.get("/")
+    assert "これまでの会話" in page.text and f"/?c={listed[1]['id']}" in page.text
+    earlier = wife.get(f"/?c={listed[1]['id']}")
+    assert (
+        "一つ目の会話です" in earlier.text and "二つ目の会話です" in earlier.text
+    )  # the other is in the list

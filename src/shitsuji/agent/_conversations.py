@@ -86,6 +86,29 @@ class Conversations:
         ).fetchone()
         return self.get(row[0], owner) if row else None
 
+    def recent(
+        self, owner: str, household: str | None, channel: str, *, limit: int = 10
+    ) -> list[dict[str, object]]:
+        """The owner's latest conversations here that have messages, newest first: id, updated_at,
+        messages (how many), and first (the first user message's content)."""
+        cursor = self._conn.execute(
+            "SELECT c.id, c.updated_at, "
+            "(SELECT count(*) FROM conversation_messages m WHERE m.conversation = c.id) AS messages, "
+            "(SELECT m.content FROM conversation_messages m WHERE m.conversation = c.id AND m.role = 'user' "
+            " ORDER BY m.seq LIMIT 1) AS first "
+            "FROM conversations c WHERE c.owner = ? AND c.household IS ? AND c.channel = ? "
+            "AND EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation = c.id) "
+            "ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?",
+            (owner, household, channel, limit),
+        )
+        names = [d[0] for d in cursor.description]
+        out = []
+        for row in cursor.fetchall():
+            item = dict(zip(names, row, strict=True))
+            item["first"] = json.loads(str(item["first"])) if item["first"] is not None else None
+            out.append(item)
+        return out
+
     def rows(self, conversation_id: str) -> list[dict[str, object]]:
         """Every stored message with its metadata, in order."""
         cursor = self._conn.execute(

@@ -141,6 +141,14 @@ async def conversation(
     return {"id": found.id, "panel": backend.open_panel(found), "items": backend.timeline(member, found)}
 
 
+@router.get("/conversations", tags=["chat"])
+async def conversations(
+    member: Signed, request: Request, limit: Annotated[int, Query(ge=1, le=100)] = 10
+) -> list[dict[str, Any]]:
+    """The member's latest conversations, newest first (id, updated_at, messages, title)."""
+    return backend_of(request).recent_conversations(member, limit)
+
+
 @router.post("/conversations", tags=["chat"])
 async def new_conversation(member: Signed, request: Request) -> dict[str, Any]:
     """Start a new conversation (the open panel's segment is closed)."""

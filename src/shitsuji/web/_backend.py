@@ -70,6 +70,11 @@ class Member:
     csrf: str = ""
 
 
+def _title(text: str, width: int = 40) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
 def check_panel(name: str) -> Panel:
     if name not in PANELS:
         raise UserInputError(f"no panel {name!r}: choose one of {', '.join(PANELS)}")
@@ -224,6 +229,19 @@ class Backend:
         except NotFoundError:
             return None
         return found if found.household == member.household else None
+
+    def recent_conversations(self, member: Member, limit: int = 10) -> list[dict[str, Any]]:
+        """The member's latest web conversations (empty ones left out), titled by their first words."""
+        found = self.conversations.recent(member.user, member.household, CHANNEL, limit=limit)
+        return [
+            {
+                "id": c["id"],
+                "updated_at": c["updated_at"],
+                "messages": c["messages"],
+                "title": _title(message_text(c["first"])),
+            }
+            for c in found
+        ]
 
     async def new_conversation(self, member: Member) -> Conversation:
         old = self.conversations.latest(member.user, member.household, CHANNEL)

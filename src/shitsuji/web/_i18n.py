@@ -49,6 +49,8 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "create": ("作成してはじめる", "Create and start"),
     "send": ("送信", "Send"),
     "message_placeholder": ("執事に話しかける…", "Ask the butler…"),
+    "earlier_chats": ("これまでの会話", "Earlier conversations"),
+    "messages_count": ("{n}件", "{n} messages"),
     "new_chat": ("新しい会話", "New chat"),
     "thinking": ("考えています…", "Thinking…"),
     "running_tools": ("調べています: {tools}", "Looking up: {tools}"),

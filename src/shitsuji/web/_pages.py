@@ -206,6 +206,7 @@ async def chat_page(
         member=member,
         conversation=conversation.id,
         items=backend.timeline(member, conversation),
+        recent=[c for c in backend.recent_conversations(member) if c["id"] != conversation.id],
         model_problem=backend.model_problem,
         **_panel_values(backend, member, panel),
     )
