@@ -932,6 +932,7 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
         ("DELETE", "/api/session"),
         ("GET", "/api/me"),
         ("GET", "/api/conversation"),
+        ("GET", "/api/conversations"),
         ("POST", "/api/conversations"),
         ("POST", "/api/chat"),
         ("GET", "/api/panels/{name}"),
