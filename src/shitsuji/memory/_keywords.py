@@ -54,6 +54,34 @@ class KeywordIndex:
                 else:
                     holders.append(slot)
 
+    def add_many(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Index many memories at once: (id, scope, stored terms — one line per chunk, space-separated).
+
+        What a cold start does with every row of a scope; the same result as ``add`` per row.
+        """
+        parsed = [
+            (memory_id, scope, [line.split() for line in stored.split("\n")])
+            for memory_id, scope, stored in rows
+        ]
+        slot = self.slots.add_many([(memory_id, scope, len(chunks)) for memory_id, scope, chunks in parsed])
+        start = slot
+        while self.slots.size > len(self._lengths):
+            self._lengths = grown(self._lengths)
+        postings = self._postings
+        lengths: list[int] = []
+        for _, _, chunks in parsed:
+            for terms in chunks:
+                lengths.append(len(terms))
+                for term in terms:
+                    holders = postings.get(term)
+                    if holders is None:
+                        postings[term] = [slot]
+                    else:
+                        holders.append(slot)
+                slot += 1
+        self._lengths[start:slot] = lengths
+        self._total_length += sum(lengths)
+
     def kill(self, memory_id: str) -> None:
         self.slots.kill(memory_id)
 

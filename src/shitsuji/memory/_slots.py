@@ -61,6 +61,35 @@ class Slots:
         self._slots_of[memory_id] = slots
         return slots
 
+    def add_many(self, memories: Sequence[tuple[str, str, int]]) -> int:
+        """Append slots for many (memory id, scope, chunk count) at once; the first new slot.
+
+        The same as ``add`` for each, in order, with the array work done once (a cold start).
+        """
+        start = self.size
+        total = sum(count for _, _, count in memories)
+        while self.size + total > self.capacity:
+            self._codes = grown(self._codes)
+            self._alive = grown(self._alive)
+        codes = [self._code_of_scope.setdefault(scope, len(self._code_of_scope)) for _, scope, _ in memories]
+        counts = [count for _, _, count in memories]
+        self._codes[start : start + total] = np.repeat(np.asarray(codes, dtype=np.int32), counts)
+        self._alive[start : start + total] = True
+        self.size += total
+        self.live += total
+        slot = start
+        for memory_id, _, count in memories:
+            if count == 1:
+                self.ids.append(memory_id)
+                self.chunk.append(0)
+            else:
+                self.ids.extend([memory_id] * count)
+                self.chunk.extend(range(count))
+            self.kill(memory_id)  # an older copy: loaded before, or earlier in this batch
+            self._slots_of[memory_id] = range(slot, slot + count)
+            slot += count
+        return start
+
     def kill(self, memory_id: str) -> None:
         slots = self._slots_of.pop(memory_id, None)
         if slots is not None:

@@ -265,8 +265,7 @@ class SQLiteMemoryStore:
                 "AND rowid <= ? AND deleted_at IS NULL ORDER BY rowid",
                 (*chunk, top),
             ).fetchall()
-            for memory_id, scope, terms in rows:
-                index.add(memory_id, scope, _chunk_terms(terms))
+            index.add_many(rows)
         index.loaded_scopes.update(missing)
         index.last_rowid = top
 

@@ -1,0 +1,44 @@
+"""The keyword index's bulk load (a cold start) builds exactly what adding row by row builds."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shitsuji.memory._keywords import KeywordIndex
+
+TERMS = st.lists(
+    st.sampled_from(["牛乳", "乳製", "milk", "buy", "tea", "紅茶", "deploy"]), min_size=1, max_size=6
+)
+ROWS = st.lists(
+    st.tuples(
+        st.sampled_from(["m1", "m2", "m3", "m4", "m5"]),  # repeats: a re-added memory replaces its slots
+        st.sampled_from(["household/futari", "household/futari/user/wife", "projects/api"]),
+        st.lists(TERMS, min_size=1, max_size=3),  # chunks
+    ),
+    max_size=30,
+)
+
+
+@given(before=ROWS, rows=ROWS)
+def test_add_many_matches_adding_row_by_row(before: list, rows: list) -> None:
+    one, bulk = KeywordIndex(), KeywordIndex()
+    for memory_id, scope, chunks in before:  # something already loaded
+        one.add(memory_id, scope, chunks)
+        bulk.add(memory_id, scope, chunks)
+    for memory_id, scope, chunks in rows:
+        one.add(memory_id, scope, chunks)
+    bulk.add_many([(m, s, "\n".join(" ".join(c) for c in chunks)) for m, s, chunks in rows])
+    n = one.slots.size
+    assert bulk.slots.size == n and bulk.slots.live == one.slots.live and len(bulk) == len(one)
+    assert bulk._postings == one._postings and bulk._total_length == one._total_length
+    assert np.array_equal(bulk._lengths[:n], one._lengths[:n])
+    assert bulk.slots.ids == one.slots.ids and bulk.slots.chunk == one.slots.chunk
+    for scopes in (
+        ["household/futari"],
+        ["household/futari/user/wife", "household/futari"],
+        ["projects/api"],
+    ):
+        for query in (["牛乳"], ["milk", "tea"], ["deploy", "紅茶", "buy"]):
+            assert bulk.search(query, scopes, 5) == one.search(query, scopes, 5)
