@@ -10,7 +10,8 @@ English), so the index itself is language-blind.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +20,60 @@ from ._slots import Match, Slots, grown
 
 K1 = 1.2
 B = 0.75
+
+
+def snapshot(rows: Sequence[tuple[str, str, str]]) -> dict[str, Any]:
+    """One scope's rows (id, scope, stored terms) as plain data ``KeywordIndex.load_snapshot`` takes.
+
+    Slots count from 0 within the snapshot; JSON-ready, so it can be stored and read back
+    safely (loading it costs a few ms where splitting and indexing the rows costs tens).
+    """
+    chunked = [(memory_id, _split(stored)) for memory_id, _, stored in rows]
+    lengths: list[int] = []
+    postings: dict[str, list[int]] = {}
+    _post((chunks for _, chunks in chunked), postings, lengths, 0)
+    ids = [memory_id for memory_id, _ in chunked]
+    counts = [len(chunks) for _, chunks in chunked]
+    return {"ids": ids, "counts": counts, "lengths": lengths, "postings": postings}
+
+
+def _split(stored: str) -> list[list[str]]:
+    """Stored terms: one line per chunk, space-separated."""
+    return [line.split() for line in stored.split("\n")]
+
+
+def _post(
+    chunked: Iterable[Sequence[Sequence[str]]], postings: dict[str, list[int]], lengths: list[int], slot: int
+) -> int:
+    """Add each chunk's terms to ``postings`` under consecutive slots from ``slot``; the next free slot."""
+    for chunks in chunked:
+        for terms in chunks:  # the hot loop of a cold start: keep it to a dict lookup and an append
+            lengths.append(len(terms))
+            for term in terms:
+                holders = postings.get(term)
+                if holders is None:
+                    postings[term] = [slot]
+                else:
+                    holders.append(slot)
+            slot += 1
+    return slot
+
+
+def _well_formed(ids: Any, counts: Any, lengths: Any, postings: Any) -> bool:
+    """Shapes, types and slot ranges, checked before anything is loaded (a damaged file is ignored)."""
+    if not (isinstance(ids, list) and isinstance(counts, list) and isinstance(lengths, list)):
+        return False
+    if not isinstance(postings, dict) or len(ids) != len(counts):
+        return False
+    if not all(type(c) is int and c >= 1 for c in counts) or len(lengths) != sum(counts):
+        return False
+    if not all(type(x) is int for x in lengths) or not all(type(m) is str for m in ids):
+        return False
+    total = len(lengths)
+    return all(
+        type(held) is list and (not held or (min(held) >= 0 and max(held) < total))
+        for held in postings.values()
+    )
 
 
 class KeywordIndex:
@@ -43,44 +98,48 @@ class KeywordIndex:
         slots = self.slots.add(memory_id, scope, len(chunk_terms))
         while slots.stop > len(self._lengths):
             self._lengths = grown(self._lengths)
-        postings = self._postings
-        for slot, terms in zip(slots, chunk_terms, strict=True):
-            self._lengths[slot] = len(terms)
-            self._total_length += len(terms)
-            for term in terms:  # the hot loop of a cold start: keep it to a dict lookup and an append
-                holders = postings.get(term)
-                if holders is None:
-                    postings[term] = [slot]
-                else:
-                    holders.append(slot)
+        lengths: list[int] = []
+        _post([chunk_terms], self._postings, lengths, slots.start)
+        self._lengths[slots.start : slots.stop] = lengths
+        self._total_length += sum(lengths)
 
     def add_many(self, rows: Sequence[tuple[str, str, str]]) -> None:
         """Index many memories at once: (id, scope, stored terms — one line per chunk, space-separated).
 
         What a cold start does with every row of a scope; the same result as ``add`` per row.
         """
-        parsed = [
-            (memory_id, scope, [line.split() for line in stored.split("\n")])
-            for memory_id, scope, stored in rows
-        ]
-        slot = self.slots.add_many([(memory_id, scope, len(chunks)) for memory_id, scope, chunks in parsed])
-        start = slot
+        parsed = [(memory_id, scope, _split(stored)) for memory_id, scope, stored in rows]
+        start = self.slots.add_many([(memory_id, scope, len(chunks)) for memory_id, scope, chunks in parsed])
         while self.slots.size > len(self._lengths):
             self._lengths = grown(self._lengths)
-        postings = self._postings
         lengths: list[int] = []
-        for _, _, chunks in parsed:
-            for terms in chunks:
-                lengths.append(len(terms))
-                for term in terms:
-                    holders = postings.get(term)
-                    if holders is None:
-                        postings[term] = [slot]
-                    else:
-                        holders.append(slot)
-                slot += 1
-        self._lengths[start:slot] = lengths
+        end = _post((chunks for _, _, chunks in parsed), self._postings, lengths, start)
+        self._lengths[start:end] = lengths
         self._total_length += sum(lengths)
+
+    def load_snapshot(self, scope: str, snapshot: dict[str, Any]) -> None:
+        """Add one scope's memories from a ``snapshot`` (see ``snapshot``): no row is read or split.
+
+        Raises ``ValueError`` when the snapshot is not well formed (nothing is added then).
+        """
+        ids, counts, lengths, postings = (snapshot.get(k) for k in ("ids", "counts", "lengths", "postings"))
+        if not _well_formed(ids, counts, lengths, postings):
+            raise ValueError("malformed keyword snapshot")
+        assert isinstance(ids, list) and isinstance(counts, list) and isinstance(lengths, list)
+        assert isinstance(postings, dict)
+        start = self.slots.add_many([(m, scope, c) for m, c in zip(ids, counts, strict=True)])
+        while self.slots.size > len(self._lengths):
+            self._lengths = grown(self._lengths)
+        self._lengths[start : start + len(lengths)] = lengths
+        self._total_length += sum(lengths)
+        mine = self._postings
+        for term, held in postings.items():
+            shifted = [start + slot for slot in held] if start else held
+            found = mine.get(term)
+            if found is None:
+                mine[term] = shifted
+            else:
+                found.extend(shifted)
 
     def kill(self, memory_id: str) -> None:
         self.slots.kill(memory_id)

@@ -11,8 +11,10 @@ make drops its caches and reloads them, so several processes can share one file.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -22,7 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import store as db
-from ._keywords import KeywordIndex
+from ..errors import StoreError
+from ._keywords import KeywordIndex, snapshot
 from ._records import Memory, check_source
 from ._slots import Match
 from ._store import StoreStats
@@ -33,6 +36,10 @@ _COLUMNS = (
     "valid_until, deleted_at, content_hash, embedding_model, context"
 )
 _MAX_VARS = 900
+SNAPSHOT_MIN_ROWS = 1000  # smaller scopes load from their rows in a few ms
+SNAPSHOT_FORMAT = "keywords-v1"
+
+log = logging.getLogger(__name__)
 
 
 def _row_to_memory(row: Sequence[Any]) -> Memory:
@@ -208,6 +215,7 @@ class SQLiteMemoryStore:
     def purge_deleted(self) -> int:
         with self._lock, db.write(self._conn, self.path) as conn:
             count = conn.execute("DELETE FROM memories WHERE deleted_at IS NOT NULL").rowcount
+            conn.execute("DELETE FROM keyword_snapshots")  # they hold the purged rows' terms
             self._bump_generation(conn)
             return count
 
@@ -243,7 +251,8 @@ class SQLiteMemoryStore:
         """Load the keyword rows of ``scopes`` (first search there) and new rows of loaded scopes.
 
         Loading per scope keeps a one-shot process (the prompt hook) from reading every
-        project's rows to answer about one.
+        project's rows to answer about one; a large scope comes from its snapshot (see
+        ``_load_scopes``).
         """
         self._check_generation()
         index = self._keywords
@@ -258,16 +267,101 @@ class SQLiteMemoryStore:
                 if scope in index.loaded_scopes:
                     index.add(memory_id, scope, _chunk_terms(terms))
         missing = [s for s in dict.fromkeys(scopes) if s not in index.loaded_scopes]
-        for start in range(0, len(missing), _MAX_VARS):
-            chunk = missing[start : start + _MAX_VARS]
+        self._load_scopes(missing, top)
+        index.loaded_scopes.update(missing)
+        index.last_rowid = top
+
+    def _load_scopes(self, scopes: Sequence[str], top: int) -> None:
+        """Index the live rows of ``scopes`` up to rowid ``top``.
+
+        A scope of ``SNAPSHOT_MIN_ROWS`` rows or more is kept as a snapshot in
+        ``keyword_snapshots`` (tagged with the generation and the last rowid it covers): a
+        cold process loads it plus the rows added since, instead of splitting and indexing
+        every row again. Forget, restore, purge and reindex change the generation, so a
+        snapshot never revives a forgotten row; purge and reindex delete them outright.
+        """
+        index = self._keywords
+        rest: list[str] = []
+        for scope in scopes:
+            found = self._read_snapshot(scope, top)
+            if found is None:
+                rest.append(scope)
+                continue
+            covered, data, size = found
+            try:
+                index.load_snapshot(scope, data)
+            except (ValueError, TypeError):
+                log.warning("ignoring a damaged keyword snapshot of scope %r", scope)
+                rest.append(scope)
+                continue
+            newer = self._conn.execute(
+                "SELECT id, scope, terms FROM memories WHERE scope = ? AND rowid > ? AND rowid <= ? "
+                "AND deleted_at IS NULL ORDER BY rowid",
+                (scope, covered, top),
+            ).fetchall()
+            index.add_many(newer)
+            if len(newer) > size // 4 + SNAPSHOT_MIN_ROWS // 10:  # stale enough to take again
+                self._write_snapshot(scope, top)
+        for start in range(0, len(rest), _MAX_VARS):
+            chunk = rest[start : start + _MAX_VARS]
             rows = self._conn.execute(
                 f"SELECT id, scope, terms FROM memories WHERE scope IN ({_placeholders(len(chunk))}) "
                 "AND rowid <= ? AND deleted_at IS NULL ORDER BY rowid",
                 (*chunk, top),
             ).fetchall()
             index.add_many(rows)
-        index.loaded_scopes.update(missing)
-        index.last_rowid = top
+            sizes = Counter(scope for _, scope, _ in rows)
+            for scope, size in sizes.items():
+                if size >= SNAPSHOT_MIN_ROWS:
+                    self._write_snapshot(scope, top, [r for r in rows if r[1] == scope])
+
+    def _read_snapshot(self, scope: str, top: int) -> tuple[int, dict[str, Any], int] | None:
+        """(last rowid covered, data, rows) of the scope's snapshot, if it is current and well formed."""
+        row = self._conn.execute(
+            "SELECT last_rowid, data FROM keyword_snapshots WHERE scope = ? AND generation = ? AND format = ?",
+            (scope, self._generation, SNAPSHOT_FORMAT),
+        ).fetchone()
+        if row is None or row[0] > top:
+            return None
+        live = self._conn.execute(
+            "SELECT count(*) FROM memories WHERE scope = ? AND rowid <= ? AND deleted_at IS NULL",
+            (scope, row[0]),
+        ).fetchone()[0]
+        try:
+            data = json.loads(row[1])
+            size = len(data["ids"])
+        except (ValueError, TypeError, KeyError):
+            size = -1
+        if size != live:  # damaged, or not what the rows say: build from the rows instead
+            log.warning("ignoring a keyword snapshot of scope %r that does not match its rows", scope)
+            return None
+        return int(row[0]), data, size
+
+    def _write_snapshot(
+        self, scope: str, top: int, rows: Sequence[tuple[str, str, str]] | None = None
+    ) -> None:
+        """Store the scope's snapshot, unless another process holds the write lock (never wait for it)."""
+        if rows is None:
+            rows = self._conn.execute(
+                "SELECT id, scope, terms FROM memories WHERE scope = ? AND rowid <= ? AND deleted_at IS NULL "
+                "ORDER BY rowid",
+                (scope, top),
+            ).fetchall()
+        blob = json.dumps(snapshot(rows), ensure_ascii=False, separators=(",", ":")).encode()
+        self._conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            with db.write(self._conn, self.path) as conn:
+                if self._read_generation() != self._generation:  # rows changed meanwhile: leave it
+                    return
+                conn.execute(
+                    "INSERT OR REPLACE INTO keyword_snapshots (scope, generation, last_rowid, format, data) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (scope, self._generation, top, SNAPSHOT_FORMAT, blob),
+                )
+        except StoreError as exc:  # busy, read-only, full disk: the snapshot is only a shortcut
+            log.info("keyword snapshot of %r not stored: %s", scope, exc)
+        finally:
+            self._conn.execute(f"PRAGMA busy_timeout = {int(db.BUSY_TIMEOUT_S * 1000)}")
 
     def _load_vectors(self, model_id: str, index: VectorIndex) -> None:
         rows = self._conn.execute(
@@ -352,6 +446,7 @@ class SQLiteMemoryStore:
     def reset_index(self) -> None:
         with self._lock, db.write(self._conn, self.path) as conn:
             conn.execute("DELETE FROM embeddings")
+            conn.execute("DELETE FROM keyword_snapshots")
             conn.execute("UPDATE memories SET embedding_model = NULL, terms = ''")
             self._bump_generation(conn)
             self._keywords = KeywordIndex()
@@ -362,6 +457,7 @@ class SQLiteMemoryStore:
             conn.executemany(
                 "UPDATE memories SET terms = ? WHERE id = ?", [(terms, mid) for mid, terms in rows]
             )
+            conn.execute("DELETE FROM keyword_snapshots")
             self._bump_generation(conn)
             self._keywords = KeywordIndex()
 

@@ -264,6 +264,18 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX login_failures_key ON login_failures (key, at);
         """,
     ),
+    Migration(
+        "0010_keyword_snapshots",
+        """
+        CREATE TABLE keyword_snapshots (
+            scope TEXT PRIMARY KEY,
+            generation INTEGER NOT NULL,
+            last_rowid INTEGER NOT NULL,
+            format TEXT NOT NULL,
+            data BLOB NOT NULL
+        );
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
