@@ -298,7 +298,7 @@ def test_bench_hook_reports_latency(cli: Cli) -> None:
 
 
 def test_the_fast_entry_point_loads_neither_the_cli_nor_the_sdks() -> None:
-    heavy = "{'typer', 'rich', 'mcp', 'anthropic', 'openai'}"
+    heavy = "{'typer', 'rich', 'mcp', 'anthropic', 'openai', 'shitsuji.hooks._install'}"
     probe = f"import sys, shitsuji.hooks.__main__; print(sorted({heavy} & set(sys.modules)))"
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == "[]"

@@ -6,6 +6,8 @@
 Nothing here imports the command line or the MCP SDK, so the hook starts quickly.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._context import (
     DEFAULT_BUDGET,
     DEFAULT_K,
@@ -15,9 +17,23 @@ from ._context import (
     keyword_hits,
     relevant_hits,
 )
-from ._install import CLIENTS, Client, Commands, FileChange, codex_home, plan, summary
 from ._payload import PromptEvent, parse_payload
 from ._prompt import answer_prompt
+
+if TYPE_CHECKING:
+    from ._install import CLIENTS, Client, Commands, FileChange, codex_home, plan, summary
+
+# install-hooks' planning is loaded on first use: the prompt hook never needs it
+_LAZY = frozenset({"CLIENTS", "Client", "Commands", "FileChange", "codex_home", "plan", "summary"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from . import _install
+
+        return getattr(_install, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CLIENTS",
