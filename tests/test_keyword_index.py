@@ -42,3 +42,20 @@ def test_add_many_matches_adding_row_by_row(before: list, rows: list) -> None:
     ):
         for query in (["牛乳"], ["milk", "tea"], ["deploy", "紅茶", "buy"]):
             assert bulk.search(query, scopes, 5) == one.search(query, scopes, 5)
+
+
+@given(rows=ROWS)
+def test_a_one_scope_index_exports_the_snapshot_its_rows_make(rows: list) -> None:
+    from shitsuji.memory._keywords import snapshot
+
+    stored = {m: (m, "projects/api", "\n".join(" ".join(c) for c in chunks)) for m, _, chunks in rows}
+    index = KeywordIndex()
+    index.add_many(list(stored.values()))
+    exported = index.export("projects/api")
+    if not stored:
+        assert exported is None
+        return
+    assert exported == snapshot(list(stored.values()))
+    assert index.export("projects/other") is None
+    index.kill(next(iter(stored)))
+    assert index.export("projects/api") is None  # a killed slot: not a snapshot of live rows

@@ -90,6 +90,16 @@ class Slots:
             slot += count
         return start
 
+    def scopes(self) -> list[str]:
+        return list(self._code_of_scope)
+
+    def memories(self) -> list[str]:
+        """Live memory ids in slot order."""
+        return [m for m, _ in sorted(self._slots_of.items(), key=lambda item: item[1].start)]
+
+    def slots_of(self, memory_id: str) -> range:
+        return self._slots_of[memory_id]
+
     def kill(self, memory_id: str) -> None:
         slots = self._slots_of.pop(memory_id, None)
         if slots is not None:

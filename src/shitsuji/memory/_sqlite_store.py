@@ -313,7 +313,9 @@ class SQLiteMemoryStore:
             sizes = Counter(scope for _, scope, _ in rows)
             for scope, size in sizes.items():
                 if size >= SNAPSHOT_MIN_ROWS:
-                    self._write_snapshot(scope, top, [r for r in rows if r[1] == scope])
+                    self._write_snapshot(
+                        scope, top, [r for r in rows if r[1] == scope], shared=index.export(scope)
+                    )
 
     def _read_snapshot(self, scope: str, top: int) -> tuple[int, dict[str, Any], int] | None:
         """(last rowid covered, data, rows) of the scope's snapshot, if it is current and well formed."""
@@ -338,16 +340,26 @@ class SQLiteMemoryStore:
         return int(row[0]), data, size
 
     def _write_snapshot(
-        self, scope: str, top: int, rows: Sequence[tuple[str, str, str]] | None = None
+        self,
+        scope: str,
+        top: int,
+        rows: Sequence[tuple[str, str, str]] | None = None,
+        *,
+        shared: dict[str, Any] | None = None,
     ) -> None:
-        """Store the scope's snapshot, unless another process holds the write lock (never wait for it)."""
-        if rows is None:
-            rows = self._conn.execute(
-                "SELECT id, scope, terms FROM memories WHERE scope = ? AND rowid <= ? AND deleted_at IS NULL "
-                "ORDER BY rowid",
-                (scope, top),
-            ).fetchall()
-        blob = json.dumps(snapshot(rows), ensure_ascii=False, separators=(",", ":")).encode()
+        """Store the scope's snapshot, unless another process holds the write lock (never wait for it).
+
+        ``shared``: the index's own export when it holds just this scope (no second copy is built).
+        """
+        if shared is None:
+            if rows is None:
+                rows = self._conn.execute(
+                    "SELECT id, scope, terms FROM memories WHERE scope = ? AND rowid <= ? "
+                    "AND deleted_at IS NULL ORDER BY rowid",
+                    (scope, top),
+                ).fetchall()
+            shared = snapshot(rows)
+        blob = json.dumps(shared, ensure_ascii=False, separators=(",", ":")).encode()
         self._conn.execute("PRAGMA busy_timeout = 0")
         try:
             with db.write(self._conn, self.path) as conn:
