@@ -115,3 +115,23 @@ def test_small_scopes_have_no_snapshot(db_path: Path) -> None:
     small = engine(db_path)
     small.remember("Deploys go through staging", SCOPE)
     assert ids(small, "staging") and snapshots(db_path) == []
+
+
+def test_an_index_mostly_of_forgotten_rows_is_rebuilt_lean(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shitsuji.memory._sqlite_store as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "COMPACT_MIN_DEAD", 3)
+    memory = engine(db_path)
+    kept = memory.remember("Deploys go through the staging cluster first", SCOPE).memory.id
+    doomed = [memory.remember(f"temporary note {i} about staging", SCOPE).memory.id for i in range(6)]
+    assert kept in ids(memory, "staging cluster")
+    store = memory.store
+    assert isinstance(store, SQLiteMemoryStore)
+    for memory_id in doomed:
+        memory.forget(memory_id)
+    slots = store._keywords.slots
+    assert slots.size - slots.live <= slots.live or slots.size == 0  # dead slots did not pile up
+    assert ids(memory, "staging") == [kept]
+    assert store._keywords.slots.size == 1  # reloaded with the live row only

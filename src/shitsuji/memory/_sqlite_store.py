@@ -27,7 +27,7 @@ from .. import store as db
 from ..errors import StoreError
 from ._keywords import KeywordIndex, snapshot
 from ._records import Memory, check_source
-from ._slots import Match
+from ._slots import Match, Slots
 from ._store import StoreStats
 from ._vectors import VectorIndex
 
@@ -38,6 +38,7 @@ _COLUMNS = (
 _MAX_VARS = 900
 SNAPSHOT_MIN_ROWS = 1000  # smaller scopes load from their rows in a few ms
 SNAPSHOT_FORMAT = "keywords-v1"
+COMPACT_MIN_DEAD = 5000  # dead slots an index may carry before it is rebuilt
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,11 @@ def _chunk_terms(terms: str) -> list[list[str]]:
 
 def _matrix(blob: bytes, chunks: int) -> npt.NDArray[np.float32]:
     return np.frombuffer(blob, dtype=np.float32).reshape(chunks, -1)
+
+
+def _mostly_dead(slots: Slots) -> bool:
+    dead = slots.size - slots.live
+    return dead >= COMPACT_MIN_DEAD and dead > slots.live
 
 
 class SQLiteMemoryStore:
@@ -195,6 +201,7 @@ class SQLiteMemoryStore:
                 self._keywords.kill(memory_id)
                 for index in self._vectors.values():
                     index.slots.kill(memory_id)
+                self._compact()
             else:
                 self._revive(memory_id)
 
@@ -386,6 +393,17 @@ class SQLiteMemoryStore:
             index.add(memory_id, scope, _matrix(blob, chunks))
         if rows:
             index.last_seq = rows[-1][0]
+
+    def _compact(self) -> None:
+        """Drop an index whose dead slots (forgotten rows) outnumber its live ones: it reloads lean.
+
+        A long-running server that forgets a lot would otherwise keep every dead slot forever.
+        """
+        if _mostly_dead(self._keywords.slots):
+            self._keywords = KeywordIndex()
+        for model_id, index in list(self._vectors.items()):
+            if _mostly_dead(index.slots):
+                del self._vectors[model_id]
 
     def _revive(self, memory_id: str) -> None:
         """Put a restored row back into this process's caches."""
