@@ -17,12 +17,11 @@ from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
 from ._backend import Backend, Member, ModelNotConfigured, memory_json
 from ._security import (
-    LOGIN_COOKIE,
-    SESSION_COOKIE,
     RateLimited,
     backend_of,
     client_address,
-    cookie_options,
+    close_session,
+    open_session,
     signed_in,
 )
 
@@ -97,10 +96,7 @@ async def sign_in(
     assert stored is not None
     backend.accounts.upgrade(name, user, stored, password)
     backend.accounts.clear_failures(keys[:1])
-    token, session = backend.accounts.start_session(name, user)
-    response.set_cookie(SESSION_COOKIE, token, max_age=30 * 86400, **cookie_options(request))
-    response.delete_cookie(LOGIN_COOKIE, path="/")
-    return Member(name, user, session.csrf)
+    return open_session(request, response, name, user)
 
 
 @router.get("/health", tags=["session"])
@@ -118,8 +114,7 @@ async def api_sign_in(body: SignIn, request: Request, response: Response) -> dic
 
 @router.delete("/session", tags=["session"])
 async def api_sign_out(member: Signed, request: Request, response: Response) -> dict[str, Any]:
-    backend_of(request).accounts.end_session(request.cookies.get(SESSION_COOKIE))
-    response.delete_cookie(SESSION_COOKIE, path="/")
+    close_session(request, response)
     return {"signed_out": member.user}
 
 

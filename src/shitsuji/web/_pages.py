@@ -18,11 +18,13 @@ from ._i18n import LANGS, Words, choose
 from ._security import (
     LANG_COOKIE,
     LOGIN_COOKIE,
-    SESSION_COOKIE,
     CsrfRejected,
     RateLimited,
     backend_of,
+    close_session,
     cookie_options,
+    login_form_ok,
+    open_session,
     session_member,
     signed_in,
 )
@@ -72,14 +74,17 @@ def see(target: str) -> RedirectResponse:
 # -- sign-in ----------------------------------------------------------------
 
 
-def _login_page(request: Request, error: str | None = None, status: int = 200, user: str = "") -> Response:
+def _signed_out_form(request: Request, name: str, status: int, **values: Any) -> Response:
+    """A sign-in or first-run page, with its double-submit token in the form and the cookie."""
     token = secrets.token_urlsafe(24)
-    households = [h.name for h in backend_of(request).store.households()]
-    response = page(
-        request, "login.html", status, login_csrf=token, error=error, households=households, user=user
-    )
+    response = page(request, name, status, login_csrf=token, **values)
     response.set_cookie(LOGIN_COOKIE, token, max_age=3600, **cookie_options(request))
     return response
+
+
+def _login_page(request: Request, error: str | None = None, status: int = 200, user: str = "") -> Response:
+    households = [h.name for h in backend_of(request).store.households()]
+    return _signed_out_form(request, "login.html", status, error=error, households=households, user=user)
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -92,10 +97,7 @@ async def login_form(request: Request) -> Response:
 
 
 def _setup_page(request: Request, error: str | None = None, status: int = 200, **values: str) -> Response:
-    token = secrets.token_urlsafe(24)
-    response = page(request, "setup.html", status, login_csrf=token, error=error, **values)
-    response.set_cookie(LOGIN_COOKIE, token, max_age=3600, **cookie_options(request))
-    return response
+    return _signed_out_form(request, "setup.html", status, error=error, **values)
 
 
 @router.get("/setup", response_class=HTMLResponse)
@@ -121,9 +123,8 @@ async def setup(
     backend = backend_of(request)
     if backend.store.households():
         return see("/login")
-    cookie = request.cookies.get(LOGIN_COOKIE, "")
     values = {"household": household, "user": user, "others": others}
-    if not cookie or not csrf or not secrets.compare_digest(cookie, csrf):
+    if not login_form_ok(request, csrf):
         return _setup_page(request, str(CsrfRejected("the form expired: try again")), 403, **values)
     try:
         if password != password2:
@@ -135,9 +136,7 @@ async def setup(
     except UserInputError as exc:
         return _setup_page(request, str(exc), 400, **values)
     response = see("/")
-    token, _ = backend.accounts.start_session(home.name, home.members[0])
-    response.set_cookie(SESSION_COOKIE, token, max_age=30 * 86400, **cookie_options(request))
-    response.delete_cookie(LOGIN_COOKIE, path="/")
+    open_session(request, response, home.name, home.members[0])
     return response
 
 
@@ -152,8 +151,7 @@ async def login(
     from ._api import sign_in
 
     t = words(request)
-    cookie = request.cookies.get(LOGIN_COOKIE, "")
-    if not cookie or not csrf or not secrets.compare_digest(cookie, csrf):
+    if not login_form_ok(request, csrf):
         return _login_page(request, str(CsrfRejected("the sign-in form expired: try again")), 403, user)
     response = see("/")
     try:
@@ -169,9 +167,8 @@ async def login(
 
 @router.post("/logout")
 async def logout(member: Signed, request: Request) -> Response:
-    backend_of(request).accounts.end_session(request.cookies.get(SESSION_COOKIE))
     response = see("/login")
-    response.delete_cookie(SESSION_COOKIE, path="/")
+    close_session(request, response)
     return response
 
 

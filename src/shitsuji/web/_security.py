@@ -12,10 +12,11 @@ import json
 import secrets
 from typing import Any
 
-from fastapi import Request
+from fastapi import Request, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import ShitsujiError
+from ._accounts import SESSION_TTL
 from ._backend import Backend, Member
 
 SESSION_COOKIE = "shitsuji_session"
@@ -77,6 +78,27 @@ def secure_cookies(request: Request) -> bool:
 
 def cookie_options(request: Request) -> dict[str, Any]:
     return {"httponly": True, "samesite": "lax", "secure": secure_cookies(request), "path": "/"}
+
+
+def open_session(request: Request, response: Response, household: str, user: str) -> Member:
+    """Start a session for a verified member: the session cookie on ``response``, the sign-in cookie gone."""
+    token, session = backend_of(request).accounts.start_session(household, user)
+    max_age = int(SESSION_TTL.total_seconds())
+    response.set_cookie(SESSION_COOKIE, token, max_age=max_age, **cookie_options(request))
+    response.delete_cookie(LOGIN_COOKIE, path="/")
+    return Member(household, user, session.csrf)
+
+
+def close_session(request: Request, response: Response) -> None:
+    """End the request's session (if any) and remove its cookie."""
+    backend_of(request).accounts.end_session(request.cookies.get(SESSION_COOKIE))
+    response.delete_cookie(SESSION_COOKIE, path="/")
+
+
+def login_form_ok(request: Request, sent: str) -> bool:
+    """Whether a signed-out form (sign-in, first run) came back with the token its cookie holds."""
+    cookie = request.cookies.get(LOGIN_COOKIE, "")
+    return bool(cookie and sent) and secrets.compare_digest(cookie, sent)
 
 
 def client_address(request: Request) -> str:
