@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agent import check_message
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
-from ._backend import Backend, Member, ModelNotConfigured, memory_json
+from ._backend import Backend, Member, ModelNotConfigured
 from ._security import (
     RateLimited,
     backend_of,
@@ -309,10 +309,9 @@ async def memories(
     limit: Annotated[int, Query(ge=1, le=500)] = 200,
 ) -> list[dict[str, Any]]:
     """The member's own and the household's shared memories; ``q`` searches (hybrid recall)."""
-    backend = backend_of(request)
-    shared = backend.scopes(member)[1]
-    found = backend.memories(member, query=q, category=category, scope=scope, deleted=deleted, limit=limit)
-    return [memory_json(m, shared, score) for m, score in found]
+    return backend_of(request).memories(
+        member, query=q, category=category, scope=scope, deleted=deleted, limit=limit
+    )
 
 
 @router.get("/memories/{memory_id}", tags=["memories"])
@@ -320,7 +319,7 @@ async def memory(memory_id: Id, member: Signed, request: Request) -> dict[str, A
     """One memory and where it came from ("why do you know this?")."""
     backend = backend_of(request)
     found = backend.memory_of(member, memory_id)
-    return {**memory_json(found, backend.scopes(member)[1]), **backend.provenance(member, found)}
+    return {**backend.memory_view(member, found), **backend.provenance(member, found)}
 
 
 @router.patch("/memories/{memory_id}", tags=["memories"])
@@ -330,19 +329,19 @@ async def edit_memory(memory_id: Id, body: MemoryEdit, member: Signed, request: 
     edited = backend.edit_memory(
         member, memory_id, content=body.content, category=body.category, importance=body.importance
     )
-    return memory_json(edited, backend.scopes(member)[1])
+    return backend.memory_view(member, edited)
 
 
 @router.post("/memories/{memory_id}/forget", tags=["memories"])
 async def forget_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
     backend = backend_of(request)
-    return memory_json(backend.forget_memory(member, memory_id), backend.scopes(member)[1])
+    return backend.memory_view(member, backend.forget_memory(member, memory_id))
 
 
 @router.post("/memories/{memory_id}/restore", tags=["memories"])
 async def restore_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
     backend = backend_of(request)
-    return memory_json(backend.restore_memory(member, memory_id), backend.scopes(member)[1])
+    return backend.memory_view(member, backend.restore_memory(member, memory_id))
 
 
 @router.get("/openapi.json", include_in_schema=False)

@@ -474,14 +474,14 @@ class Backend:
         scope: Literal["own", "shared", "all"] = "all",
         deleted: bool = False,
         limit: int = 200,
-    ) -> list[tuple[Memory, float | None]]:
-        """Visible memories, newest first; with ``query``, the recall ranking (same hybrid search)."""
+    ) -> list[dict[str, Any]]:
+        """Visible memories as JSON, newest first; with ``query``, the recall ranking (same hybrid search)."""
         own, shared = self.scopes(member)
         wanted = {"own": (own,), "shared": (shared,), "all": (own, shared)}[scope]
         if query and query.strip() and not deleted:
             hits = self.memory.recall(query, own, k=max(limit, 1))
             return [
-                (h.memory, round(h.score, 4))
+                memory_json(h.memory, shared, round(h.score, 4))
                 for h in hits
                 if h.memory.scope in wanted and (category is None or h.memory.category == category)
             ]
@@ -493,7 +493,11 @@ class Backend:
                 if m.scope == where and (category is None or m.category == category)
             ]
         found.sort(key=lambda m: m.updated_at, reverse=True)
-        return [(m, None) for m in found[:limit]]
+        return [memory_json(m, shared) for m in found[:limit]]
+
+    def memory_view(self, member: Member, memory: Memory) -> dict[str, Any]:
+        """One memory as JSON, marked shared when it is the household's."""
+        return memory_json(memory, self.scopes(member)[1])
 
     def categories(self, member: Member) -> list[str]:
         own, shared = self.scopes(member)

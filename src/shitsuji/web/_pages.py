@@ -13,7 +13,7 @@ from fastapi.templating import Jinja2Templates
 from ..agent import check_message
 from ..agent._segment_tools import PANELS
 from ..errors import UserInputError
-from ._backend import Backend, Member, check_panel, memory_json
+from ._backend import Backend, Member, check_panel
 from ._i18n import LANGS, Words, choose
 from ._security import (
     LANG_COOKIE,
@@ -299,13 +299,11 @@ async def memories_page(
     deleted: bool = False,
 ) -> Response:
     backend = backend_of(request)
-    shared = backend.scopes(member)[1]
-    found = backend.memories(member, query=q, category=category or None, scope=scope, deleted=deleted)
     return page(
         request,
         "memories.html",
         member=member,
-        memories=[memory_json(m, shared, score) for m, score in found],
+        memories=backend.memories(member, query=q, category=category or None, scope=scope, deleted=deleted),
         categories=backend.categories(member),
         q=q or "",
         category=category or "",
@@ -322,7 +320,7 @@ async def memory_page(memory_id: str, member: Signed, request: Request) -> Respo
         request,
         "memory.html",
         member=member,
-        memory=memory_json(found, backend.scopes(member)[1]),
+        memory=backend.memory_view(member, found),
         origin=backend.provenance(member, found),
     )
 
