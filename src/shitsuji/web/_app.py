@@ -30,24 +30,21 @@ MAX_BODY = 64 * 1024
 EXTRACTION_EVERY_S = 20.0
 
 
+# first match wins: subclasses before their bases (RateLimited, Busy, … are ShitsujiErrors)
+_STATUS: tuple[tuple[type[Exception], int], ...] = (
+    (NotSignedIn, 401),
+    (CsrfRejected, 403),
+    (NotFoundError, 404),
+    (Busy, 409),
+    (RateLimited, 429),
+    (UserInputError, 400),
+    (ModelNotConfigured, 503),
+    (ModelError, 502),
+)
+
+
 def _status(exc: Exception) -> int:
-    if isinstance(exc, NotSignedIn):
-        return 401
-    if isinstance(exc, CsrfRejected):
-        return 403
-    if isinstance(exc, NotFoundError):
-        return 404
-    if isinstance(exc, Busy):
-        return 409
-    if isinstance(exc, RateLimited):
-        return 429
-    if isinstance(exc, UserInputError):
-        return 400
-    if isinstance(exc, ModelNotConfigured):
-        return 503
-    if isinstance(exc, ModelError):
-        return 502
-    return 500
+    return next((status for kind, status in _STATUS if isinstance(exc, kind)), 500)
 
 
 def _wants_json(request: Request) -> bool:
