@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..agent import check_message
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
-from ._backend import Backend, Member, ModelNotConfigured
+from ._backend import Backend, Member
 from ._security import (
     RateLimited,
     backend_of,
@@ -171,9 +171,7 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
     """
     backend = backend_of(request)
     text = check_message(body.message)
-    if backend.assistant is None:
-        raise ModelNotConfigured(backend.model_problem or "no model endpoint is configured")
-    found = backend.claim(member, body.conversation)  # Busy (409) while a turn runs there
+    found = backend.claim(member, body.conversation)  # 409 while a turn runs there, 503 without a model
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     def emit(event: str, data: dict[str, Any]) -> None:

@@ -264,7 +264,7 @@ class Backend:
             if text or tools:
                 items.append({"kind": "message", "role": row["role"], "text": text, "tools": tools})
             if row["role"] == "user" and not isinstance(content, str):  # tool results name their proposals
-                for proposal_id in _PROPOSAL_ID.findall(json.dumps(content)):
+                for proposal_id in _PROPOSAL_ID.findall(str(row["content"])):
                     if proposal_id in cards:
                         items.append(cards.pop(proposal_id))
         return items + list(cards.values())
@@ -283,16 +283,17 @@ class Backend:
         self, member: Member, message: str, emit: Emit, *, conversation_id: str | None = None
     ) -> AnswerStep:
         """One turn: events go to ``emit`` as they happen; the conversation is saved whatever happens."""
-        if self.assistant is None:
-            raise ModelNotConfigured(self.model_problem or "no model endpoint is configured")
         conversation = self.claim(member, conversation_id)
         return await self.answer(member, conversation, message, emit)
 
     def claim(self, member: Member, conversation_id: str | None = None) -> Conversation:
         """The conversation, reserved for one turn (``Busy`` while another runs); ``answer`` frees it.
 
-        Synchronous, so two messages arriving together cannot both pass the check.
+        Synchronous, so two messages arriving together cannot both pass the check. Without a
+        model there is nothing to claim for: ``ModelNotConfigured`` says how to configure one.
         """
+        if self.assistant is None:
+            raise ModelNotConfigured(self.model_problem or "no model endpoint is configured")
         conversation = self.conversation(member, conversation_id)
         if conversation.id in self._busy:
             raise Busy("the butler is still answering your previous message: wait for it to finish")
