@@ -320,9 +320,9 @@ class SQLiteMemoryStore:
             sizes = Counter(scope for _, scope, _ in rows)
             for scope, size in sizes.items():
                 if size >= SNAPSHOT_MIN_ROWS:
-                    self._write_snapshot(
-                        scope, top, [r for r in rows if r[1] == scope], shared=index.export(scope)
-                    )
+                    # the index is the snapshot when it holds this scope alone (no second copy)
+                    data = index.export(scope) or snapshot([r for r in rows if r[1] == scope])
+                    self._write_snapshot(scope, top, data)
 
     def _read_snapshot(self, scope: str, top: int) -> tuple[int, dict[str, Any], int] | None:
         """(last rowid covered, data, rows) of the scope's snapshot, if it is current and well formed."""
@@ -346,27 +346,17 @@ class SQLiteMemoryStore:
             return None
         return int(row[0]), data, size
 
-    def _write_snapshot(
-        self,
-        scope: str,
-        top: int,
-        rows: Sequence[tuple[str, str, str]] | None = None,
-        *,
-        shared: dict[str, Any] | None = None,
-    ) -> None:
-        """Store the scope's snapshot, unless another process holds the write lock (never wait for it).
-
-        ``shared``: the index's own export when it holds just this scope (no second copy is built).
-        """
-        if shared is None:
-            if rows is None:
-                rows = self._conn.execute(
-                    "SELECT id, scope, terms FROM memories WHERE scope = ? AND rowid <= ? "
-                    "AND deleted_at IS NULL ORDER BY rowid",
-                    (scope, top),
-                ).fetchall()
-            shared = snapshot(rows)
-        blob = json.dumps(shared, ensure_ascii=False, separators=(",", ":")).encode()
+    def _write_snapshot(self, scope: str, top: int, data: dict[str, Any] | None = None) -> None:
+        """Store the scope's snapshot (``data``, or built from its rows up to ``top``), unless another
+        process holds the write lock (never wait for it)."""
+        if data is None:
+            rows = self._conn.execute(
+                "SELECT id, scope, terms FROM memories WHERE scope = ? AND rowid <= ? "
+                "AND deleted_at IS NULL ORDER BY rowid",
+                (scope, top),
+            ).fetchall()
+            data = snapshot(rows)
+        blob = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
         self._conn.execute("PRAGMA busy_timeout = 0")
         try:
             with db.write(self._conn, self.path) as conn:
