@@ -135,6 +135,16 @@ def _read_password(from_stdin: bool) -> str:
     return str(password)
 
 
+def _store_password(household: str, user: str, password: str) -> None:
+    from ..web import Accounts
+
+    accounts = Accounts(STATE.settings().db)
+    try:
+        accounts.set_password(household, user, password)
+    finally:
+        accounts.close()
+
+
 PasswordStdin = Annotated[
     bool, typer.Option("--password-stdin", help="Read the password from the first line of standard input.")
 ]
@@ -152,17 +162,13 @@ def add_member(
     as_json: JsonFlag = False,
 ) -> None:
     """Add USER to the household, with a password for the web app (asked twice, or --password-stdin)."""
-    from ..web import Accounts, check_password
+    from ..web import check_password
 
     password = None if no_password else check_password(_read_password(password_stdin))
     with _store() as store:
         home = store.add_member(store.resolve(name).name, user)
     if password is not None:
-        accounts = Accounts(STATE.settings().db)
-        try:
-            accounts.set_password(home.name, user, password)
-        finally:
-            accounts.close()
+        _store_password(home.name, user, password)
     if as_json:
         print_json({**home.to_json(), "password_set": password is not None})
     else:
@@ -180,7 +186,7 @@ def set_password(
 ) -> None:
     """Set or change a member's web password (their signed-in sessions end)."""
     from ..errors import UserInputError
-    from ..web import Accounts, check_password
+    from ..web import check_password
 
     with _store() as store:
         home = store.resolve(name)
@@ -189,12 +195,7 @@ def set_password(
             f"{user!r} is not a member of household {home.name!r} (members: {', '.join(home.members)}): "
             f"add them with `shitsuji household add-member {user}`"
         )
-    password = check_password(_read_password(password_stdin))
-    accounts = Accounts(STATE.settings().db)
-    try:
-        accounts.set_password(home.name, user, password)
-    finally:
-        accounts.close()
+    _store_password(home.name, user, check_password(_read_password(password_stdin)))
     if as_json:
         print_json({"household": home.name, "user": user, "password_set": True})
     else:

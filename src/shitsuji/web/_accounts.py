@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from pathlib import Path
 
 from argon2 import PasswordHasher
@@ -57,11 +58,14 @@ class Accounts:
         self._conn = db.connect(self.path)
         self.clock = clock
         self._hasher = PasswordHasher()
-        # verifying against this keeps an unknown member as slow as a wrong password
-        self._decoy = self._hasher.hash(secrets.token_hex(16))
 
     def close(self) -> None:
         self._conn.close()
+
+    @cached_property
+    def _decoy(self) -> str:
+        """Verifying against this keeps an unknown member as slow as a wrong password (made on first use)."""
+        return self._hasher.hash(secrets.token_hex(16))
 
     # -- passwords --------------------------------------------------------
 
