@@ -15,4 +15,6 @@ def test_loopback_is_allowed() -> None:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as client:
             client.connect(server.getsockname())
             conn, _ = server.accept()
-            conn.close()
+            with conn:
+                client.sendall("ただいま".encode())
+                assert conn.recv(64).decode() == "ただいま"  # the guard let a real connection through
