@@ -111,7 +111,7 @@ def test_bad_input_gets_one_clear_line(cli: Cli, args: tuple[str, ...], needle: 
 def test_newer_database_is_refused_by_the_cli(cli: Cli, db_path: Path) -> None:
     import sqlite3
 
-    sqlite3.connect(db_path).execute("PRAGMA user_version = 999")
+    sqlite3.connect(db_path).execute("PRAGMA user_version = 1001")
     run = cli("stats")
     assert run.code == 1 and "upgrade shitsuji" in run.err
 

@@ -22,8 +22,8 @@ from shitsuji.household import (
     household_toolbox,
     prompt_tokens_benchmark,
 )
+from shitsuji.household._schema import HOUSEHOLD_SCHEMA
 from shitsuji.memory import MemoryEngine
-from shitsuji.store import MIGRATIONS
 
 from .conftest import Cli, Clock
 
@@ -399,7 +399,7 @@ def test_token_estimate_counts_cjk_one_by_one_and_latin_by_four() -> None:
 
 
 def test_migration_adds_the_household_tables(db_path: Path, store: HouseholdStore) -> None:
-    assert "0003_household" in [m.name for m in MIGRATIONS]
+    assert "0003_household" in HOUSEHOLD_SCHEMA.names()
     tables = {
         r[0] for r in sqlite3.connect(db_path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")
     }

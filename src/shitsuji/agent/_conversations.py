@@ -21,6 +21,7 @@ from ..context import message_tokens
 from ..errors import NotFoundError
 from ..llm import Message
 from ._proposals import Decision, Proposals
+from ._schema import AGENT_SCHEMA
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,7 @@ class Conversations:
         self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path)
+        self._conn = db.connect(self.path, AGENT_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:

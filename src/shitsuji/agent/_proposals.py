@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from .. import store as db
 from ..errors import NotFoundError
+from ._schema import AGENT_SCHEMA
 from ._tools import Tool, Toolbox, ToolContext, ToolOutput
 
 Status = Literal["pending", "running", "approved", "rejected", "failed"]
@@ -114,7 +115,7 @@ class Proposals:
         household_may_approve: bool = False,
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path)
+        self._conn = db.connect(self.path, AGENT_SCHEMA)
         self.clock = clock
         self.ttl = ttl
         self.household_may_approve = household_may_approve

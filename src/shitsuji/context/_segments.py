@@ -20,6 +20,7 @@ from pathlib import Path
 from .. import store as db
 from ..errors import ModelError, NotFoundError, UserInputError
 from ..llm import Message
+from ._schema import CONTEXT_SCHEMA
 from ._window import Summarizer, _plain
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class Segments:
         self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path)
+        self._conn = db.connect(self.path, CONTEXT_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:

@@ -21,6 +21,7 @@ from ..agent import ToolContext
 from ..errors import NotFoundError, UserInputError
 from ..memory import MemoryEngine
 from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
+from ._schema import HOUSEHOLD_SCHEMA
 from ._values import (
     MAX_CATEGORY,
     check_name,
@@ -54,7 +55,7 @@ class HouseholdStore:
 
     def __init__(self, path: str | Path, *, clock: Clock = _utcnow) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path)
+        self._conn = db.connect(self.path, HOUSEHOLD_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from .. import store as db
 from ..errors import ModelError, ShitsujiError, StoreLockedError
 from ._extract import ExtractionReport, Extractor, Turn, turns_from_json, turns_to_json
+from ._schema import MEMORY_SCHEMA
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ class ExtractionQueue:
         settings: ExtractionSettings | None = None,
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path)
+        self._conn = db.connect(self.path, MEMORY_SCHEMA)
         self.extractor = extractor
         self.clock = clock
         self.settings = settings or ExtractionSettings()

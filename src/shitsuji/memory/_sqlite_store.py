@@ -27,6 +27,7 @@ from .. import store as db
 from ..errors import StoreError
 from ._keywords import KeywordIndex, snapshot
 from ._records import Memory, check_source
+from ._schema import MEMORY_SCHEMA
 from ._slots import Match, Slots
 from ._store import StoreStats
 from ._vectors import VectorIndex
@@ -104,7 +105,7 @@ class SQLiteMemoryStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path)
+        self._conn = db.connect(self.path, MEMORY_SCHEMA)
         self._lock = threading.RLock()
         self._keywords = KeywordIndex()
         self._vectors: dict[str, VectorIndex] = {}

@@ -14,13 +14,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import StoreError, StoreLockedError
-from ._migrations import migrate
+from ._migrations import Schema, migrate
 
 BUSY_TIMEOUT_S = 5.0
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
-    """Open (creating if needed) and migrate the database at ``path`` (``:memory:`` allowed)."""
+def connect(path: str | Path, *schemas: Schema) -> sqlite3.Connection:
+    """Open (creating if needed) the database at ``path`` (``:memory:`` allowed), ``schemas`` migrated."""
     target = str(path)
     if target != ":memory:":
         Path(target).expanduser().parent.mkdir(parents=True, exist_ok=True)
@@ -29,7 +29,7 @@ def connect(path: str | Path) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
-        migrate(conn)
+        migrate(conn, *schemas)
     except sqlite3.DatabaseError as exc:
         raise translate(exc, target) from exc
     return conn

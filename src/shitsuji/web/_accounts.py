@@ -22,6 +22,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from .. import store as db
 from ..errors import UserInputError
+from ._schema import WEB_SCHEMA
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
@@ -55,7 +56,7 @@ def check_password(password: str) -> str:
 class Accounts:
     def __init__(self, path: str | Path, *, clock: Clock = lambda: datetime.now(UTC)) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path)
+        self._conn = db.connect(self.path, WEB_SCHEMA)
         self.clock = clock
         self._hasher = PasswordHasher()
 

@@ -1,0 +1,113 @@
+"""The agent package's tables: proposals, conversations and their messages, turn claims."""
+
+from __future__ import annotations
+
+from ..store import Migration, Schema
+
+AGENT_SCHEMA = Schema(
+    "agent",
+    (
+        Migration(
+            "0002_proposals",
+            """
+            CREATE TABLE proposals (
+                id TEXT PRIMARY KEY,
+                tool TEXT NOT NULL,
+                input TEXT NOT NULL,
+                input_hash TEXT NOT NULL,
+                summary TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                household TEXT,
+                channel TEXT NOT NULL,
+                conversation TEXT,
+                status TEXT NOT NULL
+                    CHECK (status IN ('pending', 'running', 'approved', 'rejected', 'failed')),
+                result TEXT,
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL,
+                decided_at TEXT,
+                decided_by TEXT
+            );
+            CREATE INDEX proposals_owner ON proposals (owner, status);
+            CREATE INDEX proposals_conversation ON proposals (conversation, status);
+            """,
+        ),
+        Migration(
+            "0004_conversations",
+            """
+            CREATE TABLE conversations (
+                id TEXT PRIMARY KEY,
+                owner TEXT NOT NULL,
+                household TEXT,
+                channel TEXT NOT NULL,
+                messages TEXT NOT NULL DEFAULT '[]',
+                told TEXT NOT NULL DEFAULT '[]',
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL
+            );
+            CREATE INDEX conversations_owner ON conversations (owner, updated_at);
+            """,
+        ),
+        Migration(
+            "0006_conversation_summary",
+            """
+            ALTER TABLE conversations ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+            ALTER TABLE conversations ADD COLUMN folded_upto INTEGER NOT NULL DEFAULT 0;
+            """,
+        ),
+        Migration(
+            "0008_conversation_messages",
+            """
+            CREATE TABLE conversation_messages (
+                conversation TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+                seq INTEGER NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+                speaker TEXT NOT NULL,
+                channel TEXT NOT NULL,
+                content TEXT NOT NULL,
+                tokens INTEGER NOT NULL,
+                segment TEXT,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (conversation, seq)
+            );
+            INSERT INTO conversation_messages (conversation, seq, role, speaker, channel, content, tokens, created_at)
+                SELECT c.id, CAST(j.key AS INTEGER), json_extract(j.value, '$.role'),
+                       CASE json_extract(j.value, '$.role') WHEN 'user' THEN c.owner ELSE 'shitsuji' END,
+                       c.channel,
+                       CASE json_type(j.value, '$.content')
+                           WHEN 'text' THEN json_quote(json_extract(j.value, '$.content'))
+                           ELSE json_extract(j.value, '$.content') END,
+                       0, c.updated_at
+                FROM conversations c, json_each(c.messages) j;
+            ALTER TABLE conversations DROP COLUMN messages
+            """,
+        ),
+        Migration(
+            "0011_turn_claims",
+            """
+            CREATE TABLE turn_claims (
+                conversation TEXT PRIMARY KEY,
+                holder TEXT NOT NULL,
+                claimed_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL
+            )
+            """,
+        ),
+        Migration(
+            "0012_proposal_tool_use",
+            """
+            ALTER TABLE proposals ADD COLUMN tool_use_id TEXT;
+            CREATE INDEX proposals_tool_use ON proposals (conversation, tool_use_id)
+            """,
+        ),
+        Migration(
+            "0013_message_notes",
+            """
+            ALTER TABLE conversation_messages ADD COLUMN told TEXT;
+            ALTER TABLE conversation_messages ADD COLUMN message_key TEXT;
+            CREATE UNIQUE INDEX conversation_messages_key ON conversation_messages (conversation, message_key)
+                WHERE message_key IS NOT NULL
+            """,
+        ),
+    ),
+)

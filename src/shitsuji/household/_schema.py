@@ -1,0 +1,79 @@
+"""The household app's tables: households, members and their lists."""
+
+from __future__ import annotations
+
+from ..store import Migration, Schema
+
+HOUSEHOLD_SCHEMA = Schema(
+    "household",
+    (
+        Migration(
+            "0003_household",
+            """
+            CREATE TABLE households (
+                name TEXT PRIMARY KEY,
+                created_at TEXT NOT NULL
+            );
+            CREATE TABLE household_members (
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                user TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (household, user)
+            );
+            CREATE INDEX household_members_user ON household_members (user);
+            CREATE TABLE shopping_items (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                quantity INTEGER NOT NULL CHECK (quantity >= 1),
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE INDEX shopping_items_household ON shopping_items (household, created_at);
+            CREATE TABLE events (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                title TEXT NOT NULL,
+                start_at TEXT NOT NULL,
+                end_at TEXT,
+                note TEXT,
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE INDEX events_household_start ON events (household, start_at);
+            CREATE TABLE todos (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                title TEXT NOT NULL,
+                due TEXT,
+                done_at TEXT,
+                done_by TEXT,
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE INDEX todos_household_open ON todos (household, done_at);
+            CREATE TABLE expenses (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                amount_yen INTEGER NOT NULL CHECK (amount_yen > 0),
+                category TEXT NOT NULL,
+                note TEXT,
+                spent_on TEXT NOT NULL,
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE INDEX expenses_household_day ON expenses (household, spent_on);
+            CREATE TABLE anniversaries (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                title TEXT NOT NULL,
+                day TEXT NOT NULL,
+                note TEXT,
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE INDEX anniversaries_household ON anniversaries (household, day);
+            """,
+        ),
+    ),
+)

@@ -1,0 +1,37 @@
+"""The web app's tables: passwords, sessions and failed sign-ins."""
+
+from __future__ import annotations
+
+from ..store import Migration, Schema
+
+WEB_SCHEMA = Schema(
+    "web",
+    (
+        Migration(
+            "0009_web_accounts",
+            """
+            CREATE TABLE member_passwords (
+                household TEXT NOT NULL,
+                user TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                PRIMARY KEY (household, user)
+            );
+            CREATE TABLE web_sessions (
+                token_hash TEXT PRIMARY KEY,
+                household TEXT NOT NULL,
+                user TEXT NOT NULL,
+                csrf TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL
+            );
+            CREATE INDEX web_sessions_user ON web_sessions (household, user);
+            CREATE TABLE login_failures (
+                key TEXT NOT NULL,
+                at TEXT NOT NULL
+            );
+            CREATE INDEX login_failures_key ON login_failures (key, at);
+            """,
+        ),
+    ),
+)
