@@ -1,18 +1,34 @@
-"""Where shitsuji keeps its data and which embedder it uses, from flags or the environment.
+"""Every setting shitsuji has, read once at the edge (the CLI, the web app's start-up) and passed down.
 
-| setting  | flag         | environment          | default                                   |
-|----------|--------------|----------------------|-------------------------------------------|
-| database | ``--db``     | ``SHITSUJI_DB``      | ``<user data dir>/shitsuji/shitsuji.db``  |
-| embedder | ``--embedder`` | ``SHITSUJI_EMBEDDER`` | ``use``                                 |
+Nothing below the channels reads the environment: the stores get a path, the butler its
+modes and router model, the model adapter an ``Endpoint``, extraction its switches.
+
+| setting | flag | environment | default |
+|---|---|---|---|
+| database | ``--db`` | ``SHITSUJI_DB`` | ``<user data dir>/shitsuji/shitsuji.db`` |
+| embedder | ``--embedder`` | ``SHITSUJI_EMBEDDER`` | ``use`` |
+| Claude | — | ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_BASE_URL`` | none |
+| OpenAI-compatible server | — | ``SHITSUJI_MODEL_URL``, ``SHITSUJI_MODEL_KEY`` | none |
+| model for every mode | — | ``SHITSUJI_MODEL`` | per mode |
+| cheap model | — | ``SHITSUJI_ROUTER_MODEL`` | ``SHITSUJI_MODEL``, else Haiku |
+| modes file | — | ``SHITSUJI_CONFIG`` | built-in modes |
+| extraction off | — | ``SHITSUJI_EXTRACTION_OFF_CHANNELS``, ``…_HOUSEHOLDS`` | on everywhere |
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .llm import CHEAP_MODEL, Endpoint
 from .memory import DEFAULT_EMBEDDER, MemoryEngine, SQLiteMemoryStore, load_embedder
+
+if TYPE_CHECKING:
+    from .agent import Mode
+    from .memory import ExtractionSettings
 
 
 def default_db_path() -> Path:
@@ -21,21 +37,69 @@ def default_db_path() -> Path:
     return Path(user_data_dir("shitsuji", appauthor=False)) / "shitsuji.db"
 
 
+def _words(value: str | None) -> frozenset[str]:
+    return frozenset(part.strip() for part in (value or "").split(",") if part.strip())
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     db: Path
-    embedder: str
+    embedder: str = DEFAULT_EMBEDDER
+    endpoint: Endpoint = field(default_factory=Endpoint)
+    model: str | None = None  # one model for every mode
+    router_model: str = CHEAP_MODEL  # routing, summaries, extraction
+    config_file: Path | None = None  # [modes.NAME] tables
+    extraction_off_channels: frozenset[str] = frozenset()
+    extraction_off_households: frozenset[str] = frozenset()
 
     @classmethod
-    def resolve(cls, db: str | Path | None = None, embedder: str | None = None) -> Settings:
-        env_db = os.environ.get("SHITSUJI_DB")
+    def from_env(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        db: str | Path | None = None,
+        embedder: str | None = None,
+    ) -> Settings:
+        """Flags first, then the environment (``os.environ`` unless given), then the defaults."""
+        env = os.environ if environ is None else environ
+        model = env.get("SHITSUJI_MODEL") or None
+        config = env.get("SHITSUJI_CONFIG")
         return cls(
-            db=Path(db or env_db or default_db_path()).expanduser(),
-            embedder=embedder or os.environ.get("SHITSUJI_EMBEDDER") or DEFAULT_EMBEDDER,
+            db=Path(db or env.get("SHITSUJI_DB") or default_db_path()).expanduser(),
+            embedder=embedder or env.get("SHITSUJI_EMBEDDER") or DEFAULT_EMBEDDER,
+            endpoint=Endpoint(
+                anthropic_api_key=env.get("ANTHROPIC_API_KEY") or None,
+                anthropic_auth_token=env.get("ANTHROPIC_AUTH_TOKEN") or None,
+                anthropic_base_url=env.get("ANTHROPIC_BASE_URL") or None,
+                openai_url=env.get("SHITSUJI_MODEL_URL") or None,
+                openai_key=env.get("SHITSUJI_MODEL_KEY") or None,
+            ),
+            model=model,
+            router_model=env.get("SHITSUJI_ROUTER_MODEL") or model or CHEAP_MODEL,
+            config_file=Path(config).expanduser() if config else None,
+            extraction_off_channels=_words(env.get("SHITSUJI_EXTRACTION_OFF_CHANNELS")),
+            extraction_off_households=_words(env.get("SHITSUJI_EXTRACTION_OFF_HOUSEHOLDS")),
         )
+
+    def modes(self) -> dict[str, Mode]:
+        """The built-in modes, the config file's ``[modes.*]`` over them, then ``model`` for every mode."""
+        from .agent import load_modes
+
+        return load_modes(self.config_file, model=self.model)
+
+    def extraction(self) -> ExtractionSettings:
+        from .memory import ExtractionSettings
+
+        return ExtractionSettings(
+            disabled_households=self.extraction_off_households,
+            disabled_channels=self.extraction_off_channels,
+        )
+
+    def memory(self) -> MemoryEngine:
+        """A ``MemoryEngine`` over this database and embedder."""
+        return MemoryEngine(SQLiteMemoryStore(self.db), load_embedder(self.embedder))
 
 
 def open_memory(db: str | Path | None = None, embedder: str | None = None) -> MemoryEngine:
-    """A ready ``MemoryEngine`` over the SQLite database and embedder the settings name."""
-    settings = Settings.resolve(db, embedder)
-    return MemoryEngine(SQLiteMemoryStore(settings.db), load_embedder(settings.embedder))
+    """A ready ``MemoryEngine`` over the database and embedder named here or by the environment."""
+    return Settings.from_env(db=db, embedder=embedder).memory()

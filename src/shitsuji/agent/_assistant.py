@@ -8,23 +8,25 @@ household's counts), so one spouse's memories never reach the other's request.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..context import Calibration, Summarizer, fit, request_estimate
 from ..errors import UserInputError
-from ..llm import Block, Message, Model, TextSink
+from ..llm import CHEAP_MODEL, Block, Message, Model, TextSink
 from ..memory import Hit
 from ._loop import AnswerStep, Mode, ModelStep, Step, run_turn
-from ._modes import CHEAP_MODEL, DEFAULT_MODES, mode_named, route
+from ._modes import DEFAULT_MODES, mode_named, route
+from ._notes import ModelNotes
 from ._policy import DEFAULT_POLICIES, ChannelPolicy, policy_for
 from ._prompt import PERSONA, system_blocks
-from ._proposals import Decision, Proposals
+from ._proposals import Proposals
 from ._tools import Toolbox, ToolContext
 
 MAX_MESSAGE_CHARS = 8000
 
-MemorySource = Callable[[str, ToolContext], Sequence[Hit]]
-CountSource = Callable[[ToolContext], str | None]
+MemorySource = Callable[[str, ToolContext[Any]], Sequence[Hit]]
+CountSource = Callable[[ToolContext[Any]], str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +38,35 @@ class RoutedStep:
 
 @dataclass(frozen=True, slots=True)
 class ContextStep:
-    """The summary this turn used and how much of the history it covers.
+    """The summary this turn used, how much of the history it covers, and whether it holds untrusted text.
 
-    The caller stores both so the next turn starts from there; the stored history is never cut.
+    The caller stores them so the next turn starts from there; the stored history is never cut.
     """
 
     summary: str
     folded_upto: int
+    summary_untrusted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """A conversation as the model reads it, ending with the person's new message.
+
+    ``untrusted`` flags each message that carries outside text; ``summary`` covers
+    ``messages[:folded_upto]`` and ``summary_untrusted`` says whether it was folded from any.
+    """
+
+    messages: Sequence[Message]
+    untrusted: Sequence[bool] = ()
+    summary: str = ""
+    folded_upto: int = 0
+    summary_untrusted: bool = False
+
+    @classmethod
+    def plain(cls, earlier: Sequence[Message], text: str) -> History:
+        """Trusted messages plus the person's words (for callers without a conversation store)."""
+        messages = with_user_text(earlier, text)
+        return cls(messages, [False] * len(messages))
 
 
 @dataclass
@@ -55,44 +79,46 @@ class Assistant:
     modes: Mapping[str, Mode] = field(default_factory=lambda: dict(DEFAULT_MODES))
     policies: Mapping[str, ChannelPolicy] = field(default_factory=lambda: dict(DEFAULT_POLICIES))
     persona: str = PERSONA
+    notes: ModelNotes = field(default_factory=ModelNotes)
     memories: MemorySource | None = None
     count_index: CountSource | None = None
     summarizer: Summarizer | None = None
-    segment_index: Callable[[ToolContext], Sequence[str]] | None = None
+    segment_index: Callable[[ToolContext[Any]], Sequence[str]] | None = None
     calibration: Calibration = field(default_factory=Calibration)
 
     async def turn(
         self,
-        ctx: ToolContext,
-        message: str,
-        history: Sequence[Message] = (),
+        ctx: ToolContext[Any],
+        history: History,
         *,
+        text: str,
         mode: str | None = None,
         on_text: TextSink | None = None,
-        summary: str = "",
-        folded_upto: int = 0,
     ) -> AsyncIterator[RoutedStep | ContextStep | Step]:
-        """Answer ``message`` from ``ctx.user``; yields the mode, the context kept, each loop step, the answer.
+        """Answer the person's words ``text`` (the last message of ``history``) from ``ctx``'s speaker.
 
-        ``history`` is the whole stored conversation; ``summary`` covers ``history[:folded_upto]``.
-        The answer carries the whole conversation again (history, the new message, the turn).
+        Yields the mode, the context kept, each loop step, and the answer, which carries the
+        whole conversation again (history and the turn's new messages). Writes need a card
+        while any untrusted text is in what the model sees: the window or the summary.
         """
-        text = check_message(message)
         chosen = (
             mode_named(mode, self.modes)
             if mode
             else await route(self.router or self.model, text, self.modes, router_model=self.router_model)
         )
         yield RoutedStep(chosen)
-        conversation = with_user_text(history, text)
+        conversation = list(history.messages)
+        untrusted = list(history.untrusted) + [False] * (len(conversation) - len(history.untrusted))
+        start = history.folded_upto
         folded = await fit(
-            conversation[folded_upto:],
-            summary,
+            conversation[start:],
+            history.summary,
             budget_tokens=self.calibration.budget(chosen.window_tokens),
             summarizer=self.summarizer,
         )
-        upto = folded_upto + folded.folded + folded.dropped
-        yield ContextStep(folded.summary, upto)
+        upto = start + folded.folded + folded.dropped
+        summary_untrusted = history.summary_untrusted or any(untrusted[start : start + folded.folded])
+        yield ContextStep(folded.summary, upto, summary_untrusted)
         system = system_blocks(
             chosen,
             persona=self.persona,
@@ -112,6 +138,8 @@ class Assistant:
             policy=policy_for(ctx.channel, self.policies),
             proposals=self.proposals,
             on_text=on_text,
+            notes=self.notes,
+            tainted=summary_untrusted or any(untrusted[upto:]),
         )
         first_round = True
         async for step in steps:
@@ -120,12 +148,11 @@ class Assistant:
                 tools = self.toolbox.definitions() if chosen.max_rounds > 1 else []
                 self.calibration.observe(step.response.usage, request_estimate(system, folded.window, tools))
             if isinstance(step, AnswerStep):  # hand back the whole conversation, not just the window
-                step = AnswerStep(
-                    step.text, conversation[:upto] + step.messages, step.proposals, folded.summary, upto
-                )
+                step = replace(step, messages=conversation[:upto] + step.messages, summary=folded.summary)
+                step = replace(step, folded_upto=upto)
             yield step
 
-    def _pending(self, ctx: ToolContext) -> list[str]:
+    def _pending(self, ctx: ToolContext[Any]) -> list[str]:
         if ctx.conversation is None:
             return []
         return [
@@ -135,21 +162,17 @@ class Assistant:
 
     async def reply(
         self,
-        ctx: ToolContext,
+        ctx: ToolContext[Any],
         message: str,
         history: Sequence[Message] = (),
         *,
         mode: str | None = None,
         on_text: TextSink | None = None,
-        summary: str = "",
-        folded_upto: int = 0,
     ) -> tuple[Mode, AnswerStep]:
-        """The whole turn at once: (mode, answer)."""
+        """The whole turn at once, for callers that keep no conversation store: (mode, answer)."""
+        text = check_message(message)
         chosen: Mode | None = None
-        steps = self.turn(
-            ctx, message, history, mode=mode, on_text=on_text, summary=summary, folded_upto=folded_upto
-        )
-        async for step in steps:
+        async for step in self.turn(ctx, History.plain(history, text), text=text, mode=mode, on_text=on_text):
             if isinstance(step, RoutedStep):
                 chosen = step.mode
             elif isinstance(step, AnswerStep):
@@ -180,13 +203,3 @@ def with_user_text(history: Sequence[Message], text: str) -> list[Message]:
     else:
         out.append({"role": "user", "content": text})
     return out
-
-
-def decision_note(decision: Decision) -> str:
-    """How an approval or rejection is told to the model on the next turn."""
-    p = decision.proposal
-    if p.status == "approved":
-        return f"[The person approved proposal {p.id} ({p.summary}); result: {p.result}]"
-    if p.status == "rejected":
-        return f"[The person rejected proposal {p.id} ({p.summary}); it was not done]"
-    return f"[Proposal {p.id} ({p.summary}) was not carried out: {decision.reason}]"

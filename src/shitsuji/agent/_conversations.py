@@ -1,25 +1,32 @@
-"""Conversations: every message kept, so a chat can continue (``chat --conversation ID``).
+"""Conversations: every message kept, so a chat can continue on any channel.
 
 Each message is a row — role, speaker, channel, time, estimated tokens, the segment label
 open when it was said — and nothing is ever thrown away; what is *sent* is chosen per
-turn (window + summary). A conversation also remembers which proposal decisions the model
-has been told about: one made since the last turn (``proposals approve`` from another
-command, a card tapped later) is told on the next turn.
+turn (window + summary). A row stores what was said, never text added for the model:
+the decisions told to the model with a message are the row's ``told`` ids, rendered into
+sentences only when the conversation is sent (``model_messages``). A row also records
+whether it carries ``untrusted`` text (a web page, a forwarded message), and the
+conversation whether its rolling summary was folded from any — so taint follows the
+content for as long as the model can see it.
+
+A conversation belongs to the pair (household, owner).
 """
 
 from __future__ import annotations
 
 import json
 import secrets
+import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import store as db
 from ..context import message_tokens
 from ..errors import NotFoundError
-from ..llm import Message
+from ..llm import Block, Message
+from ._notes import ModelNotes
 from ._proposals import Decision, Proposals
 from ._schema import AGENT_SCHEMA
 
@@ -27,13 +34,16 @@ from ._schema import AGENT_SCHEMA
 @dataclass(frozen=True, slots=True)
 class Conversation:
     id: str
-    owner: str
     household: str | None
+    owner: str
     channel: str
-    messages: list[Message]
-    told: list[str]
+    messages: list[Message] = field(default_factory=list)  # as said: no notes for the model
+    told_at: dict[int, list[str]] = field(default_factory=dict)  # message index → proposals told with it
+    untrusted: list[bool] = field(default_factory=list)  # per message
+    told: list[str] = field(default_factory=list)  # every proposal the model has heard about
     summary: str = ""  # rolling summary of messages[:folded_upto]
     folded_upto: int = 0
+    summary_untrusted: bool = False
 
 
 class Conversations:
@@ -47,9 +57,9 @@ class Conversations:
     def close(self) -> None:
         self._conn.close()
 
-    def start(self, owner: str, household: str | None, channel: str) -> Conversation:
+    def start(self, household: str | None, owner: str, channel: str) -> Conversation:
         now = self.clock().isoformat()
-        conversation = Conversation("c_" + secrets.token_hex(6), owner, household, channel, [], [])
+        conversation = Conversation("c_" + secrets.token_hex(6), household, owner, channel)
         with db.write(self._conn, self.path) as conn:
             conn.execute(
                 "INSERT INTO conversations (id, owner, household, channel, created_at, updated_at) "
@@ -58,39 +68,56 @@ class Conversations:
             )
         return conversation
 
-    def get(self, conversation_id: str, user: str) -> Conversation:
-        """The user's own conversation; anyone else's answers exactly like a missing one."""
+    def get(self, conversation_id: str, household: str | None, owner: str) -> Conversation:
+        """The member's own conversation; anyone else's answers exactly like a missing one."""
         row = self._conn.execute(
-            "SELECT id, owner, household, channel, told, summary, folded_upto FROM conversations "
-            "WHERE id = ? AND owner = ?",
-            (conversation_id, user),
+            "SELECT id, household, owner, channel, told, summary, folded_upto, summary_untrusted "
+            "FROM conversations WHERE id = ? AND household IS ? AND owner = ?",
+            (conversation_id, household, owner),
         ).fetchone()
         if row is None:
             raise NotFoundError(
-                f"no conversation {conversation_id!r} of {user}: leave out --conversation to start one"
+                f"no conversation {conversation_id!r} of {owner}: leave out --conversation to start one"
             )
-        messages = [
-            {"role": role, "content": json.loads(content)}
-            for role, content in self._conn.execute(
-                "SELECT role, content FROM conversation_messages WHERE conversation = ? ORDER BY seq",
-                (row[0],),
-            )
-        ]
-        return Conversation(row[0], row[1], row[2], row[3], messages, json.loads(row[4]), row[5], row[6])
+        messages: list[Message] = []
+        told_at: dict[int, list[str]] = {}
+        untrusted: list[bool] = []
+        for role, content, told, tainted in self._conn.execute(
+            "SELECT role, content, told, untrusted FROM conversation_messages WHERE conversation = ? "
+            "ORDER BY seq",
+            (row[0],),
+        ):
+            if told:
+                told_at[len(messages)] = json.loads(told)
+            messages.append({"role": role, "content": json.loads(content)})
+            untrusted.append(bool(tainted))
+        return Conversation(
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            messages,
+            told_at,
+            untrusted,
+            json.loads(row[4]),
+            row[5],
+            row[6],
+            bool(row[7]),
+        )
 
-    def latest(self, owner: str, household: str | None, channel: str) -> Conversation | None:
-        """The owner's most recently used conversation in this household and channel."""
+    def latest(self, household: str | None, owner: str, channel: str) -> Conversation | None:
+        """The member's most recently used conversation in this channel."""
         row = self._conn.execute(
             "SELECT id FROM conversations WHERE owner = ? AND household IS ? AND channel = ? "
             "ORDER BY updated_at DESC, rowid DESC LIMIT 1",
             (owner, household, channel),
         ).fetchone()
-        return self.get(row[0], owner) if row else None
+        return self.get(row[0], household, owner) if row else None
 
     def recent(
-        self, owner: str, household: str | None, channel: str, *, limit: int = 10
+        self, household: str | None, owner: str, channel: str, *, limit: int = 10
     ) -> list[dict[str, object]]:
-        """The owner's latest conversations here that have messages, newest first: id, updated_at,
+        """The member's latest conversations here that have messages, newest first: id, updated_at,
         messages (how many), and first (the first user message's content)."""
         cursor = self._conn.execute(
             "SELECT c.id, c.updated_at, "
@@ -120,48 +147,133 @@ class Conversations:
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
 
-    def save(
+    def has_key(self, conversation_id: str, key: str) -> bool:
+        """Whether a message sent with this idempotency key is already stored."""
+        found = self._conn.execute(
+            "SELECT 1 FROM conversation_messages WHERE conversation = ? AND message_key = ?",
+            (conversation_id, key),
+        ).fetchone()
+        return found is not None
+
+    def add_said(
+        self,
+        conversation: Conversation,
+        text: str,
+        *,
+        told: Sequence[str] = (),
+        untrusted: bool = False,
+        segment: str | None = None,
+        key: str | None = None,
+    ) -> Conversation:
+        """Store the person's words before the model is asked; a failed or interrupted turn loses nothing.
+
+        The words join a trailing user message (the tool results of a turn that ended on a
+        card); ``told`` names the decisions the model hears about with them.
+        """
+        block: Block = {"type": "text", "text": text}
+        messages = list(conversation.messages)
+        told_at = dict(conversation.told_at)
+        flags = list(conversation.untrusted)
+        if messages and messages[-1]["role"] == "user":
+            content = messages[-1]["content"]
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+            index = len(messages) - 1
+            messages[index] = {"role": "user", "content": [*blocks, block]}
+            flags[index] = flags[index] or untrusted
+        else:
+            index = len(messages)
+            messages.append({"role": "user", "content": text})
+            flags.append(untrusted)
+        if told:
+            told_at[index] = [*told_at.get(index, []), *told]
+        now = self.clock().isoformat()
+        with db.write(self._conn, self.path) as conn:
+            self._put(conn, conversation, index, messages[index], segment, now)
+            conn.execute(
+                "UPDATE conversation_messages SET told = ?, untrusted = ?, message_key = coalesce(?, message_key) "
+                "WHERE conversation = ? AND seq = ?",
+                (
+                    json.dumps(told_at[index]) if index in told_at else None,
+                    int(flags[index]),
+                    key,
+                    conversation.id,
+                    index,
+                ),
+            )
+            all_told = [*conversation.told, *told]
+            conn.execute(
+                "UPDATE conversations SET told = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(all_told), now, conversation.id),
+            )
+        return Conversation(
+            conversation.id,
+            conversation.household,
+            conversation.owner,
+            conversation.channel,
+            messages,
+            told_at,
+            flags,
+            all_told,
+            conversation.summary,
+            conversation.folded_upto,
+            conversation.summary_untrusted,
+        )
+
+    def add_turn(
         self,
         conversation: Conversation,
         messages: Sequence[Message],
-        told: Sequence[str],
         *,
-        summary: str = "",
-        folded_upto: int = 0,
+        untrusted: bool,
+        summary: str,
+        folded_upto: int,
+        summary_untrusted: bool,
         segment: str | None = None,
     ) -> None:
-        """Store new messages (the last stored one is rewritten if the turn merged text into it)."""
+        """Store the model's side of a turn after the person's words, and the context kept for the next."""
         now = self.clock().isoformat()
+        start = len(conversation.messages)
         with db.write(self._conn, self.path) as conn:
-            stored = conn.execute(
-                "SELECT count(*) FROM conversation_messages WHERE conversation = ?", (conversation.id,)
-            ).fetchone()[0]
-            for seq in range(max(stored - 1, 0), len(messages)):
-                message = messages[seq]
-                content = json.dumps(message["content"], ensure_ascii=False)
-                speaker = conversation.owner if message["role"] == "user" else "shitsuji"
-                conn.execute(
-                    "INSERT INTO conversation_messages "
-                    "(conversation, seq, role, speaker, channel, content, tokens, segment, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (conversation, seq) DO UPDATE SET content = excluded.content, "
-                    "tokens = excluded.tokens",
-                    (
-                        conversation.id,
-                        seq,
-                        message["role"],
-                        speaker,
-                        conversation.channel,
-                        content,
-                        message_tokens(message),
-                        segment,
-                        now,
-                    ),
-                )
+            for offset, message in enumerate(messages):
+                self._put(conn, conversation, start + offset, message, segment, now)
+                if untrusted:
+                    conn.execute(
+                        "UPDATE conversation_messages SET untrusted = 1 WHERE conversation = ? AND seq = ?",
+                        (conversation.id, start + offset),
+                    )
             conn.execute(
-                "UPDATE conversations SET told = ?, summary = ?, folded_upto = ?, updated_at = ? WHERE id = ?",
-                (json.dumps(list(told)), summary, folded_upto, now, conversation.id),
+                "UPDATE conversations SET summary = ?, folded_upto = ?, summary_untrusted = ?, updated_at = ? "
+                "WHERE id = ?",
+                (summary, folded_upto, int(summary_untrusted), now, conversation.id),
             )
+
+    def _put(
+        self,
+        conn: sqlite3.Connection,
+        conversation: Conversation,
+        seq: int,
+        message: Message,
+        segment: str | None,
+        now: str,
+    ) -> None:
+        speaker = conversation.owner if message["role"] == "user" else "shitsuji"
+        conn.execute(
+            "INSERT INTO conversation_messages "
+            "(conversation, seq, role, speaker, channel, content, tokens, segment, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (conversation, seq) DO UPDATE SET content = excluded.content, tokens = excluded.tokens",
+            (
+                conversation.id,
+                seq,
+                message["role"],
+                speaker,
+                conversation.channel,
+                json.dumps(message["content"], ensure_ascii=False),
+                message_tokens(message),
+                segment,
+                now,
+            ),
+        )
 
 
 def untold_decisions(conversation: Conversation, proposals: Proposals) -> list[Decision]:
@@ -171,3 +283,23 @@ def untold_decisions(conversation: Conversation, proposals: Proposals) -> list[D
         if p.id not in conversation.told and p.status in ("approved", "rejected", "failed"):
             out.append(Decision(p, p.status == "approved", p.result or p.status))
     return out
+
+
+def model_messages(conversation: Conversation, proposals: Proposals, notes: ModelNotes) -> list[Message]:
+    """The conversation as the model reads it: each message with the decision notes told with it."""
+    out = list(conversation.messages)
+    for index, ids in conversation.told_at.items():
+        sentences: list[Block] = []
+        for proposal_id in ids:
+            p = proposals.get(proposal_id)
+            decision = Decision(p, p.status == "approved", p.result or p.status)
+            sentences.append({"type": "text", "text": notes.decision(decision)})
+        out[index] = {"role": out[index]["role"], "content": _before_words(out[index]["content"], sentences)}
+    return out
+
+
+def _before_words(content: str | list[Block], notes: list[Block]) -> list[Block]:
+    """``notes`` placed after any tool results and before the person's words."""
+    blocks: list[Block] = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    at = next((i for i, b in enumerate(blocks) if b.get("type") != "tool_result"), len(blocks))
+    return [*blocks[:at], *notes, *blocks[at:]]

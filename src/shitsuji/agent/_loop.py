@@ -1,8 +1,10 @@
 """The tool-use loop: a short generator with an explicit cap that yields every step.
 
 Each round calls the model; read tools of the response run concurrently; write tools
-run only if the channel allows them without a card and no untrusted text has entered the
-turn, otherwise they become proposals and the turn ends with them. The last round is
+run only if the channel allows them without a card and no untrusted text is in what the
+model sees (``tainted`` says whether the history already holds some), otherwise they
+become proposals — each recording the ``tool_use_id`` that made it — and the turn ends
+with them. What tools ask the channel to show comes back as typed ``UiEffect``s. The last round is
 sent without tools, so the model must answer in words. ``pause_turn`` (a server tool
 still working) is continued by re-sending the conversation, up to a cap.
 """
@@ -13,12 +15,14 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..llm import Block, Message, Model, ModelRequest, ModelResponse
 from ..llm._model import TextSink
+from ._notes import ModelNotes
 from ._policy import ChannelPolicy
 from ._proposals import Proposal, Proposals
-from ._tools import Tool, Toolbox, ToolContext, ToolInputError, ToolOutput
+from ._tools import Tool, Toolbox, ToolContext, ToolInputError, ToolOutput, UiEffect
 
 MAX_PAUSE_CONTINUATIONS = 3
 UNTRUSTED_NOTE = (
@@ -51,6 +55,8 @@ class ModelStep:
 @dataclass(frozen=True, slots=True)
 class ToolStep:
     results: list[Block]
+    effects: list[UiEffect] = field(default_factory=list)  # for the channel to show
+    wrote: list[str] = field(default_factory=list)  # write tools that ran (without a card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +71,7 @@ class AnswerStep:
     proposals: list[Proposal] = field(default_factory=list)
     summary: str = ""  # the rolling summary of messages[:folded_upto] (set by the Assistant)
     folded_upto: int = 0
+    untrusted: bool = False  # outside text entered the conversation during this turn
 
 
 Step = ModelStep | ToolStep | ProposalStep | AnswerStep
@@ -77,17 +84,21 @@ async def run_turn(
     system: Sequence[Block],
     messages: Sequence[Message],
     toolbox: Toolbox,
-    ctx: ToolContext,
+    ctx: ToolContext[Any],
     policy: ChannelPolicy,
     proposals: Proposals,
     on_text: TextSink | None = None,
+    notes: ModelNotes | None = None,
+    tainted: bool = False,
 ) -> AsyncIterator[Step]:
     """Answer the conversation's last user message; yield each step, the answer last.
 
     ``on_text`` receives the model's words as they stream in, for channels that show them live.
+    ``tainted``: untrusted text is already in what the model sees, so no write runs without a card.
     """
     history = list(messages)
-    tainted = False
+    notes = notes or ModelNotes()
+    entered = False  # untrusted text came in during this turn
     pauses = 0
     rounds = 0
     while True:
@@ -97,22 +108,23 @@ async def run_turn(
         response = await model.respond(request, on_text=on_text)
         yield ModelStep(rounds, response)
         history.append({"role": "assistant", "content": response.content})
-        tainted = tainted or any(b.get("type") in UNTRUSTED_BLOCK_TYPES for b in response.content)
+        entered = entered or any(b.get("type") in UNTRUSTED_BLOCK_TYPES for b in response.content)
+        tainted = tainted or entered
         if response.stop_reason == "pause_turn" and pauses < MAX_PAUSE_CONTINUATIONS:
             pauses += 1
             rounds -= 1  # a continuation is the same round, not a new one
             continue
         if last or response.stop_reason != "tool_use" or not response.tool_uses:
-            yield AnswerStep(response.text, history)
+            yield AnswerStep(response.text, history, untrusted=entered)
             return
-        results, made, tainted = await _run_tools(
-            response.tool_uses, toolbox, ctx, policy, proposals, tainted
-        )
-        history.append({"role": "user", "content": results})
-        yield ToolStep(results)
+        ran = await _run_tools(response.tool_uses, toolbox, ctx, policy, proposals, notes, tainted)
+        entered = entered or (ran.tainted and not tainted)
+        tainted, made = ran.tainted, ran.made
+        history.append({"role": "user", "content": ran.results})
+        yield ToolStep(ran.results, ran.effects, ran.wrote)
         if made:
             yield ProposalStep(made)
-            yield AnswerStep(response.text, history, made)
+            yield AnswerStep(response.text, history, made, untrusted=entered)
             return
 
 
@@ -136,14 +148,24 @@ def _request(
     )
 
 
+@dataclass
+class _Ran:
+    results: list[Block]
+    made: list[Proposal] = field(default_factory=list)
+    effects: list[UiEffect] = field(default_factory=list)
+    wrote: list[str] = field(default_factory=list)
+    tainted: bool = False
+
+
 async def _run_tools(
     calls: list[Block],
     toolbox: Toolbox,
-    ctx: ToolContext,
+    ctx: ToolContext[Any],
     policy: ChannelPolicy,
     proposals: Proposals,
+    notes: ModelNotes,
     tainted: bool,
-) -> tuple[list[Block], list[Proposal], bool]:
+) -> _Ran:
     """One tool_result per tool_use, in the model's order; reads concurrently, then writes."""
     results: dict[str, Block] = {}
     reads: list[tuple[Block, Tool]] = []
@@ -156,42 +178,44 @@ async def _run_tools(
             reads.append((call, found))
         else:
             writes.append((call, found))
+    ran = _Ran([], tainted=tainted)
     outputs = await asyncio.gather(*(_call(t, ctx, c) for c, t in reads))
-    for (call, _), (block, untrusted) in zip(reads, outputs, strict=True):
+    for (call, _), (block, output) in zip(reads, outputs, strict=True):
         results[call["id"]] = block
-        tainted = tainted or untrusted
-    made: list[Proposal] = []
+        ran.tainted = ran.tainted or (output is not None and output.untrusted)
+        ran.effects += output.effects if output is not None else ()
     for call, found in writes:
-        if policy.may_auto_run(found.name, tainted=tainted):
-            results[call["id"]], untrusted = await _call(found, ctx, call)
-            tainted = tainted or untrusted
+        if policy.may_auto_run(found.name, tainted=ran.tainted):
+            results[call["id"]], output = await _call(found, ctx, call)
+            if output is not None:
+                ran.tainted = ran.tainted or output.untrusted
+                ran.effects += output.effects
+                ran.wrote.append(found.name)
             continue
         try:
-            proposal = proposals.propose(found, call.get("input") or {}, ctx)
+            proposal = proposals.propose(found, call.get("input") or {}, ctx, tool_use_id=call["id"])
         except ToolInputError as exc:
             results[call["id"]] = _error(call, str(exc))
             continue
-        made.append(proposal)
+        ran.made.append(proposal)
         results[call["id"]] = {
             "type": "tool_result",
             "tool_use_id": call["id"],
-            "content": (
-                f"Not done yet: proposal {proposal.id} ({proposal.summary}) waits for {ctx.user} to approve it "
-                "on a confirmation card. Tell them it is ready for their confirmation."
-            ),
+            "content": notes.waiting(proposal),
         }
-    return [results[call["id"]] for call in calls], made, tainted
+    ran.results = [results[call["id"]] for call in calls]
+    return ran
 
 
-async def _call(found: Tool, ctx: ToolContext, call: Block) -> tuple[Block, bool]:
-    """The tool_result block, and whether it carries untrusted text."""
+async def _call(found: Tool, ctx: ToolContext[Any], call: Block) -> tuple[Block, ToolOutput | None]:
+    """The tool_result block, and the tool's output (None when it failed)."""
     try:
         output = await found.run(ctx, call.get("input") or {})
     except ToolInputError as exc:
-        return _error(call, str(exc)), False
+        return _error(call, str(exc)), None
     except Exception as exc:  # a failing tool becomes an error result; the loop goes on
-        return _error(call, f"{found.name} failed: {type(exc).__name__}: {exc}"), False
-    return _result(call, output), output.untrusted
+        return _error(call, f"{found.name} failed: {type(exc).__name__}: {exc}"), None
+    return _result(call, output), output
 
 
 def _result(call: Block, output: ToolOutput) -> Block:

@@ -10,20 +10,17 @@ file, ``[modes.NAME]`` tables) over these defaults.
 from __future__ import annotations
 
 import logging
-import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields, replace
 from pathlib import Path
 
 from ..errors import ModelError, UserInputError
-from ..llm import Model, ModelRequest
+from ..llm import CHEAP_MODEL, MAIN_MODEL, Model, ModelRequest
 from ._loop import Mode
 
 log = logging.getLogger(__name__)
 
-MAIN_MODEL = "claude-sonnet-4-6"
-CHEAP_MODEL = "claude-haiku-4-5"
 FALLBACK_MODE = "task"
 
 DEFAULT_MODES: Mapping[str, Mode] = {
@@ -43,11 +40,17 @@ ROUTER_PROMPT = (
 )
 
 
-def load_modes(path: Path | None) -> dict[str, Mode]:
-    """The default modes, overridden by ``[modes.NAME]`` tables of a TOML file."""
+def load_modes(path: Path | None, *, model: str | None = None) -> dict[str, Mode]:
+    """The default modes, overridden by ``[modes.NAME]`` tables of a TOML file, then ``model`` for every mode."""
     modes = dict(DEFAULT_MODES)
-    if path is None:
-        return modes
+    if path is not None:
+        modes = _from_file(modes, path)
+    if model:
+        modes = {name: replace(mode, model=model) for name, mode in modes.items()}
+    return modes
+
+
+def _from_file(modes: dict[str, Mode], path: Path) -> dict[str, Mode]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
@@ -90,18 +93,3 @@ def mode_named(name: str, modes: Mapping[str, Mode]) -> Mode:
     if name not in modes:
         raise UserInputError(f"unknown mode {name!r}: choose one of {', '.join(sorted(modes))}")
     return modes[name]
-
-
-def configured_modes() -> dict[str, Mode]:
-    """Built-in modes, then SHITSUJI_CONFIG's ``[modes.*]`` tables, then SHITSUJI_MODEL for every mode."""
-    config = os.environ.get("SHITSUJI_CONFIG")
-    modes = load_modes(Path(config) if config else None)
-    model = os.environ.get("SHITSUJI_MODEL")
-    if model:
-        modes = {name: replace(mode, model=model) for name, mode in modes.items()}
-    return modes
-
-
-def router_model() -> str:
-    """The cheap model that routes messages: SHITSUJI_ROUTER_MODEL, else SHITSUJI_MODEL, else Haiku."""
-    return os.environ.get("SHITSUJI_ROUTER_MODEL") or os.environ.get("SHITSUJI_MODEL") or CHEAP_MODEL

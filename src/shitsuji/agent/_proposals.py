@@ -1,7 +1,9 @@
 """Approval is data: a write the model asked for waits as a durable proposal.
 
 A proposal is bound to the exact arguments (their hash is checked again at approval),
-owned by the person who asked, and expires. ``approve`` runs the tool exactly once: the
+owned by the person who asked — the pair (household, user) — and expires. It records the
+``tool_use_id`` of the model's call that made it, so a channel finds a card's place in the
+conversation by that id, never by reading the text the model was given. ``approve`` runs the tool exactly once: the
 pending → running transition is one conditional UPDATE, so a second, concurrent or late
 approval finds nothing to claim and is told why. Nothing here blocks the conversation;
 a pending proposal simply waits.
@@ -27,7 +29,7 @@ Status = Literal["pending", "running", "approved", "rejected", "failed"]
 DEFAULT_TTL = timedelta(hours=24)
 _COLUMNS = (
     "id, tool, input, input_hash, summary, owner, household, channel, conversation, status, result, "
-    "created_at, expires_at, decided_at, decided_by"
+    "created_at, expires_at, decided_at, decided_by, tool_use_id"
 )
 
 
@@ -53,6 +55,7 @@ class Proposal:
     expires_at: datetime
     decided_at: datetime | None = None
     decided_by: str | None = None
+    tool_use_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -100,6 +103,7 @@ def _row(row: Sequence[Any]) -> Proposal:
         expires_at=datetime.fromisoformat(row[12]),
         decided_at=datetime.fromisoformat(row[13]) if row[13] else None,
         decided_by=row[14],
+        tool_use_id=row[15],
     )
 
 
@@ -123,8 +127,10 @@ class Proposals:
     def close(self) -> None:
         self._conn.close()
 
-    def propose(self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext) -> Proposal:
-        """Record a validated write for ``ctx.user`` to approve later."""
+    def propose(
+        self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext[Any], *, tool_use_id: str | None = None
+    ) -> Proposal:
+        """Record a validated write for ``ctx``'s (household, user) to approve later."""
         checked = tool.validate(arguments)
         now = self.clock()
         proposal = Proposal(
@@ -141,10 +147,11 @@ class Proposals:
             result=None,
             created_at=now,
             expires_at=now + self.ttl,
+            tool_use_id=tool_use_id,
         )
         with db.write(self._conn, self.path) as conn:
             conn.execute(
-                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 15)})",
+                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 16)})",
                 (
                     proposal.id,
                     proposal.tool,
@@ -161,6 +168,7 @@ class Proposals:
                     proposal.expires_at.isoformat(),
                     None,
                     None,
+                    tool_use_id,
                 ),
             )
         return proposal
@@ -172,17 +180,29 @@ class Proposals:
         return _row(row)
 
     def list(
-        self, *, owner: str | None = None, conversation: str | None = None, status: Status | None = None
+        self,
+        *,
+        household: str | None = None,
+        owner: str | None = None,
+        conversation: str | None = None,
+        status: Status | None = None,
     ) -> list[Proposal]:
+        """Proposals matching every filter given; an owner is meant with their household (the pair)."""
         where, params = [], []
-        for column, value in (("owner", owner), ("conversation", conversation), ("status", status)):
+        filters = (
+            ("household", household),
+            ("owner", owner),
+            ("conversation", conversation),
+            ("status", status),
+        )
+        for column, value in filters:
             if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)
         sql = f"SELECT {_COLUMNS} FROM proposals" + (" WHERE " + " AND ".join(where) if where else "")
         return [_row(r) for r in self._conn.execute(sql + " ORDER BY created_at, id", params).fetchall()]
 
-    async def approve(self, proposal_id: str, ctx: ToolContext, toolbox: Toolbox) -> Decision:
+    async def approve(self, proposal_id: str, ctx: ToolContext[Any], toolbox: Toolbox) -> Decision:
         """Run the proposed tool once, as ``ctx`` (who must be allowed to approve)."""
         proposal = self.get(proposal_id)
         refusal = self._refusal(proposal, ctx)
@@ -208,7 +228,7 @@ class Proposals:
         )
         return self._finish(claimed, "approved", text, output)
 
-    def reject(self, proposal_id: str, ctx: ToolContext) -> Decision:
+    def reject(self, proposal_id: str, ctx: ToolContext[Any]) -> Decision:
         proposal = self.get(proposal_id)
         refusal = self._refusal(proposal, ctx)
         if refusal:
@@ -225,8 +245,8 @@ class Proposals:
             return Decision(current, False, self._why_not_pending(current))
         return Decision(current, True, f"rejected: {current.summary}")
 
-    def _refusal(self, proposal: Proposal, ctx: ToolContext) -> str | None:
-        if ctx.user == proposal.owner:
+    def _refusal(self, proposal: Proposal, ctx: ToolContext[Any]) -> str | None:
+        if ctx.household == proposal.household and ctx.user == proposal.owner:
             return None
         if self.household_may_approve and proposal.household and ctx.household == proposal.household:
             return None

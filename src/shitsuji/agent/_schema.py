@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..context._schema import CONTEXT_SCHEMA
 from ..store import Migration, Schema
 
 AGENT_SCHEMA = Schema(
@@ -104,10 +105,20 @@ AGENT_SCHEMA = Schema(
             "0013_message_notes",
             """
             ALTER TABLE conversation_messages ADD COLUMN told TEXT;
+            ALTER TABLE conversation_messages ADD COLUMN untrusted INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE conversation_messages ADD COLUMN message_key TEXT;
+            ALTER TABLE conversations ADD COLUMN summary_untrusted INTEGER NOT NULL DEFAULT 0;
             CREATE UNIQUE INDEX conversation_messages_key ON conversation_messages (conversation, message_key)
                 WHERE message_key IS NOT NULL
             """,
         ),
+        Migration(
+            "0015_segment_household",
+            """
+            UPDATE segments SET household = (SELECT c.household FROM conversations c WHERE c.id = segments.conversation)
+                WHERE household IS NULL
+            """,
+        ),
     ),
+    requires=(CONTEXT_SCHEMA,),
 )

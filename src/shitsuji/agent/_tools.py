@@ -1,11 +1,15 @@
 """Tools are typed Python functions that declare their effect.
 
-``@tool(effect="read")`` turns ``def list_events(ctx: ToolContext, from_: date | None = None)``
+``@tool(effect="read")`` turns ``def list_events(ctx: ToolContext[Deps], from_: date | None = None)``
 into a ``Tool``: its JSON schema comes from the type hints (pydantic), arguments from the
 model are validated before any call, and the first parameter is always the
-``ToolContext`` — the verified speaker, scope and channel — so identity is never an
+``ToolContext`` — the verified speaker, scope and channel, and the app's typed
+dependencies (``ctx.deps``: its stores, the memory engine …) — so identity is never an
 argument the model could forge. A write tool's ``summary`` says in a person's words what
 approving it would do; that text goes on the confirmation card.
+
+A tool that wants something shown (a panel opened, a list sent as a rich message) says so
+in its output: ``ToolOutput.effects`` holds typed ``UiEffect``s that the channel displays.
 """
 
 from __future__ import annotations
@@ -14,10 +18,10 @@ import asyncio
 import copy
 import inspect
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal, get_type_hints
+from typing import Any, Generic, Literal, TypeVar, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -31,25 +35,39 @@ class ToolInputError(UserInputError):
     """The model's arguments do not fit the tool's schema."""
 
 
+Deps = TypeVar("Deps", covariant=True)
+
+
 @dataclass(frozen=True, slots=True)
-class ToolContext:
-    """Who is asking, from where, and the services tools may use. Built by the channel, never by the model."""
+class ToolContext(Generic[Deps]):
+    """Who is asking (the pair household, user), from where, and the app's dependencies for its tools.
+
+    Built by the channel from a verified identity, never by the model. ``deps`` is whatever
+    the app's tools need (the household app passes its stores and the memory engine).
+    """
 
     user: str
     scope: str
     channel: str
+    deps: Deps
     household: str | None = None
     conversation: str | None = None
     segment: str | None = None
-    services: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class UiEffect:
+    """Something a tool asks the channel to show; apps subclass it (e.g. opening a panel)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
-    """What a tool returns to the model; ``untrusted`` marks outside text (web pages, forwarded mail)."""
+    """What a tool returns: content for the model, ``untrusted`` for outside text (web pages, forwarded
+    mail), and ``effects`` for the channel to display (never sent to the model)."""
 
     content: str | list[Block]
     untrusted: bool = False
+    effects: tuple[UiEffect, ...] = ()
 
 
 ToolFunction = Callable[..., Any]
@@ -95,7 +113,7 @@ class Tool:
         shown = ", ".join(f"{k}={v}" for k, v in arguments.items() if v is not None)
         return f"{self.name}({shown})"
 
-    async def run(self, ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
+    async def run(self, ctx: ToolContext[Any], arguments: dict[str, Any]) -> ToolOutput:
         """Validate again (arguments may come from storage) and call the function."""
         parsed = self.input_model.model_validate(self.validate(arguments))
         kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
@@ -139,8 +157,9 @@ def _input_model(function: ToolFunction) -> type[BaseModel]:
     signature = inspect.signature(function)
     hints = get_type_hints(function, include_extras=True)
     params = list(signature.parameters.values())
-    if not params or hints.get(params[0].name) is not ToolContext:
-        raise TypeError(f"tool {function.__name__}: the first parameter must be `ctx: ToolContext`")
+    first = hints.get(params[0].name) if params else None
+    if first is not ToolContext and get_origin(first) is not ToolContext:
+        raise TypeError(f"tool {function.__name__}: the first parameter must be `ctx: ToolContext[...]`")
     fields: dict[str, Any] = {}
     for param in params[1:]:
         if param.name not in hints:

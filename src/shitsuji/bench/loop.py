@@ -18,20 +18,20 @@ from ..llm import ScriptedModel, text_response, tool_use_response
 
 
 @tool(effect="read")
-def list_todos(ctx: ToolContext) -> str:
+def list_todos(ctx: ToolContext[None]) -> str:
     """List the to-dos."""
     return "ゴミ出し / 牛乳を買う"
 
 
 @tool(effect="read")
-async def list_events(ctx: ToolContext) -> str:
+async def list_events(ctx: ToolContext[None]) -> str:
     """List the events."""
     return "12/3 10:00 歯医者"
 
 
 def run_loop_bench(*, rounds: int = 8, turns: int = 200) -> dict[str, Any]:
     toolbox = Toolbox([list_todos, list_events])
-    ctx = ToolContext(user="bench", scope="bench/loop", channel="app")
+    ctx = ToolContext(user="bench", scope="bench/loop", channel="app", deps=None)
     mode = Mode("task", "scripted", max_rounds=rounds)
     script = [
         tool_use_response((f"t{i}a", "list_todos", {}), (f"t{i}b", "list_events", {}))

@@ -40,10 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from ..agent import Failed
 from ..agent._modes import ROUTER_PROMPT
 from ..context import SUMMARY_PROMPT
 from ..errors import ShitsujiError
-from ..household import HouseholdStore
+from ..household import Butler, HouseholdStore
 from ..llm import Message, ModelRequest, ModelResponse, ScriptedModel, text_response, tool_use_response
 from ..memory import MemoryEngine, SQLiteMemoryStore, load_embedder
 from ._common import percentile
@@ -130,7 +131,7 @@ def make_backend(db: Path, members: int, embedder: str) -> Backend:
     store.create(HOUSEHOLD, member_names(members))
     store.close()
     memory = MemoryEngine(SQLiteMemoryStore(db), load_embedder(embedder))
-    backend = Backend(db, memory, scripted_model(), extraction=False)
+    backend = Backend(Butler(db, memory, scripted_model(), panels=True))
     for user in member_names(members):
         backend.accounts.set_password(HOUSEHOLD, user, PASSWORD)
     return backend
@@ -390,9 +391,11 @@ async def _direct_chat(backend: Backend, members: Sequence[Member], requests: in
                 first = time.perf_counter() - start
 
         try:
-            await backend.chat(member, text, emit, conversation_id=conversation)
+            outcome = await backend.run(member, backend.begin(member, text, conversation), emit)
         except ShitsujiError as exc:
             return Sample(time.perf_counter() - start, first, False, f"{type(exc).__name__}: {exc}")
+        if isinstance(outcome, Failed):
+            return Sample(time.perf_counter() - start, first, False, outcome.message)
         return Sample(time.perf_counter() - start, first, True)
 
     def job(member: Member, conversation: str) -> Callable[[], Awaitable[list[Sample]]]:

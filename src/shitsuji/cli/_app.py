@@ -6,13 +6,16 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from ..config import Settings
-from ..memory import MemoryEngine, SQLiteMemoryStore, load_embedder
+from ..memory import MemoryEngine
+
+if TYPE_CHECKING:
+    from ..household import Butler
 
 app = typer.Typer(
     name="shitsuji",
@@ -30,18 +33,49 @@ ScopeOpt = Annotated[str, typer.Option("--scope", "-s", help="Scope path, e.g. h
 
 @dataclass
 class State:
+    """The global flags, and the settings read from them and the environment once per command."""
+
     db: Path | None = None
     embedder: str | None = None
+    _settings: Settings | None = None
     _engine: MemoryEngine | None = None
 
     def settings(self) -> Settings:
-        return Settings.resolve(self.db, self.embedder)
+        if self._settings is None:
+            self._settings = Settings.from_env(db=self.db, embedder=self.embedder)
+        return self._settings
 
     def engine(self) -> MemoryEngine:
         if self._engine is None:
-            settings = self.settings()
-            self._engine = MemoryEngine(SQLiteMemoryStore(settings.db), load_embedder(settings.embedder))
+            self._engine = self.settings().memory()
         return self._engine
+
+    def butler(self, *, need_model: bool = True, panels: bool = False) -> Butler:
+        """The household butler over these settings; without a model endpoint it only decides cards
+        (``need_model`` False) or the command fails saying what to set."""
+        from ..errors import ModelError
+        from ..household import Butler
+        from ..llm import Model, open_model
+
+        settings = self.settings()
+        model: Model | None = None
+        problem = None
+        try:
+            model = open_model(settings.endpoint)
+        except ModelError as exc:
+            if need_model:
+                raise
+            problem = str(exc)
+        return Butler(
+            settings.db,
+            self.engine(),
+            model,
+            modes=settings.modes(),
+            router_model=settings.router_model,
+            extraction=settings.extraction(),
+            panels=panels,
+            **({"no_model": problem} if problem else {}),
+        )
 
 
 STATE = State()
@@ -60,6 +94,7 @@ def _root(
 ) -> None:
     STATE.db = db
     STATE.embedder = embedder
+    STATE._settings = None
     STATE._engine = None
 
 

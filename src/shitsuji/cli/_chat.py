@@ -2,40 +2,24 @@
 
 One-shot with ``--message`` (cards are printed; approve them later with ``proposals``),
 otherwise an interactive chat that shows each proposal card and asks y/n. The speaker is
-the ``--user`` named on the command line, checked against the household's members.
+the ``--user`` named on the command line, checked against the household's members. The
+turn itself is the conversation service's (``Butler.service``): this module only shows
+its events.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.panel import Panel
 
-from ..agent import (
-    AnswerStep,
-    Assistant,
-    Conversations,
-    Proposal,
-    Proposals,
-    ToolContext,
-    check_message,
-    decision_note,
-    enqueue_exchange,
-    extraction_queue,
-    untold_decisions,
-    with_user_text,
-)
-from ..context import Segments, Summarizer
-from ..household import HouseholdStore, butler, household_toolbox
-from ._app import STATE, JsonFlag, app, console, print_json
-
-if TYPE_CHECKING:
-    from ..llm import Model
-    from ..memory import ExtractionQueue
+from ..agent import KEEP, Failed, Finished, Proposal, TextDelta, ToolContext, Turn
+from ..context import check_label
+from ..household import Butler, HouseholdDeps
+from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
 proposals_app = typer.Typer(
     help="Confirmation cards: list, approve or reject proposed writes.", no_args_is_help=True
@@ -44,106 +28,28 @@ app.add_typer(proposals_app, name="proposals")
 
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="Who is speaking (a household member).")]
 ChannelOpt = Annotated[str, typer.Option("--channel", help="app or line: decides which writes need a card.")]
-
-
-class Session:
-    """What one chat needs, opened from the global settings."""
-
-    def __init__(self, user: str, channel: str, household: str | None, conversation: str | None) -> None:
-        db_path = STATE.settings().db
-        self.memory = STATE.engine()
-        self.store = HouseholdStore(db_path)
-        self.proposals = Proposals(db_path)
-        self.conversations = Conversations(db_path)
-        self.segments = Segments(db_path)
-        member = self.store.member_context(user, channel, memory=self.memory, household=household)
-        if conversation is None:
-            self.conversation = self.conversations.start(user, member.household, channel)
-        else:
-            self.conversation = self.conversations.get(conversation, user)
-        ctx = self.store.member_context(
-            user, channel, memory=self.memory, household=member.household, conversation=self.conversation.id
-        )
-        self.ctx = replace(ctx, services={**ctx.services, "segments": self.segments})
-        self.history = list(self.conversation.messages)
-        self.told = list(self.conversation.told)
-        self.summary = self.conversation.summary
-        self.folded_upto = self.conversation.folded_upto
-
-    def label(self, segment: str | None, summarizer: Summarizer | None) -> None:
-        """Follow the caller's label: open a segment when it changes, close it with ``none``."""
-        current = self.segments.current(self.conversation.id)
-        if segment is None:
-            self.ctx = replace(self.ctx, segment=current.label if current else None)
-        elif segment == "none":
-            asyncio.run(
-                self.segments.close_segment(self.conversation.id, self.history, summarizer=summarizer)
-            )
-            self.ctx = replace(self.ctx, segment=None)
-        else:
-            if current is None or current.label != segment:
-                opening = self.segments.open_segment(
-                    self.conversation.id, self.ctx.user, segment, self.history, summarizer=summarizer
-                )
-                asyncio.run(opening)
-            self.ctx = replace(self.ctx, segment=segment)
-
-    def pending_notes(self) -> list[str]:
-        """What was decided on this conversation's cards since the model last heard."""
-        decisions = untold_decisions(self.conversation, self.proposals)
-        self.told += [d.proposal.id for d in decisions]
-        return [decision_note(d) for d in decisions]
-
-    def keep(self, said: str) -> None:
-        """Store the person's words before the model is asked: a failed or interrupted turn loses nothing.
-
-        (After a failure the command ends; the next ``--conversation`` turn sees the words again.)
-        """
-        self.conversations.save(
-            self.conversation,
-            with_user_text(self.history, check_message(said)),
-            self.told,
-            summary=self.summary,
-            folded_upto=self.folded_upto,
-            segment=self.ctx.segment,
-        )
-
-    def save(self, answer: AnswerStep) -> None:
-        self.history, self.summary, self.folded_upto = answer.messages, answer.summary, answer.folded_upto
-        self.conversations.save(
-            self.conversation,
-            self.history,
-            self.told,
-            summary=self.summary,
-            folded_upto=self.folded_upto,
-            segment=self.ctx.segment,
-        )
-
-    def context(self) -> dict[str, Any]:
-        return {"summary": self.summary, "folded_upto": self.folded_upto}
-
-    def extraction(self, model: Model) -> ExtractionQueue:
-        return extraction_queue(STATE.settings().db, model, self.memory)
-
-    def after_reply(self, queue: ExtractionQueue, said: str, answer: AnswerStep) -> None:
-        """Off the reply path: queue this exchange for extraction and run what is due."""
-        enqueue_exchange(queue, self.ctx, said, answer)
-        asyncio.run(queue.run_due(max_jobs=5))
-
-    def assistant(self) -> Assistant:
-        from ..llm import open_model  # the provider SDKs take ~1 s to import: only for chat
-
-        return butler(
-            open_model(),
-            store=self.store,
-            memory=self.memory,
-            proposals=self.proposals,
-            segments=self.segments,
-        )
+HouseholdOpt = Annotated[
+    str | None, typer.Option("--household", help="Household name (default: the user's only one).")
+]
 
 
 def _card(p: Proposal) -> Panel:
     return Panel(escape(p.summary), title=f"confirm? {p.id}", subtitle=f"{p.tool} · {p.status}", expand=False)
+
+
+async def _run(butler: Butler, turn: Turn, mode: str | None, *, stream: bool) -> Finished:
+    """Run one turn, streaming its words when asked; a failure ends the command (the words are kept)."""
+    async for event in butler.service.events(turn, mode=mode):
+        if isinstance(event, TextDelta) and stream:
+            console.print(event.text, end="", markup=False, highlight=False)
+        elif isinstance(event, Failed):
+            kept = " (your message is kept: continue with --conversation " + turn.conversation.id + ")"
+            err_console.print(f"error: {escape(event.message)}" + (kept if event.kept else ""))
+            raise typer.Exit(1)
+        elif isinstance(event, Finished):
+            await butler.service.catch_up()  # memory extraction, off the reply path
+            return event
+    raise AssertionError("a turn always ends with Finished or Failed")  # pragma: no cover
 
 
 @app.command()
@@ -154,9 +60,7 @@ def chat(
         str | None, typer.Option("--mode", help="Force a mode: chat, info, engineer, task.")
     ] = None,
     message: Annotated[str | None, typer.Option("--message", "-m", help="Say this once and exit.")] = None,
-    household: Annotated[
-        str | None, typer.Option("--household", help="Household name (default: the user's).")
-    ] = None,
+    household: HouseholdOpt = None,
     conversation: Annotated[
         str | None,
         typer.Option("--conversation", help="Continue this conversation (its id from an earlier chat)."),
@@ -171,49 +75,39 @@ def chat(
     as_json: JsonFlag = False,
 ) -> None:
     """Talk to the household butler (one-shot with --message, otherwise interactive)."""
-    session = Session(user, channel, household, conversation)
-    bot = session.assistant()
-    session.label(segment, bot.summarizer)
-    if message is not None:
-        said = " ".join([*session.pending_notes(), message])
-        session.keep(said)
-        used, answer = asyncio.run(
-            bot.reply(session.ctx, said, session.history, mode=mode, **session.context())
-        )
-        session.save(answer)
-        queue = session.extraction(bot.model)
-        if as_json:
-            print_json(
-                {
-                    "reply": answer.text,
-                    "mode": used.name,
-                    "proposals": [_proposal_json(p) for p in answer.proposals],
-                    "conversation": session.conversation.id,
-                }
-            )
-            session.after_reply(queue, said, answer)
-            return
-        console.print(answer.text)
-        for p in answer.proposals:
-            console.print(_card(p))
-        if answer.proposals:
-            console.print(f"approve with: shitsuji proposals approve ID --user {user}")
-        session.after_reply(queue, said, answer)
+    butler = STATE.butler()
+    ctx = butler.member(user, channel, household=household)
+    label = KEEP if segment is None else None if segment == "none" else check_label(segment)
+    started = butler.service.conversation(ctx, conversation) if conversation else None
+    conversation_id = (started or butler.conversations.start(ctx.household, ctx.user, channel)).id
+    if message is None:
+        _interactive(butler, ctx, conversation_id, mode, label)
         return
-    _interactive(session, bot, mode)
+    turn = butler.service.begin(ctx, message, conversation=conversation_id, segment=label)
+    done = asyncio.run(_run(butler, turn, mode, stream=False))
+    if as_json:
+        print_json(
+            {
+                "reply": done.text,
+                "mode": done.mode.name,
+                "proposals": [_proposal_json(p) for p in done.proposals],
+                "conversation": done.conversation,
+            }
+        )
+        return
+    console.print(done.text)
+    for p in done.proposals:
+        console.print(_card(p))
+    if done.proposals:
+        console.print(f"approve with: shitsuji proposals approve ID --user {user}")
 
 
-def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
+def _interactive(
+    butler: Butler, ctx: ToolContext[HouseholdDeps], conversation_id: str, mode: str | None, label: Any
+) -> None:
     console.print(
-        f"[dim]{session.ctx.user} @ {session.ctx.household}, conversation {session.conversation.id} — "
-        "empty line or Ctrl-D to leave[/]"
+        f"[dim]{ctx.user} @ {ctx.household}, conversation {conversation_id} — empty line or Ctrl-D to leave[/]"
     )
-    notes = session.pending_notes()
-    queue = session.extraction(bot.model)
-
-    def show(delta: str) -> None:
-        console.print(delta, end="", markup=False, highlight=False)
-
     while True:
         try:
             text = console.input("[bold]> [/]").strip()
@@ -221,45 +115,36 @@ def _interactive(session: Session, bot: Assistant, mode: str | None) -> None:
             return
         if not text:
             return
-        said = " ".join([*notes, text])
-        session.keep(said)
-        _, answer = asyncio.run(
-            bot.reply(session.ctx, said, session.history, mode=mode, on_text=show, **session.context())
-        )
-        notes.clear()
+        turn = butler.service.begin(ctx, text, conversation=conversation_id, segment=label)
+        label = KEEP  # followed once, then it stays open
+        done = asyncio.run(_run(butler, turn, mode, stream=True))
         console.print()
-        for p in answer.proposals:
+        for p in done.proposals:
             console.print(_card(p))
-            if typer.confirm("approve?", default=False):
-                decision = asyncio.run(session.proposals.approve(p.id, session.ctx, bot.toolbox))
-            else:
-                decision = session.proposals.reject(p.id, session.ctx)
+            approve = typer.confirm("approve?", default=False)
+            decision = asyncio.run(butler.service.decide(ctx, p.id, approve=approve))
             console.print(f"[dim]{escape(decision.reason)}[/]")
-            notes.append(decision_note(decision))
-            session.told.append(p.id)
-        session.save(answer)
-        session.after_reply(queue, said, answer)
 
 
 def _proposal_json(p: Proposal) -> dict[str, Any]:
     return {"id": p.id, "tool": p.tool, "input": p.input, "summary": p.summary, "status": p.status}
 
 
-def _member(user: str) -> tuple[HouseholdStore, Proposals, ToolContext]:
-    store = HouseholdStore(STATE.settings().db)
-    ctx = store.member_context(user, "cli", memory=STATE.engine())
-    return store, Proposals(STATE.settings().db), ctx
+def _member(user: str, household: str | None) -> tuple[Butler, ToolContext[HouseholdDeps]]:
+    butler = STATE.butler(need_model=False)
+    return butler, butler.member(user, "cli", household=household)
 
 
 @proposals_app.command("list")
 def proposals_list(
     user: UserOpt,
+    household: HouseholdOpt = None,
     every: Annotated[bool, typer.Option("--all", help="Include decided and expired ones.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """The user's pending proposals (all with --all)."""
-    _, proposals, ctx = _member(user)
-    found = proposals.list(owner=ctx.user, status=None if every else "pending")
+    butler, ctx = _member(user, household)
+    found = butler.service.member_proposals(ctx, pending_only=not every)
     if as_json:
         print_json([p.to_json() for p in found])
         return
@@ -269,12 +154,9 @@ def proposals_list(
         console.print(_card(p))
 
 
-def _decide(verb: str, proposal_id: str, user: str, as_json: bool) -> None:
-    _, proposals, ctx = _member(user)
-    if verb == "approve":
-        decision = asyncio.run(proposals.approve(proposal_id, ctx, household_toolbox()))
-    else:
-        decision = proposals.reject(proposal_id, ctx)
+def _decide(approve: bool, proposal_id: str, user: str, household: str | None, as_json: bool) -> None:
+    butler, ctx = _member(user, household)
+    decision = asyncio.run(butler.service.decide(ctx, proposal_id, approve=approve))
     if as_json:
         print_json(
             {"done": decision.done, "reason": decision.reason, "proposal": decision.proposal.to_json()}
@@ -287,15 +169,21 @@ def _decide(verb: str, proposal_id: str, user: str, as_json: bool) -> None:
 
 @proposals_app.command()
 def approve(
-    proposal_id: Annotated[str, typer.Argument(help="Proposal id.")], user: UserOpt, as_json: JsonFlag = False
+    proposal_id: Annotated[str, typer.Argument(help="Proposal id.")],
+    user: UserOpt,
+    household: HouseholdOpt = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Approve a proposal: its tool runs once, now."""
-    _decide("approve", proposal_id, user, as_json)
+    _decide(True, proposal_id, user, household, as_json)
 
 
 @proposals_app.command()
 def reject(
-    proposal_id: Annotated[str, typer.Argument(help="Proposal id.")], user: UserOpt, as_json: JsonFlag = False
+    proposal_id: Annotated[str, typer.Argument(help="Proposal id.")],
+    user: UserOpt,
+    household: HouseholdOpt = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Reject a proposal: nothing is done."""
-    _decide("reject", proposal_id, user, as_json)
+    _decide(False, proposal_id, user, household, as_json)

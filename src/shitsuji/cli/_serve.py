@@ -29,16 +29,9 @@ def serve(
     """Serve the web app: chat with confirmation cards, panels, memories, proposals."""
     import uvicorn
 
-    from ..errors import ModelError
-    from ..llm import Model, open_model
     from ..web import Backend, create_app
 
-    model: Model | None
-    try:
-        model, problem = open_model(), None
-    except ModelError as exc:
-        model, problem = None, str(exc)
-    backend = Backend(STATE.settings().db, STATE.engine(), model, model_problem=problem)
+    backend = Backend(STATE.butler(need_model=False, panels=True))
     homes = backend.store.households()
     if not homes:
         console.print(
@@ -47,8 +40,8 @@ def serve(
         )
     elif not any(backend.accounts.has_password(h.name, m) for h in homes for m in h.members):
         console.print("[yellow]nobody can sign in yet:[/] run `shitsuji household set-password YOUR_ID`")
-    if problem:
-        console.print(f"[yellow]chat is off:[/] {problem}")
+    if backend.model_problem:
+        console.print(f"[yellow]chat is off:[/] {backend.model_problem}")
     console.print(f"shitsuji is serving at http://{host}:{port}  (Ctrl-C stops)")
     uvicorn.run(
         create_app(backend, secure_cookies=secure_cookies),

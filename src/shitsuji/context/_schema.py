@@ -26,5 +26,12 @@ CONTEXT_SCHEMA = Schema(
             CREATE INDEX segments_open ON segments (conversation, closed_at);
             """,
         ),
+        Migration(
+            "0014_segment_household",
+            """
+            ALTER TABLE segments ADD COLUMN household TEXT;
+            CREATE INDEX segments_member ON segments (household, owner, label, opened_at)
+            """,
+        ),
     ),
 )

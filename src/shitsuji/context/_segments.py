@@ -4,7 +4,8 @@ A segment's label comes from the caller — the web UI's open panel (``household
 ``chat`` for LINE, the project path for MCP — never from the model's guess; the model can
 only open one through the explicit ``open_panel`` tool. Closing a segment archives its
 messages (they stay stored) with a short summary from the cheap model, or a truncated
-digest when that fails. ``list_segments`` and ``load_segment`` bring them back.
+digest when that fails. ``list_segments`` and ``load_segment`` bring them back. A segment
+belongs to the pair (household, owner): two households may both have a ``wife``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ MAX_LABEL = 100
 class Segment:
     id: str
     conversation: str
+    household: str | None
     owner: str
     label: str
     opened_at: datetime
@@ -72,6 +74,7 @@ class Segments:
     async def open_segment(
         self,
         conversation: str,
+        household: str | None,
         owner: str,
         label: str,
         messages: Sequence[Message],
@@ -84,6 +87,7 @@ class Segments:
         segment = Segment(
             "s_" + secrets.token_hex(6),
             conversation,
+            household,
             owner,
             name,
             self.clock(),
@@ -94,8 +98,17 @@ class Segments:
         )
         with db.write(self._conn, self.path) as conn:
             conn.execute(
-                "INSERT INTO segments (id, conversation, owner, label, opened_at, first_message) VALUES (?, ?, ?, ?, ?, ?)",
-                (segment.id, conversation, owner, name, segment.opened_at.isoformat(), segment.first_message),
+                "INSERT INTO segments (id, conversation, household, owner, label, opened_at, first_message) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    segment.id,
+                    conversation,
+                    household,
+                    owner,
+                    name,
+                    segment.opened_at.isoformat(),
+                    segment.first_message,
+                ),
             )
         return segment
 
@@ -120,22 +133,29 @@ class Segments:
                     segment.id,
                 ),
             )
-        return self.get(segment.id, segment.owner)
+        return self.get(segment.id, segment.household, segment.owner)
 
-    def get(self, segment_id: str, owner: str) -> Segment:
+    def get(self, segment_id: str, household: str | None, owner: str) -> Segment:
         row = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM segments WHERE id = ? AND owner = ?", (segment_id, owner)
+            f"SELECT {_COLUMNS} FROM segments WHERE id = ? AND household IS ? AND owner = ?",
+            (segment_id, household, owner),
         ).fetchone()
         if row is None:
             raise NotFoundError(f"no segment {segment_id!r}: list_segments shows the ids")
         return _row(row)
 
     def index(
-        self, owner: str, *, label: str | None = None, query: str | None = None, limit: int = 20
+        self,
+        household: str | None,
+        owner: str,
+        *,
+        label: str | None = None,
+        query: str | None = None,
+        limit: int = 20,
     ) -> list[Segment]:
-        """The owner's closed segments, newest first, by label and/or words in the summary."""
-        sql = f"SELECT {_COLUMNS} FROM segments WHERE owner = ? AND closed_at IS NOT NULL"
-        params: list[object] = [owner]
+        """The member's closed segments, newest first, by label and/or words in the summary."""
+        sql = f"SELECT {_COLUMNS} FROM segments WHERE household IS ? AND owner = ? AND closed_at IS NOT NULL"
+        params: list[object] = [household, owner]
         if label:
             sql += " AND label = ?"
             params.append(label)
@@ -146,9 +166,9 @@ class Segments:
             found = [s for s in found if any(w in f"{s.label} {s.summary or ''}".casefold() for w in words)]
         return found[:limit]
 
-    def load(self, segment_id: str, owner: str) -> list[Message]:
-        """The archived messages of a closed segment."""
-        self.get(segment_id, owner)
+    def load(self, segment_id: str, household: str | None, owner: str) -> list[Message]:
+        """The archived messages of a closed segment of this member."""
+        self.get(segment_id, household, owner)
         row = self._conn.execute("SELECT messages FROM segments WHERE id = ?", (segment_id,)).fetchone()
         if row is None or row[0] is None:
             raise UserInputError(f"segment {segment_id} is still open: its messages are in the conversation")
@@ -166,18 +186,21 @@ async def _summarize(messages: Sequence[Message], summarizer: Summarizer | None)
     return digest[:DIGEST_CHARS] + ("…" if len(digest) > DIGEST_CHARS else "")
 
 
-_COLUMNS = "id, conversation, owner, label, opened_at, closed_at, first_message, last_message, summary"
+_COLUMNS = (
+    "id, conversation, household, owner, label, opened_at, closed_at, first_message, last_message, summary"
+)
 
 
 def _row(row: Sequence[object]) -> Segment:
     return Segment(
         id=str(row[0]),
         conversation=str(row[1]),
-        owner=str(row[2]),
-        label=str(row[3]),
-        opened_at=datetime.fromisoformat(str(row[4])),
-        closed_at=datetime.fromisoformat(str(row[5])) if row[5] else None,
-        first_message=int(str(row[6])),
-        last_message=int(str(row[7])) if row[7] is not None else None,
-        summary=str(row[8]) if row[8] is not None else None,
+        household=str(row[2]) if row[2] is not None else None,
+        owner=str(row[3]),
+        label=str(row[4]),
+        opened_at=datetime.fromisoformat(str(row[5])),
+        closed_at=datetime.fromisoformat(str(row[6])) if row[6] else None,
+        first_message=int(str(row[7])),
+        last_message=int(str(row[8])) if row[8] is not None else None,
+        summary=str(row[9]) if row[9] is not None else None,
     )

@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         out = answer_prompt(
-            sys.stdin.read(), Settings.resolve(args.db).db, k=args.k, budget=args.budget, plain=args.plain
+            sys.stdin.read(), Settings.from_env(db=args.db).db, k=args.k, budget=args.budget, plain=args.plain
         )  # the embedder comes from SHITSUJI_EMBEDDER; a keyword-only recall never loads it
     except ShitsujiError as exc:
         print(f"shitsuji hook: {exc}", file=sys.stderr)

@@ -1,33 +1,48 @@
 """The reference app: a household butler's shopping, events, to-dos and expenses.
 
-``HouseholdStore`` keeps the household's tables in the shitsuji database and turns a
-verified member into a ``ToolContext`` (``member_context``); ``household_toolbox`` gives
-the twelve tools of the app's public contract; ``count_index`` is the one-line summary
-sent with every turn instead of the data; ``butler`` wires them into an ``Assistant``.
+``HouseholdStore`` keeps the household's tables in the shitsuji database; ``HouseholdDeps``
+turns a verified member into a ``ToolContext`` for the tools (``household_toolbox``: the
+twelve tools of the app's public contract); ``count_index`` is the one-line summary sent
+with every turn instead of the data; the panels (``panel_view``, ``open_panel``) are the
+app's views; ``Butler`` wires all of it to the conversation service the channels drive.
 """
 
 from ._bench import estimate_tokens, prompt_tokens_benchmark
-from ._butler import butler, butler_toolbox
+from ._butler import Butler, butler_toolbox
+from ._deps import Ctx, HouseholdDeps
 from ._index import count_index, format_counts
+from ._panels import PANELS, OpenPanel, Panel, check_panel, label_of, open_panel, panel_of, panel_view
 from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
+from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HouseholdStore
 from ._tools import TOOLS, household_toolbox
 
 __all__ = [
+    "HOUSEHOLD_SCHEMA",
+    "PANELS",
     "TOOLS",
     "Anniversary",
+    "Butler",
     "Counts",
+    "Ctx",
     "Event",
     "Expense",
     "Household",
+    "HouseholdDeps",
     "HouseholdStore",
+    "OpenPanel",
+    "Panel",
     "ShoppingItem",
     "Todo",
-    "butler",
     "butler_toolbox",
+    "check_panel",
     "count_index",
     "estimate_tokens",
     "format_counts",
     "household_toolbox",
+    "label_of",
+    "open_panel",
+    "panel_of",
+    "panel_view",
     "prompt_tokens_benchmark",
 ]

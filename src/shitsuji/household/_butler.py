@@ -1,56 +1,123 @@
-"""The household butler as an ``Assistant``: one wiring for every channel (terminal, web)."""
+"""The household butler: one wiring of stores, tools, assistant and conversation service for every channel.
+
+The edge (the CLI, the web app's start-up) reads the settings once and builds a
+``Butler``; every channel then drives ``butler.service`` with contexts from
+``butler.member`` and holds no turn logic of its own.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..agent import (
+    AGENT_SCHEMA,
     Assistant,
+    ChatService,
+    Conversations,
+    Mode,
     Proposals,
-    Tool,
     Toolbox,
-    configured_modes,
+    ToolContext,
+    TurnClaims,
     list_segments,
     load_segment,
-    router_model,
 )
 from ..context import Segments, Summarizer
-from ..llm import Model
+from ..llm import CHEAP_MODEL, NO_ENDPOINT, Model
 from ..memory import MemoryEngine
+from ._deps import HouseholdDeps
 from ._index import count_index
+from ._panels import open_panel
+from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HouseholdStore
 from ._tools import household_toolbox
 
+if TYPE_CHECKING:
+    from ..memory import ExtractionSettings
+
 RECALLED_MEMORIES = 12
 EARLIER_SEGMENTS = 5
+SCHEMAS = (HOUSEHOLD_SCHEMA, AGENT_SCHEMA)
 
 
-def butler_toolbox(extra_tools: Iterable[Tool] = ()) -> Toolbox:
-    """The household tools, the segment tools, and ``extra_tools``."""
-    return Toolbox([*household_toolbox(), list_segments, load_segment, *extra_tools])
+def butler_toolbox(*, panels: bool = False) -> Toolbox:
+    """The household tools and the segment tools (and ``open_panel`` where the channel has panels)."""
+    return Toolbox([*household_toolbox(), list_segments, load_segment, *([open_panel] if panels else [])])
 
 
-def butler(
-    model: Model,
-    *,
-    store: HouseholdStore,
-    memory: MemoryEngine,
-    proposals: Proposals,
-    segments: Segments,
-    extra_tools: Iterable[Tool] = (),
-) -> Assistant:
-    """The butler: household tools + segment tools (+ ``extra_tools``, e.g. ``open_panel`` where a UI has panels),
-    the speaker's memories and the household's counts in every prompt, modes from the configuration."""
-    return Assistant(
-        model=model,
-        summarizer=Summarizer(model, model_name=router_model()),
-        segment_index=lambda ctx: [
-            s.index_line() for s in segments.index(ctx.user, label=ctx.segment, limit=EARLIER_SEGMENTS)
-        ],
-        toolbox=butler_toolbox(extra_tools),
-        proposals=proposals,
-        modes=configured_modes(),
-        router_model=router_model(),
-        memories=lambda text, ctx: memory.recall(text, ctx.scope, k=RECALLED_MEMORIES),
-        count_index=lambda ctx: count_index(store, ctx.household or "", store.today()),
-    )
+class Butler:
+    """The household app over one database, for the channels to drive."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        memory: MemoryEngine,
+        model: Model | None,
+        *,
+        modes: Mapping[str, Mode] | None = None,
+        router_model: str = CHEAP_MODEL,
+        extraction: ExtractionSettings | None = None,
+        panels: bool = False,
+        no_model: str = NO_ENDPOINT,
+    ) -> None:
+        """``extraction`` None: no memory extraction after replies (else its per-channel switches)."""
+        self.path = str(path)
+        self.memory = memory
+        self.model = model
+        self.store = HouseholdStore(self.path)
+        self.segments = Segments(self.path)
+        self.proposals = Proposals(self.path)
+        self.conversations = Conversations(self.path)
+        self.claims = TurnClaims(self.path)
+        self.deps = HouseholdDeps(self.store, memory, self.segments)
+        self.toolbox = butler_toolbox(panels=panels)
+        assistant = None
+        queue = None
+        if model is not None:
+            assistant = self._assistant(model, modes, router_model)
+            if extraction is not None:
+                from ..memory import ExtractionQueue, Extractor
+
+                extractor = Extractor(model, memory, model_name=router_model)
+                queue = ExtractionQueue(self.path, extractor, settings=extraction)
+        self.service = ChatService(
+            toolbox=self.toolbox,
+            proposals=self.proposals,
+            conversations=self.conversations,
+            segments=self.segments,
+            claims=self.claims,
+            assistant=assistant,
+            extraction=queue,
+            no_model=no_model,
+        )
+
+    def _assistant(self, model: Model, modes: Mapping[str, Mode] | None, router_model: str) -> Assistant:
+        store, segments, memory = self.store, self.segments, self.memory
+        assistant = Assistant(
+            model=model,
+            summarizer=Summarizer(model, model_name=router_model),
+            segment_index=lambda ctx: [
+                s.index_line()
+                for s in segments.index(ctx.household, ctx.user, label=ctx.segment, limit=EARLIER_SEGMENTS)
+            ],
+            toolbox=self.toolbox,
+            proposals=self.proposals,
+            router_model=router_model,
+            memories=lambda text, ctx: memory.recall(text, ctx.scope, k=RECALLED_MEMORIES),
+            count_index=lambda ctx: count_index(store, ctx.household or "", store.today()),
+        )
+        if modes is not None:
+            assistant.modes = dict(modes)
+        return assistant
+
+    def member(self, user: str, channel: str, *, household: str | None = None) -> ToolContext[HouseholdDeps]:
+        """A verified member's context (they must belong to the household)."""
+        return self.deps.member(user, channel, household=household)
+
+    def close(self) -> None:
+        for part in (self.store, self.segments, self.proposals, self.conversations, self.claims):
+            part.close()
+        if self.service.extraction is not None:
+            self.service.extraction.close()

@@ -2,9 +2,9 @@
 
 Every read and write names the household, and every lookup by id matches household *and*
 id, so an id from another household is simply "not found": the model cannot reach across
-households by guessing ids. ``member_context`` is the one door from a verified speaker to
-the tools: it checks membership and builds the ``ToolContext`` (scopes, services), so the
-speaker is never a tool argument.
+households by guessing ids. ``member_home`` checks that a verified speaker belongs to a
+household; ``HouseholdDeps.member`` builds their ``ToolContext`` from it, so the speaker is
+never a tool argument.
 """
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import store as db
-from ..agent import ToolContext
 from ..errors import NotFoundError, UserInputError
-from ..memory import MemoryEngine
 from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
 from ._schema import HOUSEHOLD_SCHEMA
 from ._values import (
@@ -130,38 +128,15 @@ class HouseholdStore:
             )
         return found[0]
 
-    def member_context(
-        self,
-        user: str,
-        channel: str,
-        *,
-        memory: MemoryEngine,
-        household: str | None = None,
-        conversation: str | None = None,
-        segment: str | None = None,
-    ) -> ToolContext:
-        """The tools' context for a verified ``user``, who must belong to the household.
-
-        Without ``household``, the user's only household is meant. The context carries the
-        user's own memory scope (``household/<name>/user/<user>``; the shared
-        ``household/<name>`` is its parent, so recall sees both) and the services the tools
-        use: ``"household"`` (this store) and ``"memory"``.
-        """
+    def member_home(self, user: str, household: str | None = None) -> Household:
+        """The household of a verified ``user``, who must belong to it (without ``household``: their only one)."""
         home = self.get(household) if household is not None else self._home_of(user)
         if user not in home.members:
             raise UserInputError(
                 f"{user!r} is not a member of household {home.name!r} (members: {', '.join(home.members)}): "
                 "sign in as one of them"
             )
-        return ToolContext(
-            user=user,
-            scope=home.member_scope(user),
-            channel=channel,
-            household=home.name,
-            conversation=conversation,
-            segment=segment,
-            services={"household": self, "memory": memory},
-        )
+        return home
 
     def _home_of(self, user: str) -> Household:
         every = self.households()

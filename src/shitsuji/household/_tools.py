@@ -2,10 +2,10 @@
 
 Names and wire fields are fixed (``list_events{from?, to?}``, ``add_expense{amount,
 category, note?, date?}`` …) because prompts, channel allow-lists and stored proposals
-refer to them. Every tool works on ``ctx.household`` only, through the store the channel
-put in ``ctx.services["household"]`` (see ``HouseholdStore.member_context``); the memory
-tools use ``ctx.services["memory"]`` at the speaker's scope. Write tools carry the Japanese
-line shown on the confirmation card.
+refer to them. Every tool works on ``ctx.household`` only, through the typed dependencies
+``ctx.deps`` (``HouseholdDeps``: the store, the memory engine, segments) that
+``HouseholdDeps.member`` put there; the memory tools work at the speaker's scope. Write
+tools carry the Japanese line shown on the confirmation card.
 
 The household tools are ``async`` although SQLite is not: their queries take
 milliseconds, and running them on the event loop's thread keeps the store's one
@@ -20,8 +20,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from ..agent import Toolbox, ToolContext, tool
-from ..memory import MemoryEngine
+from ..agent import Toolbox, tool
+from ._deps import Ctx
 from ._store import HouseholdStore
 from ._values import (
     MAX_CATEGORY,
@@ -49,18 +49,10 @@ Day = Annotated[str, AfterValidator(lambda v: parse_day(v, "date")), Field(descr
 Month = Annotated[str, AfterValidator(parse_month), Field(description="YYYY-MM; this month if omitted.")]
 
 
-def _household(ctx: ToolContext) -> tuple[HouseholdStore, str]:
-    store = ctx.services.get("household")
-    if not isinstance(store, HouseholdStore) or ctx.household is None:
-        raise LookupError("household tools need the context from HouseholdStore.member_context")
-    return store, ctx.household
-
-
-def _memory(ctx: ToolContext) -> MemoryEngine:
-    engine = ctx.services.get("memory")
-    if not isinstance(engine, MemoryEngine):
-        raise LookupError('memory tools need a MemoryEngine in ctx.services["memory"]')
-    return engine
+def _household(ctx: Ctx) -> tuple[HouseholdStore, str]:
+    if ctx.household is None:
+        raise LookupError("household tools need a member's context (HouseholdDeps.member)")
+    return ctx.deps.store, ctx.household
 
 
 def _md(when: str) -> str:
@@ -91,7 +83,7 @@ def _short(text: str, width: int = 40) -> str:
 
 
 @tool(effect="read")
-async def list_shopping_items(ctx: ToolContext) -> str:
+async def list_shopping_items(ctx: Ctx) -> str:
     """List the household's shopping list (with ids for remove_shopping_item)."""
     store, household = _household(ctx)
     return _json([item.to_json() for item in store.shopping_items(household)])
@@ -99,7 +91,7 @@ async def list_shopping_items(ctx: ToolContext) -> str:
 
 @tool(effect="read")
 async def list_events(
-    ctx: ToolContext,
+    ctx: Ctx,
     from_: Annotated[
         Day | None, Field(alias="from", description="First day, ISO 8601; today if omitted.")
     ] = None,
@@ -113,14 +105,14 @@ async def list_events(
 
 
 @tool(effect="read")
-async def list_todos(ctx: ToolContext) -> str:
+async def list_todos(ctx: Ctx) -> str:
     """List the household's open to-dos, soonest due first (with ids for complete_todo)."""
     store, household = _household(ctx)
     return _json([t.to_json() for t in store.todos(household)])
 
 
 @tool(effect="read")
-async def list_expenses(ctx: ToolContext, month: Month | None = None) -> str:
+async def list_expenses(ctx: Ctx, month: Month | None = None) -> str:
     """List the household's expenses of one month in yen, with their count and total."""
     store, household = _household(ctx)
     rows = store.expenses(household, month)
@@ -135,9 +127,9 @@ async def list_expenses(ctx: ToolContext, month: Month | None = None) -> str:
 
 
 @tool(effect="read")
-def search_memory(ctx: ToolContext, query: Annotated[str, Field(min_length=1, max_length=200)]) -> str:
+def search_memory(ctx: Ctx, query: Annotated[str, Field(min_length=1, max_length=200)]) -> str:
     """Search what you remember about the speaker and the household, by meaning and words."""
-    hits = _memory(ctx).recall(query, ctx.scope, k=MEMORY_HITS)
+    hits = ctx.deps.memory.recall(query, ctx.scope, k=MEMORY_HITS)
     if not hits:
         return "nothing remembered about that"
     lines = []
@@ -157,7 +149,7 @@ def _shopping_summary(a: dict[str, Any]) -> str:
 
 @tool(effect="write", summary=_shopping_summary)
 async def add_shopping_item(
-    ctx: ToolContext,
+    ctx: Ctx,
     name: Title,
     quantity: Annotated[int, Field(strict=True, ge=1, le=MAX_QUANTITY)] = 1,
 ) -> str:
@@ -168,9 +160,7 @@ async def add_shopping_item(
 
 
 @tool(effect="write", summary=lambda a: f"{_span(a['start'], a.get('end'))} {a['title']} を予定に追加")
-async def add_event(
-    ctx: ToolContext, title: Title, start: When, end: When | None = None, note: Note = None
-) -> str:
+async def add_event(ctx: Ctx, title: Title, start: When, end: When | None = None, note: Note = None) -> str:
     """Add an event to the household's calendar (local times, ISO 8601)."""
     store, household = _household(ctx)
     event = store.add_event(household, title, start, end, note, by=ctx.user)
@@ -183,7 +173,7 @@ def _todo_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_todo_summary)
-async def add_todo(ctx: ToolContext, title: Title, due: When | None = None) -> str:
+async def add_todo(ctx: Ctx, title: Title, due: When | None = None) -> str:
     """Add a to-do for the household, optionally with a due date or time."""
     store, household = _household(ctx)
     todo = store.add_todo(household, title, due, by=ctx.user)
@@ -198,7 +188,7 @@ def _expense_summary(a: dict[str, Any]) -> str:
 
 @tool(effect="write", summary=_expense_summary)
 async def add_expense(
-    ctx: ToolContext,
+    ctx: Ctx,
     amount: Annotated[int, Field(strict=True, gt=0, le=MAX_YEN, description="Whole yen, e.g. 1200.")],
     category: Annotated[str, Field(min_length=1, max_length=MAX_CATEGORY, description="e.g. 食費, 日用品.")],
     note: Note = None,
@@ -211,7 +201,7 @@ async def add_expense(
 
 
 @tool(effect="write", summary=lambda a: f"ToDo {a['id']} を完了にする")
-async def complete_todo(ctx: ToolContext, id: RowId) -> str:
+async def complete_todo(ctx: Ctx, id: RowId) -> str:
     """Mark one of the household's to-dos done (the id comes from list_todos)."""
     store, household = _household(ctx)
     todo, changed = store.complete_todo(household, id, by=ctx.user)
@@ -219,7 +209,7 @@ async def complete_todo(ctx: ToolContext, id: RowId) -> str:
 
 
 @tool(effect="write", summary=lambda a: f"買い物リストから {a['id']} を削除")
-async def remove_shopping_item(ctx: ToolContext, id: RowId) -> str:
+async def remove_shopping_item(ctx: Ctx, id: RowId) -> str:
     """Remove an item from the household's shopping list (the id comes from list_shopping_items)."""
     store, household = _household(ctx)
     item = store.remove_shopping_item(household, id)
@@ -228,7 +218,7 @@ async def remove_shopping_item(ctx: ToolContext, id: RowId) -> str:
 
 @tool(effect="write", summary=lambda a: f"「{_short(a['content'])}」を覚える")
 def remember(
-    ctx: ToolContext,
+    ctx: Ctx,
     content: Annotated[
         str, Field(min_length=1, max_length=MAX_MEMORY_CHARS, description="One lasting fact.")
     ],
@@ -236,7 +226,7 @@ def remember(
 ) -> str:
     """Remember one lasting fact the speaker told you about themselves."""
     provenance = {"by": ctx.user, "channel": ctx.channel, "conversation": ctx.conversation}
-    result = _memory(ctx).remember(content, ctx.scope, category=category, provenance=provenance)
+    result = ctx.deps.memory.remember(content, ctx.scope, category=category, provenance=provenance)
     if result.duplicate:
         return f"already remembered: {_short(result.memory.content, 200)}"
     return "remembered"

@@ -6,6 +6,7 @@ only needs the types — memory extraction, the prompt hook — stays quick to s
 
 from typing import TYPE_CHECKING, Any
 
+from ._env import CHEAP_MODEL, MAIN_MODEL, NO_ENDPOINT, Endpoint, open_model
 from ._model import Model, TextSink
 from ._scripted import ScriptedModel
 from ._types import (
@@ -21,9 +22,13 @@ from ._types import (
 )
 
 __all__ = [
+    "CHEAP_MODEL",
+    "MAIN_MODEL",
+    "NO_ENDPOINT",
     "STOP_REASONS",
     "AnthropicModel",
     "Block",
+    "Endpoint",
     "Message",
     "Model",
     "ModelRequest",
@@ -40,10 +45,9 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ._anthropic import AnthropicModel
-    from ._env import open_model
     from ._openai import OpenAICompatibleModel
 
-_LAZY = {"AnthropicModel": "._anthropic", "OpenAICompatibleModel": "._openai", "open_model": "._env"}
+_LAZY = {"AnthropicModel": "._anthropic", "OpenAICompatibleModel": "._openai"}
 
 
 def __getattr__(name: str) -> Any:

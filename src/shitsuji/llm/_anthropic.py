@@ -4,12 +4,11 @@ With ``on_text`` the response is streamed (SSE) and text is handed over as it ar
 The SDK already retries 408/409/429/5xx/529 (overloaded) and connection errors with
 exponential backoff, honouring ``retry-after``; we set how many times and how long to
 wait, then turn what is left into ``ModelError``s that say what to do next.
-``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL`` are honoured by the SDK itself.
+The key, token and base URL come from the caller (``Endpoint``), never from the environment here.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import anthropic
@@ -30,12 +29,13 @@ class AnthropicModel:
         self,
         *,
         api_key: str | None = None,
+        auth_token: str | None = None,
         base_url: str | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
         max_retries: int = DEFAULT_RETRIES,
         bedrock: bool = False,
     ) -> None:
-        self._where = base_url or os.environ.get("ANTHROPIC_BASE_URL") or "the Anthropic API"
+        self._where = base_url or "the Anthropic API"
         self._client: Any
         if bedrock:
             self._where = "Amazon Bedrock"
@@ -44,12 +44,16 @@ class AnthropicModel:
             except (ValueError, ImportError) as exc:  # no region, no credentials, no boto3
                 raise ModelRequestError(f"cannot use Amazon Bedrock: {exc}") from exc
         else:
-            if not (api_key or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+            if not (api_key or auth_token):
                 raise ModelRequestError(
                     "no API key for Claude: set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL for a compatible server)"
                 )
             self._client = anthropic.AsyncAnthropic(
-                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+                api_key=api_key,
+                auth_token=auth_token,
+                base_url=base_url,
+                timeout=timeout,
+                max_retries=max_retries,
             )
         self._retries = max_retries
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +33,7 @@ _FINISH: dict[str, StopReason] = {
 
 
 class OpenAICompatibleModel:
-    """A ``Model`` over ``openai.AsyncOpenAI`` pointed at ``base_url`` (or SHITSUJI_MODEL_URL)."""
+    """A ``Model`` over ``openai.AsyncOpenAI`` pointed at ``base_url`` (SHITSUJI_MODEL_URL, read at the edge)."""
 
     def __init__(
         self,
@@ -44,7 +43,7 @@ class OpenAICompatibleModel:
         timeout: float = 120.0,
         max_retries: int = 3,
     ) -> None:
-        url = base_url or os.environ.get("SHITSUJI_MODEL_URL")
+        url = base_url
         if not url:
             raise ModelRequestError(
                 "no model server: set SHITSUJI_MODEL_URL (e.g. http://127.0.0.1:11434/v1 for Ollama)"
@@ -53,7 +52,7 @@ class OpenAICompatibleModel:
         self._retries = max_retries
         self._client = openai.AsyncOpenAI(
             base_url=url,
-            api_key=api_key or os.environ.get("SHITSUJI_MODEL_KEY") or "not-needed",
+            api_key=api_key or "not-needed",
             timeout=timeout,
             max_retries=max_retries,
         )

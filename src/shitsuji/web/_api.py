@@ -12,10 +12,11 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..agent import check_message
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
-from ._backend import Backend, Member
+from ..household import Panel, label_of
+from ._backend import Backend
+from ._member import Member
 from ._security import (
     RateLimited,
     backend_of,
@@ -29,7 +30,7 @@ log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api")
 
 Signed = Annotated[Member, Depends(signed_in)]
-PanelName = Literal["shopping", "calendar", "todos", "budget"]
+PanelName = Panel
 Id = Annotated[str, Field(min_length=1, max_length=64)]
 
 
@@ -66,7 +67,7 @@ def me_json(backend: Backend, member: Member) -> dict[str, Any]:
         "household": member.household,
         "members": list(home.members),
         "csrf": member.csrf,
-        "model_ready": backend.assistant is not None,
+        "model_ready": backend.model_ready,
         "model_problem": backend.model_problem,
     }
 
@@ -102,7 +103,7 @@ async def sign_in(
 @router.get("/health", tags=["session"])
 async def health(request: Request) -> dict[str, Any]:
     """Reachable signed out: is the server up, and is a model configured?"""
-    return {"ok": True, "model_ready": backend_of(request).assistant is not None}
+    return {"ok": True, "model_ready": backend_of(request).model_ready}
 
 
 @router.post("/session", tags=["session"])
@@ -170,8 +171,8 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
     message is kept).
     """
     backend = backend_of(request)
-    text = check_message(body.message)
-    found = backend.claim(member, body.conversation)  # 409 while a turn runs there, 503 without a model
+    # claimed before the stream starts: 400 for bad words, 409 while a turn runs there, 503 without a model
+    turn = backend.begin(member, body.message, body.conversation)
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     def emit(event: str, data: dict[str, Any]) -> None:
@@ -179,15 +180,7 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
 
     async def run() -> None:
         try:
-            await backend.answer(member, found, text, emit)
-        except ShitsujiError as exc:
-            emit("error", {"error": str(exc), "kind": type(exc).__name__})
-        except Exception as exc:  # a bug: say so rather than end the stream in silence
-            log.exception("chat turn failed")
-            problem = (
-                f"the butler failed unexpectedly ({type(exc).__name__}); your message is kept: try again"
-            )
-            emit("error", {"error": problem, "kind": "InternalError"})
+            await backend.run(member, turn, emit)
         finally:
             queue.put_nowait(None)
 
@@ -221,7 +214,7 @@ async def set_panel(body: PanelIn, member: Signed, request: Request) -> dict[str
     """Open a panel (a conversation segment labelled by it starts) or close it (``name`` null)."""
     backend = backend_of(request)
     opened = await backend.set_panel(member, body.name, body.conversation)
-    return {"panel": opened, "label": f"household.{opened}" if opened else None}
+    return {"panel": opened, "label": label_of(opened) if opened else None}
 
 
 @router.get(
@@ -277,8 +270,13 @@ async def proposal(proposal_id: Id, member: Signed, request: Request) -> dict[st
 
 async def _decide(request: Request, member: Member, proposal_id: str, approve: bool) -> JSONResponse:
     backend = backend_of(request)
-    decision = await backend.decide(member, proposal_id, approve)
-    body = {"done": decision.done, "reason": decision.reason, "proposal": backend.card(decision.proposal)}
+    decision, opened = await backend.decide(member, proposal_id, approve)
+    body = {
+        "done": decision.done,
+        "reason": decision.reason,
+        "proposal": backend.card(decision.proposal),
+        "panel": opened,  # an approved open_panel: the page shows the panel
+    }
     return JSONResponse(body, status_code=200 if decision.done else 409)
 
 
@@ -307,7 +305,7 @@ async def memories(
     limit: Annotated[int, Query(ge=1, le=500)] = 200,
 ) -> list[dict[str, Any]]:
     """The member's own and the household's shared memories; ``q`` searches (hybrid recall)."""
-    return backend_of(request).memories(
+    return backend_of(request).memories.browse(
         member, query=q, category=category, scope=scope, deleted=deleted, limit=limit
     )
 
@@ -315,31 +313,31 @@ async def memories(
 @router.get("/memories/{memory_id}", tags=["memories"])
 async def memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
     """One memory and where it came from ("why do you know this?")."""
-    backend = backend_of(request)
-    found = backend.memory_of(member, memory_id)
-    return {**backend.memory_view(member, found), **backend.provenance(member, found)}
+    browser = backend_of(request).memories
+    found = browser.get(member, memory_id)
+    return {**browser.view(member, found), **browser.provenance(member, found)}
 
 
 @router.patch("/memories/{memory_id}", tags=["memories"])
 async def edit_memory(memory_id: Id, body: MemoryEdit, member: Signed, request: Request) -> dict[str, Any]:
     """Correct a memory: the new version replaces it (the old one is forgotten, restorable)."""
-    backend = backend_of(request)
-    edited = backend.edit_memory(
+    browser = backend_of(request).memories
+    edited = browser.edit(
         member, memory_id, content=body.content, category=body.category, importance=body.importance
     )
-    return backend.memory_view(member, edited)
+    return browser.view(member, edited)
 
 
 @router.post("/memories/{memory_id}/forget", tags=["memories"])
 async def forget_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
-    backend = backend_of(request)
-    return backend.memory_view(member, backend.forget_memory(member, memory_id))
+    browser = backend_of(request).memories
+    return browser.view(member, browser.forget(member, memory_id))
 
 
 @router.post("/memories/{memory_id}/restore", tags=["memories"])
 async def restore_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
-    backend = backend_of(request)
-    return backend.memory_view(member, backend.restore_memory(member, memory_id))
+    browser = backend_of(request).memories
+    return browser.view(member, browser.restore(member, memory_id))
 
 
 @router.get("/openapi.json", include_in_schema=False)

@@ -16,9 +16,10 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..agent import Busy, ModelNotConfigured
 from ..errors import ModelError, NotFoundError, ShitsujiError, UserInputError
 from ._api import router as api_router
-from ._backend import Backend, Busy, ModelNotConfigured
+from ._backend import Backend
 from ._pages import render_error
 from ._pages import router as page_router
 from ._security import CsrfRejected, LimitBody, NotSignedIn, RateLimited
@@ -66,7 +67,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        worker = asyncio.create_task(_extraction_loop(backend)) if background and backend.queue else None
+        worker = (
+            asyncio.create_task(_extraction_loop(backend))
+            if background and backend.service.extraction
+            else None
+        )
         try:
             yield
         finally:

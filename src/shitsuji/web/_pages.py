@@ -10,11 +10,12 @@ from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from ..agent import check_message
-from ..agent._segment_tools import PANELS
+from ..agent import Failed
 from ..errors import UserInputError
-from ._backend import Backend, Member, check_panel
+from ..household import PANELS, check_panel
+from ._backend import Backend
 from ._i18n import LANGS, Words, choose
+from ._member import Member
 from ._security import (
     LANG_COOKIE,
     LOGIN_COOKIE,
@@ -50,7 +51,7 @@ def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLR
         "panels": PANELS,
         "path": request.url.path,
         "csrf": member.csrf if isinstance(member, Member) else "",
-        "model_ready": backend.assistant is not None,
+        "model_ready": backend.model_ready,
         **values,
     }
     return templates.TemplateResponse(request, name, context, status_code=status)
@@ -218,10 +219,11 @@ async def chat_form(
 ) -> Response:
     """Without JavaScript: the whole reply, then back to the chat."""
     backend = backend_of(request)
-    text = check_message(message)
-    found = backend.conversation(member, conversation or None)
-    await backend.chat(member, text, lambda event, data: None, conversation_id=found.id)
-    return see(f"/?c={found.id}")
+    turn = backend.begin(member, message, conversation or None)
+    outcome = await backend.run(member, turn, lambda event, data: None)
+    if isinstance(outcome, Failed):
+        raise outcome.error  # the error page explains it; the words are kept
+    return see(f"/?c={outcome.conversation}")
 
 
 @router.post("/chat/new")
@@ -280,7 +282,7 @@ async def decide_form(
     request: Request,
     next: Annotated[str, Form(max_length=300)] = "/proposals",
 ) -> Response:
-    decision = await backend_of(request).decide(member, proposal_id, verb == "approve")
+    decision, _ = await backend_of(request).decide(member, proposal_id, verb == "approve")
     if not decision.done:
         return render_error(request, decision.reason, 409)
     return see(back_to(next, "/proposals"))
@@ -303,8 +305,10 @@ async def memories_page(
         request,
         "memories.html",
         member=member,
-        memories=backend.memories(member, query=q, category=category or None, scope=scope, deleted=deleted),
-        categories=backend.categories(member),
+        memories=backend.memories.browse(
+            member, query=q, category=category or None, scope=scope, deleted=deleted
+        ),
+        categories=backend.memories.categories(member),
         q=q or "",
         category=category or "",
         scope=scope,
@@ -314,14 +318,14 @@ async def memories_page(
 
 @router.get("/memories/{memory_id}", response_class=HTMLResponse)
 async def memory_page(memory_id: str, member: Signed, request: Request) -> Response:
-    backend = backend_of(request)
-    found = backend.memory_of(member, memory_id)
+    browser = backend_of(request).memories
+    found = browser.get(member, memory_id)
     return page(
         request,
         "memory.html",
         member=member,
-        memory=backend.memory_view(member, found),
-        origin=backend.provenance(member, found),
+        memory=browser.view(member, found),
+        origin=browser.provenance(member, found),
     )
 
 
@@ -336,7 +340,7 @@ async def memory_edit_form(
 ) -> Response:
     if not content.strip():
         raise UserInputError("the memory is empty: write the fact, or use Forget")
-    edited = backend_of(request).edit_memory(
+    edited = backend_of(request).memories.edit(
         member, memory_id, content=content, category=category or None, importance=importance
     )
     return see(f"/memories/{edited.id}")
@@ -346,7 +350,7 @@ async def memory_edit_form(
 async def memory_forget_form(
     memory_id: str, verb: Literal["forget", "restore"], member: Signed, request: Request
 ) -> Response:
-    backend = backend_of(request)
-    change = backend.forget_memory if verb == "forget" else backend.restore_memory
+    browser = backend_of(request).memories
+    change = browser.forget if verb == "forget" else browser.restore
     done = change(member, memory_id)
     return see(f"/memories/{done.id}")

@@ -17,7 +17,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import ShitsujiError
 from ._accounts import SESSION_TTL
-from ._backend import Backend, Member
+from ._backend import Backend
+from ._member import Member
 
 SESSION_COOKIE = "shitsuji_session"
 LOGIN_COOKIE = "shitsuji_login"

@@ -1,0 +1,415 @@
+"""The conversation service: one chat turn, written once, for every channel.
+
+The web app, the terminal, LINE and any worker drive this service and only *display* what
+it yields. A turn:
+
+1. ``begin`` checks the words, finds the member's conversation — always by the pair
+   (household, user) — and claims it durably (``Busy`` while another process answers there);
+2. ``events`` follows the segment label the channel passes, stores the person's words
+   (with the decisions the model has not heard of yet, as data) before the model is asked,
+   runs the assistant, saves its answer and queues memory extraction — yielding typed
+   events: ``Started``, ``ModeChosen``, ``TextDelta``, ``ToolsRunning``, ``ProposalMade``,
+   ``EffectShown``, then ``Finished`` or ``Failed``. The claim is renewed while the turn runs
+   and released at the end, whatever happens.
+
+Cards are decided here too (``decide``), so every channel applies the same ownership rule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..context import Segments, Summarizer
+from ..errors import NotFoundError, ShitsujiError
+from ._assistant import Assistant, ContextStep, History, RoutedStep, check_message
+from ._claims import Claim, TurnClaims
+from ._conversations import Conversation, Conversations, model_messages, untold_decisions
+from ._loop import AnswerStep, Mode, ModelStep, ProposalStep, ToolStep
+from ._notes import ModelNotes
+from ._proposals import Decision, Proposal, Proposals
+from ._tools import Toolbox, ToolContext, UiEffect
+
+if TYPE_CHECKING:
+    from ..memory import ExtractionQueue
+
+log = logging.getLogger(__name__)
+
+
+class ModelNotConfigured(ShitsujiError):
+    """Chat needs a model endpoint and none is configured."""
+
+
+class _Keep(Enum):
+    KEEP = "keep"
+
+
+KEEP: Literal[_Keep.KEEP] = _Keep.KEEP  # leave the open segment as it is
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    conversation: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModeChosen:
+    mode: Mode
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsRunning:
+    names: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalMade:
+    proposal: Proposal
+
+
+@dataclass(frozen=True, slots=True)
+class EffectShown:
+    effect: UiEffect
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    conversation: str
+    text: str
+    mode: Mode
+    proposals: list[Proposal] = field(default_factory=list)
+    wrote: list[str] = field(default_factory=list)  # write tools that ran without a card
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The turn could not finish; the person's words are kept (``kept``) and can be sent again."""
+
+    error: Exception
+    kept: bool
+
+    @property
+    def message(self) -> str:
+        if isinstance(self.error, ShitsujiError):
+            return str(self.error)
+        return (
+            f"the butler failed unexpectedly ({type(self.error).__name__}); your message is kept: try again"
+        )
+
+
+TurnEvent = Started | ModeChosen | TextDelta | ToolsRunning | ProposalMade | EffectShown | Finished | Failed
+
+
+@dataclass
+class Turn:
+    """A claimed turn: ``ChatService.begin`` made it, ``ChatService.events`` runs it once."""
+
+    ctx: ToolContext[Any]
+    conversation: Conversation
+    text: str
+    claim: Claim
+    segment: str | Literal[_Keep.KEEP] | None = KEEP
+    key: str | None = None
+    untrusted: bool = False
+
+
+@dataclass
+class ChatService:
+    """Conversations, turns and cards for verified members, the same on every channel."""
+
+    toolbox: Toolbox
+    proposals: Proposals
+    conversations: Conversations
+    segments: Segments
+    claims: TurnClaims
+    assistant: Assistant | None = None
+    extraction: ExtractionQueue | None = None
+    no_model: str = "no model endpoint is configured"
+    renew_every_s: float = 20.0
+
+    @property
+    def notes(self) -> ModelNotes:
+        return self.assistant.notes if self.assistant else ModelNotes()
+
+    @property
+    def summarizer(self) -> Summarizer | None:
+        return self.assistant.summarizer if self.assistant else None
+
+    # -- conversations ------------------------------------------------------
+
+    def conversation(self, ctx: ToolContext[Any], conversation_id: str | None = None) -> Conversation:
+        """The member's named conversation, else their latest in this channel, else a new one."""
+        if conversation_id:
+            return self.conversations.get(conversation_id, ctx.household, ctx.user)
+        latest = self.conversations.latest(ctx.household, ctx.user, ctx.channel)
+        return latest or self.conversations.start(ctx.household, ctx.user, ctx.channel)
+
+    async def new_conversation(self, ctx: ToolContext[Any]) -> Conversation:
+        """A fresh conversation; the latest one's open segment is archived first."""
+        old = self.conversations.latest(ctx.household, ctx.user, ctx.channel)
+        if old is not None:
+            await self.segments.close_segment(old.id, old.messages, summarizer=self.summarizer)
+        return self.conversations.start(ctx.household, ctx.user, ctx.channel)
+
+    async def follow_segment(
+        self, ctx: ToolContext[Any], conversation: Conversation, label: str | None
+    ) -> None:
+        """Follow the label of what the channel has open: a new label starts a segment, None archives it."""
+        if label is None:
+            await self.segments.close_segment(
+                conversation.id, conversation.messages, summarizer=self.summarizer
+            )
+            return
+        current = self.segments.current(conversation.id)
+        if current is None or current.label != label:
+            await self.segments.open_segment(
+                conversation.id,
+                ctx.household,
+                ctx.user,
+                label,
+                conversation.messages,
+                summarizer=self.summarizer,
+            )
+
+    def segment_label(self, conversation_id: str) -> str | None:
+        current = self.segments.current(conversation_id)
+        return current.label if current else None
+
+    # -- turns ----------------------------------------------------------------
+
+    def begin(
+        self,
+        ctx: ToolContext[Any],
+        text: str,
+        *,
+        conversation: str | None = None,
+        segment: str | Literal[_Keep.KEEP] | None = KEEP,
+        key: str | None = None,
+        untrusted: bool = False,
+    ) -> Turn:
+        """Check the words and claim the member's conversation for one turn.
+
+        Raises before anything is stored: ``UserInputError`` for empty or oversized words,
+        ``NotFoundError`` for a conversation that is not the member's, ``ModelNotConfigured``,
+        and ``Busy`` while another turn runs there (in any process). ``key`` makes a resend
+        of the same message (a retry after a failure) store nothing twice. ``untrusted``
+        marks words the channel knows to be pasted or forwarded: no write runs without a card.
+        """
+        said = check_message(text)
+        if self.assistant is None:
+            raise ModelNotConfigured(self.no_model)
+        found = self.conversation(ctx, conversation)
+        claim = self.claims.claim(found.id)
+        return Turn(ctx, found, said, claim, segment, key, untrusted)
+
+    async def events(self, turn: Turn, *, mode: str | None = None) -> AsyncIterator[TurnEvent]:
+        """Run a claimed turn; every event is for the channel to display. Ends with Finished or Failed."""
+        kept = False
+        heartbeat = asyncio.create_task(self._renew(turn.claim))
+        try:
+            conversation = turn.conversation
+            if turn.segment is not KEEP:
+                await self.follow_segment(turn.ctx, conversation, turn.segment)
+            ctx = replace(turn.ctx, conversation=conversation.id, segment=self.segment_label(conversation.id))
+            conversation = self._keep_words(turn, conversation, ctx)
+            kept = True
+            yield Started(conversation.id)
+            async for event in self._answer(ctx, conversation, turn.text, mode):
+                yield event
+        except Exception as exc:  # the channel shows it; the words are kept
+            if not isinstance(exc, ShitsujiError):
+                log.exception("chat turn failed")
+            yield Failed(exc, kept)
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+            self.claims.release(turn.claim)
+
+    def _keep_words(self, turn: Turn, conversation: Conversation, ctx: ToolContext[Any]) -> Conversation:
+        """Store the person's words (once per key) with the decisions the model has not heard of."""
+        if turn.key and self.conversations.has_key(conversation.id, turn.key):
+            return conversation  # a resend: the words are stored already and the turn runs on them
+        decisions = untold_decisions(conversation, self.proposals)
+        return self.conversations.add_said(
+            conversation,
+            turn.text,
+            told=[d.proposal.id for d in decisions],
+            untrusted=turn.untrusted,
+            segment=ctx.segment,
+            key=turn.key,
+        )
+
+    async def _answer(
+        self, ctx: ToolContext[Any], conversation: Conversation, text: str, mode: str | None
+    ) -> AsyncIterator[TurnEvent]:
+        assert self.assistant is not None
+        history = History(
+            model_messages(conversation, self.proposals, self.notes),
+            conversation.untrusted,
+            conversation.summary,
+            conversation.folded_upto,
+            conversation.summary_untrusted,
+        )
+        queue: asyncio.Queue[TurnEvent | AnswerStep | ContextStep | BaseException | None] = asyncio.Queue()
+        steps = self.assistant.turn(
+            ctx, history, text=text, mode=mode, on_text=lambda delta: queue.put_nowait(TextDelta(delta))
+        )
+        pump = asyncio.create_task(_drain(steps, queue))
+        chosen: Mode | None = None
+        kept = ContextStep(conversation.summary, conversation.folded_upto, conversation.summary_untrusted)
+        wrote: list[str] = []
+        try:
+            while (item := await queue.get()) is not None:
+                if isinstance(item, BaseException):
+                    raise item
+                if isinstance(item, ContextStep):
+                    kept = item
+                elif isinstance(item, AnswerStep):
+                    assert chosen is not None
+                    self._save(ctx, conversation, history, kept, item)
+                    yield Finished(conversation.id, item.text, chosen, item.proposals, wrote)
+                else:
+                    if isinstance(item, ModeChosen):
+                        chosen = item.mode
+                    elif isinstance(item, _Wrote):
+                        wrote += item.names
+                        continue
+                    yield item
+        finally:
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pump
+
+    def _save(
+        self,
+        ctx: ToolContext[Any],
+        conversation: Conversation,
+        history: History,
+        kept: ContextStep,
+        answer: AnswerStep,
+    ) -> None:
+        new = answer.messages[len(history.messages) :]
+        self.conversations.add_turn(
+            conversation,
+            new,
+            untrusted=answer.untrusted,
+            summary=kept.summary,
+            folded_upto=kept.folded_upto,
+            summary_untrusted=kept.summary_untrusted,
+            segment=ctx.segment,
+        )
+        tainted = (
+            answer.untrusted or kept.summary_untrusted or any(conversation.untrusted[kept.folded_upto :])
+        )
+        if self.extraction is not None and not tainted:  # outside text never becomes the person's memory
+            _enqueue(self.extraction, ctx, conversation, answer)
+
+    async def _renew(self, claim: Claim) -> None:
+        while True:
+            await asyncio.sleep(self.renew_every_s)
+            if not self.claims.renew(claim):
+                log.warning("the turn claim on %s was lost", claim.conversation)
+                return
+
+    async def catch_up(self, max_jobs: int = 5) -> int:
+        """Run due follow-up jobs (memory extraction); channels call it off the reply path."""
+        if self.extraction is None:
+            return 0
+        return len(await self.extraction.run_due(max_jobs=max_jobs))
+
+    # -- cards ----------------------------------------------------------------
+
+    def proposal(self, ctx: ToolContext[Any], proposal_id: str) -> Proposal:
+        """The member's own proposal; anyone else's answers exactly like a missing one."""
+        try:
+            found = self.proposals.get(proposal_id)
+        except NotFoundError:
+            found = None
+        if found is None or found.owner != ctx.user or found.household != ctx.household:
+            raise NotFoundError(f"no proposal {proposal_id!r}")
+        return found
+
+    def member_proposals(self, ctx: ToolContext[Any], *, pending_only: bool = False) -> list[Proposal]:
+        status: Literal["pending"] | None = "pending" if pending_only else None
+        return self.proposals.list(household=ctx.household, owner=ctx.user, status=status)
+
+    async def decide(self, ctx: ToolContext[Any], proposal_id: str, *, approve: bool) -> Decision:
+        """Approve (the tool runs once, now) or reject a card of the member's; told to the model next turn."""
+        found = self.proposal(ctx, proposal_id)
+        where = replace(
+            ctx,
+            conversation=found.conversation,
+            segment=self.segment_label(found.conversation) if found.conversation else None,
+        )
+        if approve:
+            return await self.proposals.approve(found.id, where, self.toolbox)
+        return self.proposals.reject(found.id, where)
+
+
+@dataclass(frozen=True, slots=True)
+class _Wrote:
+    names: list[str]
+
+
+async def _drain(
+    steps: AsyncIterator[RoutedStep | ContextStep | Any],
+    queue: asyncio.Queue[Any],
+) -> None:
+    """The assistant's steps as events on ``queue`` (text deltas arrive there too), then None."""
+    try:
+        async for step in steps:
+            for item in _events_of(step):
+                queue.put_nowait(item)
+    except BaseException as exc:  # handed to the reader, who raises it
+        queue.put_nowait(exc)
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+    finally:
+        queue.put_nowait(None)
+
+
+def _events_of(step: Any) -> Sequence[Any]:
+    if isinstance(step, RoutedStep):
+        return [ModeChosen(step.mode)]
+    if isinstance(step, ModelStep) and step.response.tool_uses:
+        return [ToolsRunning([str(b.get("name", "")) for b in step.response.tool_uses])]
+    if isinstance(step, ToolStep):
+        return [_Wrote(step.wrote), *(EffectShown(e) for e in step.effects)]
+    if isinstance(step, ProposalStep):
+        return [ProposalMade(p) for p in step.proposals]
+    if isinstance(step, ContextStep | AnswerStep):
+        return [step]
+    return []
+
+
+def _enqueue(
+    queue: ExtractionQueue, ctx: ToolContext[Any], conversation: Conversation, answer: AnswerStep
+) -> None:
+    """Queue the person's words and the answer (message ids ``conversation:seq``) for extraction."""
+    from ..memory import Turn as Said
+
+    said_at = len(conversation.messages) - 1  # the row that holds the person's words
+    content = conversation.messages[said_at]["content"]
+    words = content if isinstance(content, str) else str(content[-1].get("text", ""))
+    queue.enqueue(
+        [
+            Said("user", words, f"{conversation.id}:{said_at}"),
+            Said("assistant", answer.text, f"{conversation.id}:{len(answer.messages) - 1}"),
+        ],
+        ctx.scope,
+        conversation=conversation.id,
+        segment=ctx.segment,
+        household=ctx.household,
+        channel=ctx.channel,
+    )

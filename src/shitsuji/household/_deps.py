@@ -1,0 +1,41 @@
+"""What the household app's tools get in ``ctx.deps``, and the one door from a verified member to them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..agent import ToolContext
+from ..context import Segments
+from ..memory import MemoryEngine
+from ._store import HouseholdStore
+
+
+@dataclass(frozen=True, slots=True)
+class HouseholdDeps:
+    """The household's stores and the memory engine, typed for the tools (no lookups by name)."""
+
+    store: HouseholdStore
+    memory: MemoryEngine
+    segments: Segments
+
+    def member(
+        self, user: str, channel: str, *, household: str | None = None, conversation: str | None = None
+    ) -> ToolContext[HouseholdDeps]:
+        """The tools' context for a verified ``user``, who must belong to the household.
+
+        Without ``household``, the user's only household is meant. The context carries the
+        pair (household, user) and the user's own memory scope (``household/<name>/user/<user>``;
+        the shared ``household/<name>`` is its parent, so recall sees both).
+        """
+        home = self.store.member_home(user, household)
+        return ToolContext(
+            user=user,
+            scope=home.member_scope(user),
+            channel=channel,
+            deps=self,
+            household=home.name,
+            conversation=conversation,
+        )
+
+
+Ctx = ToolContext[HouseholdDeps]

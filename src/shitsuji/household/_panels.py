@@ -1,0 +1,90 @@
+"""The household app's panels: which there are, the segment label each opens, what each shows.
+
+A panel is the app's view of one list (shopping, calendar, to-dos, budget). The model can
+ask for one with ``open_panel``, whose output carries an ``OpenPanel`` effect; the channel
+opens the panel and — as when a person opens it — starts the conversation segment
+labelled ``household.<panel>``. The label therefore always comes from what the UI opened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Literal, get_args
+
+from ..agent import ToolOutput, UiEffect, tool
+from ..errors import UserInputError
+from ._deps import Ctx
+from ._store import HouseholdStore
+
+Panel = Literal["shopping", "calendar", "todos", "budget"]
+PANELS: tuple[Panel, ...] = get_args(Panel)
+LABEL_PREFIX = "household."
+
+
+def check_panel(name: str) -> Panel:
+    for panel in PANELS:
+        if panel == name:
+            return panel
+    raise UserInputError(f"no panel {name!r}: choose one of {', '.join(PANELS)}")
+
+
+def label_of(panel: Panel) -> str:
+    """The segment label of a panel: ``household.shopping`` …"""
+    return LABEL_PREFIX + panel
+
+
+def panel_of(label: str | None) -> Panel | None:
+    """The panel a segment label names, if it names one."""
+    if label and label.startswith(LABEL_PREFIX) and label[len(LABEL_PREFIX) :] in PANELS:
+        return check_panel(label[len(LABEL_PREFIX) :])
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class OpenPanel(UiEffect):
+    """Open this panel beside the chat (channels without panels ignore it)."""
+
+    panel: Panel
+
+    @property
+    def label(self) -> str:
+        return label_of(self.panel)
+
+
+@tool(effect="write", summary=lambda a: f"{a['name']} パネルを開く")
+def open_panel(ctx: Ctx, name: Panel) -> ToolOutput:
+    """Open a panel beside the chat (shopping, calendar, todos, budget) when the person asks for panel work."""
+    return ToolOutput(f"the {name} panel is open", effects=(OpenPanel(name),))
+
+
+def panel_view(
+    store: HouseholdStore, household: str, name: Panel, month: str | None = None
+) -> dict[str, Any]:
+    """What a panel shows: the shopping list, upcoming events, open to-dos, or a month's budget."""
+    today = store.today()
+    if name == "shopping":
+        return {"panel": name, "items": [i.to_json() for i in store.shopping_items(household)]}
+    if name == "calendar":
+        return {"panel": name, "events": [e.to_json() for e in store.events(household, today, None)]}
+    if name == "todos":
+        return {"panel": name, "todos": [t.to_json() for t in store.todos(household)]}
+    return budget(store, household, month, today)
+
+
+def budget(store: HouseholdStore, household: str, month: str | None, today: date) -> dict[str, Any]:
+    """A month's expenses with their total and the totals by category, largest first."""
+    try:
+        rows = [x.to_json() for x in store.expenses(household, month)]
+    except OverflowError:  # 9999-12 has no following month to bound the range
+        raise UserInputError(f"month {month!r} is out of range: use a month before 9999-12") from None
+    by_category: dict[str, int] = {}
+    for row in rows:
+        by_category[row["category"]] = by_category.get(row["category"], 0) + row["amount_yen"]
+    return {
+        "panel": "budget",
+        "month": month or today.strftime("%Y-%m"),
+        "expenses": rows,
+        "total_yen": sum(r["amount_yen"] for r in rows),
+        "by_category": dict(sorted(by_category.items(), key=lambda kv: -kv[1])),
+    }
