@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from shitsuji.agent import (
+    AnswerStep,
     Assistant,
+    History,
+    ModelNotes,
     Proposals,
     RoutedStep,
     Toolbox,
     ToolContext,
-    decision_note,
     tool,
     with_user_text,
 )
@@ -23,12 +25,14 @@ from shitsuji.llm import ScriptedModel, text_response, tool_use_response
 from shitsuji.memory import MemoryEngine
 
 HOME = "household/futari"
-WIFE = ToolContext(user="wife", scope=f"{HOME}/user/wife", channel="app", household="futari")
-HUSBAND = ToolContext(user="husband", scope=f"{HOME}/user/husband", channel="app", household="futari")
+WIFE = ToolContext(deps=None, user="wife", scope=f"{HOME}/user/wife", channel="app", household="futari")
+HUSBAND = ToolContext(
+    deps=None, user="husband", scope=f"{HOME}/user/husband", channel="app", household="futari"
+)
 
 
 @tool(effect="write", summary=lambda a: f"「{a['name']}」を買い物リストに追加")
-def add_shopping_item(ctx: ToolContext, name: str) -> str:
+def add_shopping_item(ctx: ToolContext[None], name: str) -> str:
     """Add to the shopping list."""
     return f"added {name}"
 
@@ -71,7 +75,7 @@ def test_routed_or_forced_mode(engine: MemoryEngine, db_path: Path) -> None:
     assert mode.name == "chat" and model.requests[1].model == "claude-haiku-4-5"
 
     async def first_step() -> object:
-        return await anext(aiter(bot.turn(WIFE, "hi", mode="info")))
+        return await anext(aiter(bot.turn(WIFE, History.plain([], "hi"), text="hi", mode="info")))
 
     assert isinstance(asyncio.run(first_step()), RoutedStep)
     with pytest.raises(UserInputError, match="unknown mode"):
@@ -102,7 +106,7 @@ def test_a_proposal_turn_then_the_next_message_keeps_the_history_valid(
     _, first = asyncio.run(bot.reply(WIFE, "牛乳を買い物リストに"))
     assert [p.summary for p in first.proposals] == ["「牛乳」を買い物リストに追加"]
     decision = asyncio.run(bot.proposals.approve(first.proposals[0].id, WIFE, bot.toolbox))
-    note = decision_note(decision)
+    note = ModelNotes().decision(decision)
     assert note.startswith("[The person approved proposal") and "added 牛乳" in note
     asyncio.run(bot.reply(WIFE, note + " ありがとう", first.messages))
     sent = model.requests[1].messages
@@ -146,16 +150,14 @@ def test_a_long_conversation_sends_a_summary_and_the_window_but_keeps_everything
     assert answer.summary == "歯医者の予定を何度も確認した。" and 0 < answer.folded_upto < len(history)
     # the next turn starts from the stored summary: nothing new to fold, no summarizer call
     bot.model = ScriptedModel([text_response("どういたしまして")])
-    asyncio.run(
-        bot.reply(
-            WIFE,
-            "ありがとう",
-            answer.messages,
-            mode="chat",
-            summary=answer.summary,
-            folded_upto=answer.folded_upto,
-        )
+    later = History(
+        with_user_text(answer.messages, "ありがとう"), summary=answer.summary, folded_upto=answer.folded_upto
     )
+
+    async def next_turn() -> list[object]:
+        return [step async for step in bot.turn(WIFE, later, text="ありがとう", mode="chat")]
+
+    assert isinstance(asyncio.run(next_turn())[-1], AnswerStep)
     assert len(summarizer_model.requests) == 1
 
 

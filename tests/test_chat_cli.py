@@ -227,9 +227,9 @@ def test_segments_follow_the_callers_label(api: FakeMessagesAPI, cli: Cli, home:
         "--message",
         "おわり",
     )
-    [segment] = Segments(db_path).index("wife", label="household.shopping")
+    [segment] = Segments(db_path).index("futari", "wife", label="household.shopping")
     assert segment.summary == "牛乳を買う話をした。" and segment.conversation == conversation
-    assert Segments(db_path).load(segment.id, "wife")[0]["content"] == "買い物の話"
+    assert Segments(db_path).load(segment.id, "futari", "wife")[0]["content"] == "買い物の話"
     tools = [t["name"] for t in api.requests[-1]["tools"]]
     assert "list_segments" in tools and "load_segment" in tools
 
@@ -292,7 +292,7 @@ def test_a_dead_model_loses_nothing_the_next_turn_sees_the_words_again(
     failed = cli("chat", "--user", "wife", "--mode", "chat", "--message", "明日は燃えるゴミの日")
     assert failed.code == 1 and "maintenance" in failed.err
     store = Conversations(db_path)
-    talk = store.latest("wife", "futari", "app")
+    talk = store.latest("futari", "wife", "app")
     assert talk is not None and talk.messages == [{"role": "user", "content": "明日は燃えるゴミの日"}]
     api.reply(text_response("了解です。"))
     again = cli(

@@ -309,27 +309,3 @@ def test_extraction_check_scores_labelled_turns(tmp_path: Path) -> None:
     assert result["system_prompt"] == EXTRACTION_PROMPT
     assert "[user D1:1] Hey Mel!" in result["example_user_message"]
     assert rule_facts("Wow, that's cool! What now?") == []
-
-
-def test_an_exchange_with_tool_rounds_points_at_the_persons_own_message(
-    engine: MemoryEngine, db_path: Path
-) -> None:
-    from shitsuji.agent import AnswerStep, ToolContext, enqueue_exchange
-
-    queue = ExtractionQueue(db_path, Extractor(ScriptedModel([]), engine))
-    messages: list[Any] = [
-        {"role": "user", "content": "earlier"},
-        {"role": "assistant", "content": "ok"},
-        {"role": "user", "content": "牛乳ある？"},
-        {
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": "t1", "name": "list_shopping_items", "input": {}}],
-        },
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "牛乳 ×1"}]},
-        {"role": "assistant", "content": "牛乳は1本あります。"},
-    ]
-    ctx = ToolContext(user="wife", scope="household/futari/user/wife", channel="app", conversation="c_1")
-    job = enqueue_exchange(queue, ctx, "牛乳ある？", AnswerStep("牛乳は1本あります。", messages))
-    row = queue._conn.execute("SELECT payload FROM jobs WHERE id = ?", (job,)).fetchone()
-    turns = json.loads(row[0])["turns"]
-    assert [t["message_id"] for t in turns] == ["c_1:2", "c_1:5"]

@@ -14,8 +14,10 @@ import pytest
 
 import shitsuji.cli._household  # noqa: F401  (registers `shitsuji household …` for the cli fixture)
 from shitsuji.agent import Tool, ToolContext, ToolInputError
+from shitsuji.context import Segments
 from shitsuji.errors import NotFoundError, UserInputError
 from shitsuji.household import (
+    HouseholdDeps,
     HouseholdStore,
     count_index,
     estimate_tokens,
@@ -40,14 +42,18 @@ def store(db_path: Path, clock: Clock) -> Iterator[HouseholdStore]:
     households.close()
 
 
+def member(store: HouseholdStore, engine: MemoryEngine, user: str, channel: str, **where: Any) -> ToolContext:
+    return HouseholdDeps(store, engine, Segments(store.path)).member(user, channel, **where)
+
+
 @pytest.fixture
 def wife(store: HouseholdStore, engine: MemoryEngine) -> ToolContext:
-    return store.member_context("wife", "app", memory=engine)
+    return member(store, engine, "wife", "app")
 
 
 @pytest.fixture
 def alice(store: HouseholdStore, engine: MemoryEngine) -> ToolContext:
-    return store.member_context("alice", "app", memory=engine)
+    return member(store, engine, "alice", "app")
 
 
 def tool_(name: str) -> Tool:
@@ -56,12 +62,12 @@ def tool_(name: str) -> Tool:
     return found
 
 
-def call(ctx: ToolContext, tool_name: str, /, **arguments: Any) -> Any:
+def call(ctx: ToolContext[None], tool_name: str, /, **arguments: Any) -> Any:
     """Run a tool as the loop would: through ``Tool.run`` with wire-named arguments."""
     return asyncio.run(tool_(tool_name).run(ctx, arguments)).content
 
 
-def listed(ctx: ToolContext, tool_name: str, /, **arguments: Any) -> Any:
+def listed(ctx: ToolContext[None], tool_name: str, /, **arguments: Any) -> Any:
     return json.loads(call(ctx, tool_name, **arguments))
 
 
@@ -175,7 +181,7 @@ def test_one_household_never_sees_or_changes_anothers_rows(wife: ToolContext, al
 def test_husband_shares_the_households_lists(
     store: HouseholdStore, wife: ToolContext, engine: MemoryEngine
 ) -> None:
-    husband = store.member_context("husband", "line", memory=engine)
+    husband = member(store, engine, "husband", "line")
     call(wife, "add_shopping_item", name="牛乳")
     assert [i["name"] for i in listed(husband, "list_shopping_items")] == ["牛乳"]
 
@@ -289,20 +295,18 @@ def test_remember_and_search_memory_use_the_speakers_scope(
     found = call(wife, "search_memory", query="紅茶")
     assert "ミルクティー" in found and "(preference, theirs)" in found
     assert "戸棚" in found and "(misc, shared)" in found
-    husband = store.member_context("husband", "app", memory=engine)
+    husband = member(store, engine, "husband", "app")
     theirs = call(husband, "search_memory", query="紅茶")
     assert "戸棚" in theirs and "ミルクティー" not in theirs  # a sibling's memories stay private
-    alice = store.member_context("alice", "app", memory=engine)
+    alice = member(store, engine, "alice", "app")
     assert call(alice, "search_memory", query="紅茶") == "nothing remembered about that"  # another household
 
 
 # -- membership --------------------------------------------------------------
 
 
-def test_member_context_fills_scope_household_and_services(
-    store: HouseholdStore, engine: MemoryEngine
-) -> None:
-    ctx = store.member_context("wife", "line", memory=engine, conversation="c1")
+def test_member_context_fills_scope_household_and_deps(store: HouseholdStore, engine: MemoryEngine) -> None:
+    ctx = member(store, engine, "wife", "line", conversation="c1")
     assert (ctx.user, ctx.scope, ctx.channel, ctx.household, ctx.conversation) == (
         "wife",
         "household/futari/user/wife",
@@ -310,7 +314,7 @@ def test_member_context_fills_scope_household_and_services(
         "futari",
         "c1",
     )
-    assert ctx.services["household"] is store and ctx.services["memory"] is engine
+    assert ctx.deps.store is store and ctx.deps.memory is engine
 
 
 def test_member_context_refuses_anyone_outside_the_household(
@@ -319,25 +323,23 @@ def test_member_context_refuses_anyone_outside_the_household(
     with pytest.raises(
         UserInputError, match=r"'alice' is not a member of household 'futari' \(members: wife, husband\)"
     ):
-        store.member_context("alice", "app", memory=engine, household="futari")
+        member(store, engine, "alice", "app", household="futari")
     with pytest.raises(
         NotFoundError, match=r"'mallory' is not a member of any household .*futari \(wife, husband\)"
     ):
-        store.member_context("mallory", "app", memory=engine)
+        member(store, engine, "mallory", "app")
     with pytest.raises(NotFoundError, match="no household named 'sanbiki'"):
-        store.member_context("wife", "app", memory=engine, household="sanbiki")
+        member(store, engine, "wife", "app", household="sanbiki")
     store.create("jikka", ["wife", "mother"])
     with pytest.raises(UserInputError, match=r"belongs to several households \(futari, jikka\)"):
-        store.member_context("wife", "app", memory=engine)
-    assert (
-        store.member_context("wife", "app", memory=engine, household="jikka").scope
-        == "household/jikka/user/wife"
-    )
+        member(store, engine, "wife", "app")
+    assert member(store, engine, "wife", "app", household="jikka").scope == "household/jikka/user/wife"
 
 
-def test_tools_refuse_a_context_not_made_by_member_context() -> None:
-    bare = ToolContext(user="wife", scope="household/futari/user/wife", channel="app", household="futari")
-    with pytest.raises(LookupError, match="member_context"):
+def test_tools_refuse_a_context_without_a_household(store: HouseholdStore, engine: MemoryEngine) -> None:
+    deps = HouseholdDeps(store, engine, Segments(store.path))
+    bare = ToolContext(deps=deps, user="wife", scope="household/futari/user/wife", channel="app")
+    with pytest.raises(LookupError, match=r"HouseholdDeps\.member"):
         call(bare, "list_todos")
 
 

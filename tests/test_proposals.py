@@ -17,16 +17,21 @@ from shitsuji.errors import NotFoundError
 from .conftest import Clock
 
 WIFE = ToolContext(
-    user="wife", scope="household/futari/user/wife", channel="app", household="futari", conversation="c1"
+    deps=None,
+    user="wife",
+    scope="household/futari/user/wife",
+    channel="app",
+    household="futari",
+    conversation="c1",
 )
 HUSBAND = ToolContext(
-    user="husband", scope="household/futari/user/husband", channel="app", household="futari"
+    deps=None, user="husband", scope="household/futari/user/husband", channel="app", household="futari"
 )
 runs: list[str] = []
 
 
 @tool(effect="write", summary=lambda a: f"「{a['name']}」を買い物リストに追加")
-async def add_shopping_item(ctx: ToolContext, name: Annotated[str, Field(min_length=1)]) -> str:
+async def add_shopping_item(ctx: ToolContext[None], name: Annotated[str, Field(min_length=1)]) -> str:
     """Add an item to the shopping list."""
     await asyncio.sleep(0.01)  # long enough for a concurrent approval to race
     runs.append(name)
@@ -34,7 +39,7 @@ async def add_shopping_item(ctx: ToolContext, name: Annotated[str, Field(min_len
 
 
 @tool(effect="write")
-def explode(ctx: ToolContext) -> str:
+def explode(ctx: ToolContext[None]) -> str:
     """Always fails."""
     raise RuntimeError("the shelf collapsed")
 
@@ -93,7 +98,7 @@ def test_only_the_owner_decides_unless_the_household_may(
     shared = Proposals(db_path, clock=clock, household_may_approve=True)
     assert asyncio.run(shared.approve(p.id, HUSBAND, BOX)).done
     stranger = ToolContext(
-        user="tanaka", scope="household/tanaka/user/tanaka", channel="app", household="tanaka"
+        deps=None, user="tanaka", scope="household/tanaka/user/tanaka", channel="app", household="tanaka"
     )
     q = proposals.propose(add_shopping_item, {"name": "米"}, WIFE)
     assert not asyncio.run(shared.approve(q.id, stranger, BOX)).done

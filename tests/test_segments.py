@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 
-from shitsuji.agent import ToolContext, list_segments, load_segment, open_panel
+from shitsuji.agent import ToolContext, ToolInputError, list_segments, load_segment
 from shitsuji.context import Segments, Summarizer
 from shitsuji.errors import ModelUnavailableError, NotFoundError, UserInputError
+from shitsuji.household import OpenPanel, open_panel
 from shitsuji.llm import Message, ScriptedModel, text_response
 
 from .conftest import Clock
@@ -31,7 +33,7 @@ def test_open_close_archive_and_load_across_a_restart(
     segments: Segments, db_path: Path, clock: Clock
 ) -> None:
     before = talk(("こんにちは", "こんにちは！"))
-    opened = asyncio.run(segments.open_segment("c1", "wife", "household.shopping", before))
+    opened = asyncio.run(segments.open_segment("c1", "futari", "wife", "household.shopping", before))
     assert opened.first_message == 2 and segments.current("c1") == opened
     during = [*before, *talk(("牛乳を足して", "追加しました"), ("卵も", "追加しました"))]
     clock.advance(minutes=5)
@@ -40,24 +42,24 @@ def test_open_close_archive_and_load_across_a_restart(
     assert closed is not None and closed.summary == "買い物リストに牛乳と卵を追加した。"
     assert segments.current("c1") is None
     restarted = Segments(db_path, clock=clock)
-    [listed] = restarted.index("wife", label="household.shopping")
+    [listed] = restarted.index("futari", "wife", label="household.shopping")
     assert listed.id == opened.id and "household.shopping" in listed.index_line()
-    assert restarted.load(opened.id, "wife") == during[2:]
+    assert restarted.load(opened.id, "futari", "wife") == during[2:]
 
 
 def test_one_panel_at_a_time(segments: Segments) -> None:
     history = talk(("a", "b"))
-    first = asyncio.run(segments.open_segment("c1", "wife", "household.shopping", history))
+    first = asyncio.run(segments.open_segment("c1", "futari", "wife", "household.shopping", history))
     second = asyncio.run(
-        segments.open_segment("c1", "wife", "household.calendar", [*history, *talk(("c", "d"))])
+        segments.open_segment("c1", "futari", "wife", "household.calendar", [*history, *talk(("c", "d"))])
     )
     assert segments.current("c1") == second
-    assert segments.get(first.id, "wife").closed_at is not None
+    assert segments.get(first.id, "futari", "wife").closed_at is not None
 
 
 def test_a_failing_summarizer_leaves_a_digest(segments: Segments) -> None:
     history = talk(("x", "y"))
-    asyncio.run(segments.open_segment("c1", "wife", "chat", []))
+    asyncio.run(segments.open_segment("c1", "futari", "wife", "chat", []))
     closed = asyncio.run(
         segments.close_segment(
             "c1", history, summarizer=Summarizer(ScriptedModel([ModelUnavailableError("down")]))
@@ -67,29 +69,45 @@ def test_a_failing_summarizer_leaves_a_digest(segments: Segments) -> None:
 
 
 def test_segments_are_private_and_labels_are_checked(segments: Segments) -> None:
-    asyncio.run(segments.open_segment("c1", "wife", "chat", []))
+    asyncio.run(segments.open_segment("c1", "futari", "wife", "chat", []))
     closed = asyncio.run(segments.close_segment("c1", talk(("秘密", "はい"))))
     assert closed is not None
     with pytest.raises(NotFoundError):
-        segments.load(closed.id, "husband")
-    assert segments.index("husband") == []
+        segments.load(closed.id, "futari", "husband")
+    assert segments.index("futari", "husband") == []
+    # another household's wife is another person: she never sees (or loads) this one's segments
+    with pytest.raises(NotFoundError):
+        segments.load(closed.id, "tonari", "wife")
+    assert segments.index("tonari", "wife") == []
+    assert [x.id for x in segments.index("futari", "wife")] == [closed.id]
     with pytest.raises(UserInputError, match="label"):
-        asyncio.run(segments.open_segment("c1", "wife", "two words", []))
+        asyncio.run(segments.open_segment("c1", "futari", "wife", "two words", []))
 
 
-def test_the_segment_tools(segments: Segments) -> None:
-    asyncio.run(segments.open_segment("c1", "wife", "household.shopping", []))
+def test_the_segment_tools_see_only_the_speakers_own_segments(segments: Segments, db_path: Path) -> None:
+    asyncio.run(segments.open_segment("c1", "futari", "wife", "household.shopping", []))
     closed = asyncio.run(segments.close_segment("c1", talk(("牛乳を足して", "追加しました"))))
     assert closed is not None
-    events: list[dict[str, str]] = []
-    ctx = ToolContext(
-        user="wife", scope="h/u/wife", channel="app", services={"segments": segments, "ui_events": events}
-    )
+
+    @dataclass(frozen=True)
+    class Deps:
+        segments: Segments
+
+    ctx = ToolContext(deps=Deps(segments), user="wife", scope="h/u/wife", channel="app", household="futari")
     index = asyncio.run(list_segments.run(ctx, {"query": "牛乳"})).content
     assert closed.id in str(index)
     loaded = asyncio.run(load_segment.run(ctx, {"id": closed.id})).content
     assert "user: 牛乳を足して" in str(loaded) and "assistant: 追加しました" in str(loaded)
-    assert "panel is open" in str(asyncio.run(open_panel.run(ctx, {"name": "shopping"})).content)
-    assert events == [{"open_panel": "shopping", "label": "household.shopping"}]
-    with pytest.raises(UserInputError, match="name"):
+    neighbour = replace(ctx, household="tonari")  # same user id, another household
+    assert asyncio.run(list_segments.run(neighbour, {})).content == "no earlier segments match"
+    with pytest.raises(NotFoundError):
+        asyncio.run(load_segment.run(neighbour, {"id": closed.id}))
+
+
+def test_open_panel_asks_the_channel_through_a_typed_effect() -> None:
+    ctx = ToolContext(deps=None, user="wife", scope="h/u/wife", channel="app", household="futari")
+    output = asyncio.run(open_panel.run(ctx, {"name": "shopping"}))
+    assert output.effects == (OpenPanel("shopping"),) and output.effects[0].label == "household.shopping"
+    assert "panel is open" in str(output.content)
+    with pytest.raises(ToolInputError, match="name"):
         asyncio.run(open_panel.run(ctx, {"name": "kitchen"}))

@@ -11,7 +11,9 @@ from pydantic import Field
 
 from shitsuji.agent import Tool, Toolbox, ToolContext, ToolInputError, ToolOutput, tool
 
-CTX = ToolContext(user="wife", scope="household/futari/user/wife", channel="app", household="futari")
+CTX = ToolContext(
+    deps=None, user="wife", scope="household/futari/user/wife", channel="app", household="futari"
+)
 calls: list[tuple[str, object]] = []
 
 
@@ -96,7 +98,7 @@ def test_a_tool_must_take_the_context_first() -> None:
     def no_ctx(name: str) -> str:
         return name
 
-    with pytest.raises(TypeError, match="first parameter must be `ctx: ToolContext`"):
+    with pytest.raises(TypeError, match=r"first parameter must be `ctx: ToolContext\[...\]`"):
         tool(effect="read")(no_ctx)
     assert isinstance(list_events, Tool)
 

@@ -6,6 +6,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from fastapi.testclient import TestClient
 from shitsuji.household import HouseholdStore
 from shitsuji.llm import ScriptedModel, text_response, tool_use_response
 from shitsuji.web import Member
-from shitsuji.web._backend import message_text
+from shitsuji.web._member import message_text
 from shitsuji.web._security import SESSION_COOKIE
 
 from .fake_anthropic import FakeMessagesAPI
@@ -154,18 +155,18 @@ def remember(site: Site, text: str, scope: str, **kwargs: Any) -> str:
 
 def propose(site: Site, home: str, user: str, name: str = "牛乳", conversation: str | None = None) -> str:
     """A pending card for ``user`` (as the chat would make it), adding ``name`` to the shopping list."""
-    ctx = site.backend.context(Member(home, user), conversation)
-    tool = site.backend.toolbox.get("add_shopping_item")
+    ctx = replace(site.backend.context(Member(home, user)), conversation=conversation)
+    tool = site.backend.butler.toolbox.get("add_shopping_item")
     assert tool is not None
-    return site.backend.proposals.propose(tool, {"name": name, "quantity": 1}, ctx).id
+    return site.backend.butler.proposals.propose(tool, {"name": name, "quantity": 1}, ctx).id
 
 
 def state_of(site: Site, proposal_id: str) -> str:
-    return site.backend.proposals.get(proposal_id).status
+    return site.backend.butler.proposals.get(proposal_id).status
 
 
 def messages_of(site: Site, conversation_id: str) -> list[tuple[object, str]]:
-    rows = site.backend.conversations.rows(conversation_id)
+    rows = site.backend.butler.conversations.rows(conversation_id)
     return [(r["role"], message_text(json.loads(str(r["content"])))) for r in rows]
 
 
@@ -312,7 +313,7 @@ def test_writes_without_the_sessions_csrf_token_are_refused_and_change_nothing(
     shown = client.get("/api/conversation").json()
     assert shown["id"] == conversation and shown["panel"] is None
     assert [i["kind"] for i in shown["items"]] == ["card"]  # no message was taken
-    assert site.backend.segments.current(conversation) is None
+    assert site.backend.butler.segments.current(conversation) is None
     assert state_of(site, card) == "pending"
     assert site.backend.memory.get(memory).content == "妻は紅茶が好き"
     assert site.backend.memory.get(memory).deleted_at is None
@@ -463,7 +464,7 @@ def test_conversations_are_the_members_own(site: Site, api: FakeMessagesAPI) -> 
     assert started.status_code == 200
     second = started.json()["id"]
     assert second != first and started.json() == {"id": second, "panel": None, "items": []}
-    assert site.backend.segments.current(first) is None  # the old conversation's panel segment closed
+    assert site.backend.butler.segments.current(first) is None  # the old conversation's panel segment closed
     assert client.get("/api/conversation").json() == {"id": second, "panel": None, "items": []}
     older = client.get("/api/conversation", params={"id": first}).json()
     assert older["id"] == first and [i["text"] for i in older["items"]] == ["こんにちは", "こんにちは。"]
@@ -570,7 +571,7 @@ def test_panels_show_the_households_lists(site: Site) -> None:
 def test_opening_a_panel_starts_a_labelled_segment_and_closing_ends_it(site: Site) -> None:
     client, csrf = signed_in(site, "wife", "futari")
     conversation = client.get("/api/conversation").json()["id"]
-    segments = site.backend.segments
+    segments = site.backend.butler.segments
 
     def put(body: dict[str, Any]) -> Any:
         return client.put("/api/panel", json=body, headers=csrf_headers(csrf))
@@ -593,7 +594,7 @@ def test_opening_a_panel_starts_a_labelled_segment_and_closing_ends_it(site: Sit
     assert closed.status_code == 200 and closed.json() == {"panel": None, "label": None}
     assert segments.current(conversation) is None
     assert client.get("/api/conversation").json()["panel"] is None
-    labels = [s.label for s in segments.index("wife")]
+    labels = [s.label for s in segments.index("futari", "wife")]
     assert sorted(labels) == ["household.budget", "household.shopping"]
 
     for bad in ({"name": "garage"}, {"name": "shopping", "colour": "red"}, {"name": 3}):
@@ -708,7 +709,7 @@ def test_proposals_are_listed_by_state_and_decided_once(site: Site) -> None:
 
 def test_an_expired_card_cannot_be_approved(site: Site) -> None:
     client, csrf = signed_in(site, "wife", "futari")
-    proposals = site.backend.proposals
+    proposals = site.backend.butler.proposals
     real_clock = proposals.clock
     proposals.clock = lambda: real_clock() - timedelta(days=30)  # made long ago
     try:
@@ -960,8 +961,8 @@ def test_the_message_is_stored_before_the_model_is_asked(tmp_path: Path) -> None
 
     def model(request: Any) -> Any:
         backend = holder["site"].backend
-        [conversation] = backend.conversations._conn.execute("SELECT id FROM conversations").fetchall()
-        rows = backend.conversations.rows(conversation[0])
+        [conversation] = backend.butler.conversations._conn.execute("SELECT id FROM conversations").fetchall()
+        rows = backend.butler.conversations.rows(conversation[0])
         seen_while_answering.append([message_text(json.loads(str(r["content"]))) for r in rows])
         return text_response("chat" if len(seen_while_answering) == 1 else "はい。")
 

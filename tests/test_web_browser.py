@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 
-from shitsuji.household import HouseholdStore
+from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import text_response, tool_use_response
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 from shitsuji.web import Backend, create_app
@@ -330,14 +330,15 @@ def test_c_the_assistant_opens_a_panel_with_the_open_panel_tool(
 
 def seed_memories(site: Site) -> dict[str, str]:
     backend = site.backend
-    talk = backend.conversations.start("wife", HOME, "app")
-    backend.conversations.save(
-        talk,
-        [
-            {"role": "user", "content": "わたし、コーヒーより紅茶派なの。"},
-            {"role": "assistant", "content": "覚えておきますね。"},
-        ],
-        [],
+    talk = backend.butler.conversations.start(HOME, "wife", "app")
+    said = backend.butler.conversations.add_said(talk, "わたし、コーヒーより紅茶派なの。")
+    backend.butler.conversations.add_turn(
+        said,
+        [{"role": "assistant", "content": "覚えておきますね。"}],
+        untrusted=False,
+        summary="",
+        folded_upto=0,
+        summary_untrusted=False,
     )
     own = backend.memory.remember(
         "妻はコーヒーより紅茶が好き",
@@ -480,7 +481,7 @@ def test_f_first_run_setup_creates_a_household_and_signs_in(
 ) -> None:
     db = tmp_path / "empty.db"
     memory = MemoryEngine(SQLiteMemoryStore(db), HashEmbedder())
-    backend = Backend(db, memory, None, model_problem="no model endpoint", extraction=False)
+    backend = Backend(Butler(db, memory, None, panels=True))
     try:
         with serving(create_app(backend)) as url, opened(browser, url) as page:
             page.goto("/")

@@ -52,10 +52,12 @@ class Running:
             memory.remember("ゴミの日は火曜", SHARED, category="routine").memory.id,
         ]
         self.secret = memory.remember("夫は妻へのサプライズを計画中", SPOUSE).memory.id
-        tool = site.backend.toolbox.get("add_shopping_item")
+        tool = site.backend.butler.toolbox.get("add_shopping_item")
         assert tool is not None
         self.proposals = [
-            site.backend.proposals.propose(tool, {"name": name, "quantity": 1}, self.context("wife")).id
+            site.backend.butler.proposals.propose(
+                tool, {"name": name, "quantity": 1}, self.context("wife")
+            ).id
             for name in ("牛乳", "卵", "米")
         ]
         self.conversation = site.backend.conversation(Member(HOME, "wife")).id

@@ -18,7 +18,7 @@ from pathlib import Path
 import uvicorn
 from fastapi import FastAPI
 
-from shitsuji.household import HouseholdStore
+from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import AnthropicModel, Model
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 from shitsuji.web import Backend, create_app
@@ -49,12 +49,7 @@ def make_site(db: Path, model: Model | None, *, secure_cookies: bool | None = No
         store.create(NEIGHBOUR, ["neighbour"])
     store.close()
     memory = MemoryEngine(SQLiteMemoryStore(db), HashEmbedder())
-    problem = (
-        None
-        if model is not None
-        else "no model endpoint: set ANTHROPIC_API_KEY (Claude) or SHITSUJI_MODEL_URL"
-    )
-    backend = Backend(db, memory, model, model_problem=problem, extraction=False)
+    backend = Backend(Butler(db, memory, model, panels=True))
     for home, user in ((HOME, "wife"), (HOME, "husband"), (NEIGHBOUR, "neighbour")):
         backend.accounts.set_password(home, user, PASSWORD)
     return Site(create_app(backend, secure_cookies=secure_cookies), backend, db)

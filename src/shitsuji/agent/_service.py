@@ -213,8 +213,10 @@ class ChatService:
         return Turn(ctx, found, said, claim, segment, key, untrusted)
 
     async def events(self, turn: Turn, *, mode: str | None = None) -> AsyncIterator[TurnEvent]:
-        """Run a claimed turn; every event is for the channel to display. Ends with Finished or Failed."""
+        """Run a claimed turn; every event is for the channel to display. Ends with Finished or Failed,
+        yielded after the claim is released (a channel may stop reading there)."""
         kept = False
+        last: Finished | Failed | None = None
         heartbeat = asyncio.create_task(self._renew(turn.claim))
         try:
             conversation = turn.conversation
@@ -225,16 +227,21 @@ class ChatService:
             kept = True
             yield Started(conversation.id)
             async for event in self._answer(ctx, conversation, turn.text, mode):
+                if isinstance(event, Finished):
+                    last = event
+                    break
                 yield event
         except Exception as exc:  # the channel shows it; the words are kept
             if not isinstance(exc, ShitsujiError):
                 log.exception("chat turn failed")
-            yield Failed(exc, kept)
+            last = Failed(exc, kept)
         finally:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
             self.claims.release(turn.claim)
+        if last is not None:
+            yield last
 
     def _keep_words(self, turn: Turn, conversation: Conversation, ctx: ToolContext[Any]) -> Conversation:
         """Store the person's words (once per key) with the decisions the model has not heard of."""

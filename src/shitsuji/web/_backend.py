@@ -138,12 +138,12 @@ class Backend:
             content = json.loads(str(row["content"]))
             text = message_text(content)
             tools = tools_used(content) if row["role"] == "assistant" else []
-            if text or tools:
-                items.append({"kind": "message", "role": row["role"], "text": text, "tools": tools})
-            for block in content if isinstance(content, list) else []:
+            for block in content if isinstance(content, list) else []:  # the card answers its call…
                 p = by_call.get(block.get("tool_use_id")) if block.get("type") == "tool_result" else None
                 if p is not None and unplaced.pop(p.id, None) is not None:
                     items.append({"kind": "card", "proposal": self.card(p)})
+            if text or tools:  # …before the person's next words, which share its message
+                items.append({"kind": "message", "role": row["role"], "text": text, "tools": tools})
         return items + [{"kind": "card", "proposal": self.card(p)} for p in unplaced.values()]
 
     def card(self, p: Proposal) -> dict[str, Any]:
