@@ -183,9 +183,11 @@ def test_context_bench_keeps_turns_flat_and_small(tmp_path: Path) -> None:
         json.dumps([{"sample_id": "x", "conversation": {"session_1": lines}, "qa": []}]), encoding="utf-8"
     )
     data = run_context_bench(path, turns_wanted=50, budget=150)
-    assert data["turns"] == 50
-    assert data["turn_200_tokens"] < data["full_history_last_turn_tokens"] / 3
-    assert data["flatness"] < 1.5 and data["max_turn_tokens"] < 600
+    [each] = data["each"]
+    assert each["turns"] == 50 and data["conversations"] == 1
+    assert each["turn_200_tokens"] < each["full_history_last_turn_tokens"] / 3
+    assert each["flatness"] < 1.5 and each["max_turn_tokens"] < 600 and each["summarizer_calls"] > 0
+    assert data["worst_max_share_of_full_history"] == each["max_share_of_full_history"] < 1 / 3
 
 
 def test_web_bench_drives_the_real_server_over_loopback(

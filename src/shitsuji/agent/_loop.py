@@ -43,7 +43,7 @@ class Mode:
     web_search_max_uses: int = 3
     thinking_budget: int | None = None
     max_tokens: int = 2048
-    window_tokens: int = 1500  # recent conversation sent as is; older turns are summarised
+    window_tokens: int = 1000  # recent conversation sent as is; older turns are summarised
 
 
 @dataclass(frozen=True, slots=True)

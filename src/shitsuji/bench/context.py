@@ -10,6 +10,7 @@ summarizer returns a bounded digest, standing in for the cheap model.
 from __future__ import annotations
 
 import asyncio
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -29,18 +30,19 @@ def _digest(request: ModelRequest) -> ModelResponse:
     return text_response(text[-SUMMARY_CHARS:])
 
 
-def run_context_bench(path: Path, *, turns_wanted: int = 200, budget: int = WINDOW_BUDGET) -> dict[str, Any]:
-    sample = load(path)[0]
+def replay(sample: dict[str, Any], *, turns_wanted: int, budget: int) -> dict[str, Any]:
+    """One dialogue replayed as a chat: each turn's input with window + summary, and with the full history."""
     lines = turns(sample)
     person = lines[0]["speaker"]
     system_tokens = sum(estimate_tokens(b["text"]) for b in system_blocks(DEFAULT_MODES["chat"]))
-    summarizer = Summarizer(ScriptedModel(_digest))
+    stand_in = ScriptedModel(_digest)
+    summarizer = Summarizer(stand_in)
     history: list[Message] = []
     summary, offset = "", 0
     per_turn: list[int] = []
     full: list[int] = []
 
-    async def replay() -> None:
+    async def run() -> None:
         nonlocal summary, offset
         for line in lines:
             role = "user" if line["speaker"] == person else "assistant"
@@ -59,18 +61,37 @@ def run_context_bench(path: Path, *, turns_wanted: int = 200, budget: int = WIND
             if len(per_turn) >= turns_wanted:
                 return
 
-    asyncio.run(replay())
+    asyncio.run(run())
     last = len(per_turn)
     at20 = per_turn[min(19, last - 1)]
+    early = statistics.median(per_turn[10:30] or per_turn)
+    late = statistics.median(per_turn[-20:])
     return {
         "conversation": sample.get("sample_id"),
         "turns": last,
-        "window_budget_tokens": budget,
         "turn_20_tokens": at20,
-        f"turn_{last}_tokens": per_turn[-1],
         "turn_200_tokens": per_turn[-1] if last < 200 else per_turn[199],
         "full_history_last_turn_tokens": full[-1],
         "flatness": round(per_turn[-1] / at20, 3),
+        "flatness_median": round(
+            late / early, 3
+        ),  # turns 181-200 against 11-30: the saw-tooth's phase left out
         "share_of_full_history": round(per_turn[-1] / full[-1], 4),
         "max_turn_tokens": max(per_turn),
+        "max_share_of_full_history": round(max(per_turn) / full[-1], 4),
+        "summarizer_calls": len(stand_in.requests),
+    }
+
+
+def run_context_bench(path: Path, *, turns_wanted: int = 200, budget: int = WINDOW_BUDGET) -> dict[str, Any]:
+    """Every dialogue of the file replayed; the worst figures over them, and each one's."""
+    each = [replay(sample, turns_wanted=turns_wanted, budget=budget) for sample in load(path)]
+    return {
+        "window_budget_tokens": budget,
+        "conversations": len(each),
+        "worst_share_of_full_history": max(r["share_of_full_history"] for r in each),
+        "worst_max_share_of_full_history": max(r["max_share_of_full_history"] for r in each),
+        "worst_flatness": max(r["flatness"] for r in each),
+        "worst_flatness_median": max(r["flatness_median"] for r in each),
+        "each": each,
     }

@@ -90,7 +90,7 @@ class Summarizer:
         return text
 
 
-REFILL = 0.7  # after an overflow, fold down to this share of the budget
+REFILL = 0.8  # after an overflow, fold down to this share of the budget (the saw-tooth's depth)
 
 
 async def fit(
@@ -98,8 +98,9 @@ async def fit(
 ) -> Folded:
     """Keep the newest messages within budget; fold the rest into ``summary`` (or drop them on failure).
 
-    Nothing happens while everything fits. On overflow the window is cut to 70 % of the
-    budget, so the cheap model runs once every few turns, not on every turn.
+    Nothing happens while everything fits. On overflow the window is cut to 80 % of the
+    budget, so the cheap model runs every few turns, not on every turn, and the input per
+    turn stays within a narrow band (the budget's last fifth) over the whole conversation.
     """
     if sum(message_tokens(m) for m in messages) <= budget_tokens:
         return Folded(summary, list(messages), 0, 0)

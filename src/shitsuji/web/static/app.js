@@ -119,6 +119,8 @@
     }
     const note = data.done ? p.result : data.reason;
     if (note) footer.appendChild(el("p", "result", note));
+    // an approved open_panel card: the server opened the panel in the card's conversation
+    if (data.panel && side && p.conversation === conversation) openPanel(data.panel);
   }
 
   document.addEventListener("submit", async function (event) {
