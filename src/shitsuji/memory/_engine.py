@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -52,6 +52,10 @@ def utcnow() -> datetime:
 def _expired(memory: Memory, now: datetime) -> bool:
     """Superseded or past its valid-until: a fact that no longer holds, so not a duplicate."""
     return memory.valid_until is not None and memory.valid_until <= now
+
+
+def _may_see(memory: Memory, scopes: Collection[str] | None, deleted: bool) -> bool:
+    return (scopes is None or memory.scope in scopes) and (deleted or memory.deleted_at is None)
 
 
 def new_id() -> str:
@@ -268,14 +272,25 @@ class MemoryEngine:
         distances = {s: d for d, s in enumerate(chain)}
         return weigh(fused, memories, distances, self.clock(), self.weights)[:k]
 
-    def get(self, memory_id: str) -> Memory:
-        """The memory with this id (or unique id prefix), deleted or not."""
+    def get(
+        self, memory_id: str, *, visible_scopes: Collection[str] | None = None, deleted: bool = True
+    ) -> Memory:
+        """The memory with this id (or unique id prefix of 4+ characters).
+
+        With ``visible_scopes``, only memories in those scopes exist for this call: an id
+        outside them is "not found", and a prefix is resolved among them alone, so whether
+        a hidden memory shares the prefix never changes the answer. ``deleted=False``
+        hides forgotten memories the same way.
+        """
         ident = memory_id.strip()
         if not ident:
             raise UserInputError("memory id is empty")
+        scopes = None if visible_scopes is None else sorted(set(visible_scopes))
         found = self.store.get(ident)
+        if found is not None and not _may_see(found, scopes, deleted):
+            found = None
         if found is None and len(ident) >= 4:
-            full = self.store.resolve_id(ident)
+            full = self.store.resolve_id(ident, scopes=scopes, include_deleted=deleted)
             found = self.store.get(full) if full else None
         if found is None:
             raise NotFoundError(f"no memory with id {ident!r}: `shitsuji list` shows the ids")
