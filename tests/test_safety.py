@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from shitsuji.safety import (
     Judge,
     Policy,
     SensitiveInput,
+    StreamSanitizer,
     find_injections,
     find_pii,
     luhn_ok,
@@ -313,6 +315,62 @@ def test_neutralising_is_idempotent_and_defangs_markup(noise: str, tag: str) -> 
     assert neutralise(out)[0] == out
 
 
+# -- streaming ----------------------------------------------------------------------
+
+
+def _streamed(text: str, cuts: list[int]) -> str:
+    stream = StreamSanitizer()
+    bounds = [0, *sorted(c % (len(text) + 1) for c in cuts), len(text)]
+    return "".join(stream.feed(text[a:b]) for a, b in itertools.pairwise(bounds)) + stream.flush()
+
+
+def test_a_streamed_reply_never_shows_a_key_split_across_pieces() -> None:
+    stream = StreamSanitizer()
+    sent = [
+        stream.feed(piece)
+        for piece in (
+            "了解です。キーは sk-ant-api03-Xy7kQ2mP9v",
+            "Lr4TzW8bNc1dFgHj5KsA0eR3u",
+            "Io6YpLq です。",
+        )
+    ]
+    sent.append(stream.flush())
+    assert "".join(sent) == "了解です。キーは [redacted:anthropic-key] です。"
+    assert not any("sk-ant" in piece or "Xy7k" in piece for piece in sent)
+    stream = StreamSanitizer()
+    sent = [
+        stream.feed("Wi-Fiのパスワードは "),
+        stream.feed("abcd"),
+        stream.feed("1234 です。"),
+        stream.flush(),
+    ]
+    assert "".join(sent) == "Wi-Fiのパスワードは [redacted:password] です。"
+
+
+def test_streamed_plain_text_is_passed_on_as_it_comes() -> None:
+    stream = StreamSanitizer()
+    text = "明日の予定：10:00 歯医者、15:00 買い物。" * 10
+    first = stream.feed(text)
+    assert first and text.startswith(first) and first + stream.flush() == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(BENIGN),
+    st.sampled_from(
+        [
+            *SECRETS,
+            "パスワードは abcd1234",
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
+        ]
+    ),
+    st.lists(st.integers(0, 400), max_size=8),
+)
+def test_streaming_masks_like_sanitize_whatever_the_pieces(before: str, secret: str, cuts: list[int]) -> None:
+    text = f"{before} {secret} 以上です。"
+    assert _streamed(text, cuts) == sanitize(text).text
+
+
 # -- the measured figures ------------------------------------------------------------
 
 
@@ -324,3 +382,22 @@ def test_detector_figures_hold_on_the_labelled_corpus() -> None:
             assert c["recall"] >= 0.9, (side, kind, c)
             assert c["precision"] >= 0.9, (side, kind, c)
     assert data["input"]["benign_flagged"] <= 2 and data["output"]["benign_flagged"] == 0
+
+
+# -- memory writes -------------------------------------------------------------------
+
+
+def test_a_memory_never_stores_a_secret(tmp_path: Path) -> None:
+    from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore
+
+    engine = MemoryEngine(SQLiteMemoryStore(tmp_path / "m.db"), HashEmbedder())
+    scope = "fs/home/u/projects/app"
+    saved = engine.remember(f"deploy key is {SECRETS[0]}", scope, context="パスワードは abcd1234 です").memory
+    assert saved.content == "deploy key is [redacted:anthropic-key]" and "abcd1234" not in (
+        saved.context or ""
+    )
+    engine.add_many([NewMemory(content=f"CI uses {SECRETS[2]}", scope=scope)])
+    edited = engine.edit(saved.id, content="notes in /home/alice/notes.md")
+    assert edited.content == "notes in ~/notes.md"
+    stored = [m.content for m in engine.list_memories(scope)]
+    assert all(secret not in text for text in stored for secret in SECRETS) and len(stored) == 2

@@ -54,6 +54,16 @@ def _expired(memory: Memory, now: datetime) -> bool:
     return memory.valid_until is not None and memory.valid_until <= now
 
 
+def without_secrets(text: str) -> str:
+    """``text`` with keys, tokens, passwords, card numbers and home paths masked: a memory never keeps one.
+
+    Imported on first write: the prompt hook, which only reads, does not pay for the patterns.
+    """
+    from ..safety import sanitize
+
+    return sanitize(text).text
+
+
 def _may_see(memory: Memory, scopes: Collection[str] | None, deleted: bool) -> bool:
     return (scopes is None or memory.scope in scopes) and (deleted or memory.deleted_at is None)
 
@@ -142,7 +152,7 @@ class MemoryEngine:
         context, only an exact duplicate counts (the vector mostly reflects the context).
         """
         new = NewMemory(
-            content=check_content(text),
+            content=without_secrets(check_content(text)),
             scope=normalize_scope(scope),
             category=check_category(category),
             importance=check_importance(importance),
@@ -150,7 +160,7 @@ class MemoryEngine:
             provenance=provenance,
             created_at=created_at,
             valid_until=valid_until,
-            context=context or None,
+            context=without_secrets(context) if context else None,
         )
         vectors = self._try_embed(embedding_texts(new.content, new.context))
         # a vector shaped by context says little about the fact alone: exact dedupe only
@@ -185,6 +195,11 @@ class MemoryEngine:
         pending: list[tuple[Memory, str]] = []
         seen: set[tuple[str, str]] = set()
         for item in items:
+            item = replace(
+                item,
+                content=without_secrets(item.content),
+                context=without_secrets(item.context) if item.context else None,
+            )
             key = (item.scope, content_hash(item.content))
             if key in seen or self.store.find_by_hash(*key) is not None:
                 duplicates += 1
@@ -346,7 +361,7 @@ class MemoryEngine:
         old = self.get(memory_id)
         if old.deleted_at is not None:
             raise UserInputError(f"memory {old.id} is forgotten: restore it before editing")
-        new_content = check_content(content) if content is not None else old.content
+        new_content = without_secrets(check_content(content)) if content is not None else old.content
         new_category = check_category(category) if category is not None else old.category
         new_importance = check_importance(importance) if importance is not None else old.importance
         if (new_content, new_category, new_importance) == (old.content, old.category, old.importance):

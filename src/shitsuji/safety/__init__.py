@@ -5,6 +5,7 @@
                                                  InputTooLong, SensitiveInput
     await InputFilter(policy).check_async(...) -> the same, with a cheap model's second opinion
     sanitize(text)                             -> Sanitized(text, findings)
+    StreamSanitizer().feed(chunk) … .flush()   -> the same for a reply streamed in pieces
 
 Detectors are plain functions over text (``find_pii``, ``find_secrets``,
 ``find_injections``) returning ``Finding`` spans, usable on their own.
@@ -25,7 +26,7 @@ from ._input import (
     SensitiveInput,
 )
 from ._judge import Judge, Verdict
-from ._output import Sanitized, find_sensitive, sanitize
+from ._output import Sanitized, StreamSanitizer, find_sensitive, sanitize
 from ._pii import PII_KINDS, PiiKind, find_pii, iban_ok, luhn_ok, my_number_ok
 from ._secrets import SecretKind, find_secrets
 
@@ -46,6 +47,7 @@ __all__ = [
     "Sanitized",
     "SecretKind",
     "SensitiveInput",
+    "StreamSanitizer",
     "Verdict",
     "defang_markup",
     "find_injections",

@@ -7,7 +7,9 @@ and My Numbers. Masking is idempotent and leaves text without findings unchanged
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
+from typing import Final
 
 from ._findings import Finding, mask, non_overlapping
 from ._pii import find_pii
@@ -39,3 +41,57 @@ def sanitize(text: str) -> Sanitized:
     """Mask keys, tokens, private keys, passwords, home paths, card numbers and My Numbers."""
     findings = find_sensitive(text)
     return Sanitized(mask(text, findings), tuple(findings))
+
+
+_TOKEN_CHARS: Final = re.compile(r"[A-Za-z0-9_\-/+=.:@%~\\]+\Z")
+
+
+class StreamSanitizer:
+    """``sanitize`` for text that arrives in pieces (a streamed reply): what ``feed`` returns is final.
+
+    The last ``HOLD`` characters, any run of key-like characters at the end, and any
+    finding still open (a private key block without its END line) are held back until
+    more text or ``flush`` shows whether they are a secret. The characters already sent
+    stay as context, so ``password:`` in one piece and the password in the next is still
+    caught.
+    """
+
+    HOLD: Final = 96
+
+    def __init__(self) -> None:
+        self._context = ""  # already sent (as it was, unmasked): context for the next matches
+        self._pending = ""
+
+    def feed(self, chunk: str) -> str:
+        self._pending += chunk
+        return self._emit(final=False)
+
+    def flush(self) -> str:
+        return self._emit(final=True)
+
+    def _emit(self, *, final: bool) -> str:
+        text = self._context + self._pending
+        offset = len(self._context)
+        findings = [f for f in find_sensitive(text) if f.end > offset]
+        cut = len(text) if final else self._safe_cut(text, offset, findings)
+        out = mask(
+            text[offset:cut],
+            [
+                replace(f, start=max(f.start, offset) - offset, end=f.end - offset)
+                for f in findings
+                if f.end <= cut
+            ],
+        )
+        self._context = text[max(0, cut - self.HOLD) : cut]
+        self._pending = text[cut:]
+        return out
+
+    def _safe_cut(self, text: str, offset: int, findings: list[Finding]) -> int:
+        cut = max(offset, len(text) - self.HOLD)
+        run = _TOKEN_CHARS.search(text, offset, cut)
+        if run is not None:
+            cut = run.start()
+        for found in sorted(findings, key=lambda f: f.start):
+            if found.start < cut < found.end:
+                cut = max(offset, found.start)
+        return cut
