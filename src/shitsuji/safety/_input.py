@@ -36,9 +36,8 @@ from ._pii import PII_KINDS, PiiKind, find_pii
 Action = Literal["block", "redact", "allow"]
 FlagAction = Literal["blocked", "redacted", "allowed", "removed", "neutralised", "judged"]
 
-DEFAULT_LIMITS: Final[Mapping[str, int]] = MappingProxyType(
-    {"app": 4000, "line": 2000, "cli": 20000, "mcp": 20000}
-)
+# The web API and the assistant already refuse more than 8,000 characters; LINE's own limit is 5,000.
+DEFAULT_LIMITS: Final[Mapping[str, int]] = MappingProxyType({"app": 8000, "line": 5000})
 DEFAULT_ACTIONS: Final[Mapping[PiiKind, Action]] = MappingProxyType(
     {
         "credit_card": "block",
@@ -160,9 +159,9 @@ class InputFilter:
         if len(text) > limit:
             raise InputTooLong(len(text), limit, channel)
         flags: list[Flag] = []
-        clean = _visible(text)
-        if clean != text:
-            flags.append(Flag("invisible", "removed", f"{len(text) - len(clean)} characters"))
+        clean, removed = _visible(text)
+        if removed:
+            flags.append(Flag("invisible", "removed", f"{removed} characters"))
         clean, pii_flags = self._personal_data(clean)
         flags += pii_flags
         clean, injections = neutralise(clean)
@@ -193,8 +192,9 @@ class InputFilter:
         return mask(text, redacted), flags
 
 
-def _visible(text: str) -> str:
-    out = _SURROGATE.sub("\ufffd", text)
-    out = _LETTER_JOINER.sub("", out)
-    out = _INVISIBLE.sub("", out)
-    return unicodedata.normalize("NFC", out)
+def _visible(text: str) -> tuple[str, int]:
+    """The text without invisible characters (composed, NFC) and how many were removed or replaced."""
+    out, surrogates = _SURROGATE.subn("\ufffd", text)
+    out, joiners = _LETTER_JOINER.subn("", out)
+    out, controls = _INVISIBLE.subn("", out)
+    return unicodedata.normalize("NFC", out), surrogates + joiners + controls
