@@ -127,11 +127,7 @@ class Policy:
         """A policy from a ``[safety]`` TOML table: ``limits = {line = 2000}``, ``actions = {phone = "redact"}``."""
         limits = dict(DEFAULT_LIMITS)
         for channel, value in dict(data.get("limits", {})).items():
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise UserInputError(
-                    f"safety.limits.{channel} must be a positive whole number, got {value!r}"
-                )
-            limits[str(channel)] = value
+            limits[str(channel)] = _positive(value, f"safety.limits.{channel}")
         actions: dict[PiiKind, Action] = dict(DEFAULT_ACTIONS)
         for kind, action in dict(data.get("actions", {})).items():
             if kind not in PII_KINDS:
@@ -141,10 +137,14 @@ class Policy:
             if action not in get_args(Action):
                 raise UserInputError(f"safety.actions.{kind} must be block, redact or allow, got {action!r}")
             actions[kind] = action
-        default = data.get("default_limit", 8000)
-        if not isinstance(default, int) or isinstance(default, bool) or default < 1:
-            raise UserInputError(f"safety.default_limit must be a positive whole number, got {default!r}")
+        default = _positive(data.get("default_limit", 8000), "safety.default_limit")
         return cls(limits=limits, default_limit=default, actions=actions, judge=judge)
+
+
+def _positive(value: object, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise UserInputError(f"{name} must be a positive whole number, got {value!r}")
+    return value
 
 
 class InputFilter:
