@@ -411,3 +411,15 @@ def test_a_memory_never_stores_a_secret(tmp_path: Path) -> None:
     assert edited.content == "notes in ~/notes.md"
     stored = [m.content for m in engine.list_memories(scope)]
     assert all(secret not in text for text in stored for secret in SECRETS) and len(stored) == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_is_checked_or_refused_never_crashes(text: str) -> None:
+    try:
+        checked = InputFilter().check(text, "app")
+    except SensitiveInput:
+        return
+    assert not any("\ud800" <= ch <= "\udfff" for ch in checked.text)  # storable as UTF-8
+    checked.text.encode("utf-8")
+    assert sanitize(checked.text).text == sanitize(sanitize(checked.text).text).text
