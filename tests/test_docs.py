@@ -9,6 +9,7 @@ import typer.main
 
 import shitsuji
 import shitsuji.memory
+import shitsuji.safety
 from shitsuji.cli import app
 
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
@@ -40,6 +41,6 @@ def test_readme_quickstart_names_the_make_targets() -> None:
 
 
 def test_public_api_is_explicit() -> None:
-    for module in (shitsuji, shitsuji.memory):
+    for module in (shitsuji, shitsuji.memory, shitsuji.safety):
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.{name}"

@@ -54,13 +54,26 @@ def test_login_failures_block_for_the_window_and_survive_a_restart(
 ) -> None:
     keys = ["member:futari/wife", "addr:127.0.0.1"]
     for _ in range(4):
-        accounts.record_failure(keys)
+        assert accounts.begin_attempt(keys).retry_after == 0  # each one counts until released
     assert accounts.retry_after(keys) == 0
-    accounts.record_failure(keys)
+    fifth = accounts.begin_attempt(keys)
+    assert fifth.retry_after == 0 and len(fifth.rowids) == 2
     assert 0 < accounts.retry_after(keys) <= 15 * 60 + 1
+    refused = accounts.begin_attempt(keys)
+    assert refused.rowids == () and 0 < refused.retry_after <= 15 * 60 + 1
     assert Accounts(db_path, clock=clock).retry_after(["addr:127.0.0.1"]) > 0  # kept in the database
     clock.advance(minutes=16)
     assert accounts.retry_after(keys) == 0
+
+
+def test_a_successful_attempt_is_released(accounts: Accounts) -> None:
+    keys = ["member:futari/wife", "addr:127.0.0.1"]
+    for _ in range(4):
+        accounts.begin_attempt(keys)
+    accounts.succeeded(accounts.begin_attempt(keys), clear=keys[:1])
+    assert accounts.retry_after(keys[:1]) == 0  # the member starts afresh
+    assert accounts.begin_attempt(keys[1:]).retry_after == 0  # the address keeps its 4 failures: 5th allowed
+    assert accounts.retry_after(keys[1:]) > 0
 
 
 def test_add_member_and_set_password_from_the_cli(cli: Cli, db_path: Path) -> None:

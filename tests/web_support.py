@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
@@ -66,11 +67,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(app: FastAPI) -> Iterator[str]:
-    """Run ``app`` under uvicorn on a free loopback port; yields its base URL."""
+def serving(app: FastAPI, **options: Any) -> Iterator[str]:
+    """Run ``app`` under uvicorn on a free loopback port (``options``: more uvicorn settings); yields its base URL."""
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", **options)
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

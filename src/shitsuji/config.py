@@ -11,7 +11,7 @@ modes and router model, the model adapter an ``Endpoint``, extraction its switch
 | OpenAI-compatible server | — | ``SHITSUJI_MODEL_URL``, ``SHITSUJI_MODEL_KEY`` | none |
 | model for every mode | — | ``SHITSUJI_MODEL`` | per mode |
 | cheap model | — | ``SHITSUJI_ROUTER_MODEL`` | ``SHITSUJI_MODEL``, else Haiku |
-| modes file | — | ``SHITSUJI_CONFIG`` | built-in modes |
+| modes, safety policy | — | ``SHITSUJI_CONFIG`` (``[modes.NAME]``, ``[safety]``) | built-in modes, default policy |
 | extraction off | — | ``SHITSUJI_EXTRACTION_OFF_CHANNELS``, ``…_HOUSEHOLDS`` | on everywhere |
 """
 
@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .llm import CHEAP_MODEL, Endpoint
 from .memory import DEFAULT_EMBEDDER, MemoryEngine, SQLiteMemoryStore, load_embedder
@@ -86,6 +86,23 @@ class Settings:
         from .agent import load_modes
 
         return load_modes(self.config_file, model=self.model)
+
+    def safety(self) -> dict[str, Any]:
+        """The config file's ``[safety]`` table (size limits, actions per kind of personal data, ``judge``)."""
+        if self.config_file is None:
+            return {}
+        import tomllib
+
+        from .errors import UserInputError
+
+        try:
+            data = tomllib.loads(self.config_file.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise UserInputError(f"cannot read the configuration {self.config_file}: {exc}") from exc
+        table = data.get("safety", {})
+        if not isinstance(table, dict):
+            raise UserInputError(f"{self.config_file}: [safety] must be a table")
+        return table
 
     def extraction(self) -> ExtractionSettings:
         from .memory import ExtractionSettings

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from .. import store as db
 from ..errors import NotFoundError
+from ..safety import sanitize
 from ._schema import AGENT_SCHEMA
 from ._tools import Tool, Toolbox, ToolContext, ToolOutput
 
@@ -138,7 +139,7 @@ class Proposals:
             tool=tool.name,
             input=checked,
             input_hash=arguments_hash(tool.name, checked),
-            summary=tool.summary(checked),
+            summary=sanitize(tool.summary(checked)).text,  # shown to people on the card
             owner=ctx.user,
             household=ctx.household,
             channel=ctx.channel,
@@ -265,6 +266,7 @@ class Proposals:
     def _finish(
         self, proposal: Proposal, status: Status, result: str, output: ToolOutput | None = None
     ) -> Decision:
+        result = sanitize(result).text  # shown to people on the card, and told to the model
         with db.write(self._conn, self.path) as conn:
             conn.execute(
                 "UPDATE proposals SET status = ?, result = ? WHERE id = ?", (status, result, proposal.id)

@@ -12,6 +12,9 @@ it yields. A turn:
    ``EffectShown``, then ``Finished`` or ``Failed``. The claim is renewed while the turn runs
    and released at the end, whatever happens.
 
+Every message passes the input filter before anything is stored (size per channel,
+personal data blocked or redacted, injection phrases neutralised — which marks the turn
+untrusted); every reply passes the output sanitizer, as it streams and as it is stored.
 Cards are decided here too (``decide``), so every channel applies the same ownership rule.
 """
 
@@ -27,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..context import Segments, Summarizer
 from ..errors import NotFoundError, ShitsujiError
+from ..safety import InputFilter, StreamSanitizer, sanitize
 from ._assistant import Assistant, ContextStep, History, RoutedStep, check_message
 from ._claims import Claim, TurnClaims
 from ._conversations import Conversation, Conversations, model_messages, untold_decisions
@@ -116,11 +120,12 @@ class Turn:
 
     ctx: ToolContext[Any]
     conversation: Conversation
-    text: str
+    text: str  # as it may be stored and sent on (checked by the input filter)
     claim: Claim
     segment: str | Literal[_Keep.KEEP] | None = KEEP
     key: str | None = None
     untrusted: bool = False
+    said: str = ""  # as the person sent it, for the input filter's optional second opinion
 
 
 @dataclass
@@ -134,6 +139,7 @@ class ChatService:
     claims: TurnClaims
     assistant: Assistant | None = None
     extraction: ExtractionQueue | None = None
+    input_filter: InputFilter = field(default_factory=InputFilter)
     no_model: str = "no model endpoint is configured"
     renew_every_s: float = 20.0
 
@@ -199,18 +205,20 @@ class ChatService:
     ) -> Turn:
         """Check the words and claim the member's conversation for one turn.
 
-        Raises before anything is stored: ``UserInputError`` for empty or oversized words,
-        ``NotFoundError`` for a conversation that is not the member's, ``ModelNotConfigured``,
-        and ``Busy`` while another turn runs there (in any process). ``key`` makes a resend
-        of the same message (a retry after a failure) store nothing twice. ``untrusted``
-        marks words the channel knows to be pasted or forwarded: no write runs without a card.
+        Raises before anything is stored: ``UserInputError`` for empty or oversized words and
+        ``InputRejected`` for what the input filter blocks (a card number), ``NotFoundError``
+        for a conversation that is not the member's, ``ModelNotConfigured``, and ``Busy``
+        while another turn runs there (in any process). ``key`` makes a resend of the same
+        message (a retry after a failure) store nothing twice. ``untrusted`` marks words the
+        channel knows to be pasted or forwarded: no write runs without a card.
         """
         said = check_message(text)
+        checked = self.input_filter.check(said, ctx.channel)
         if self.assistant is None:
             raise ModelNotConfigured(self.no_model)
         found = self.conversation(ctx, conversation)
         claim = self.claims.claim(found.id)
-        return Turn(ctx, found, said, claim, segment, key, untrusted)
+        return Turn(ctx, found, checked.text, claim, segment, key, untrusted or checked.untrusted, said)
 
     async def events(self, turn: Turn, *, mode: str | None = None) -> AsyncIterator[TurnEvent]:
         """Run a claimed turn; every event is for the channel to display. Ends with Finished or Failed,
@@ -220,6 +228,9 @@ class ChatService:
         heartbeat = asyncio.create_task(self._renew(turn.claim))
         try:
             conversation = turn.conversation
+            if self.input_filter.policy.judge is not None:  # a cheap model's opinion on long or flagged words
+                checked = await self.input_filter.check_async(turn.said, turn.ctx.channel)
+                turn = replace(turn, text=checked.text, untrusted=turn.untrusted or checked.untrusted)
             if turn.segment is not KEEP:
                 await self.follow_segment(turn.ctx, conversation, turn.segment)
             ctx = replace(turn.ctx, conversation=conversation.id, segment=self.segment_label(conversation.id))
@@ -269,9 +280,13 @@ class ChatService:
             conversation.summary_untrusted,
         )
         queue: asyncio.Queue[TurnEvent | AnswerStep | ContextStep | BaseException | None] = asyncio.Queue()
-        steps = self.assistant.turn(
-            ctx, history, text=text, mode=mode, on_text=lambda delta: queue.put_nowait(TextDelta(delta))
-        )
+        clean = StreamSanitizer()  # what streams out is masked as it goes
+
+        def show(delta: str) -> None:
+            if out := clean.feed(delta):
+                queue.put_nowait(TextDelta(out))
+
+        steps = self.assistant.turn(ctx, history, text=text, mode=mode, on_text=show)
         pump = asyncio.create_task(_drain(steps, queue))
         chosen: Mode | None = None
         kept = ContextStep(conversation.summary, conversation.folded_upto, conversation.summary_untrusted)
@@ -284,6 +299,9 @@ class ChatService:
                     kept = item
                 elif isinstance(item, AnswerStep):
                     assert chosen is not None
+                    if rest := clean.flush():
+                        yield TextDelta(rest)
+                    item = _sanitized(item, len(history.messages))
                     self._save(ctx, conversation, history, kept, item)
                     yield Finished(conversation.id, item.text, chosen, item.proposals, wrote)
                 else:
@@ -362,6 +380,21 @@ class ChatService:
         if approve:
             return await self.proposals.approve(found.id, where, self.toolbox)
         return self.proposals.reject(found.id, where)
+
+
+def _sanitized(answer: AnswerStep, start: int) -> AnswerStep:
+    """The answer with secrets masked in its text and in the words of the turn's new messages."""
+    messages = list(answer.messages[:start])
+    for message in answer.messages[start:]:
+        content = message["content"]
+        if isinstance(content, str):
+            content = sanitize(content).text
+        else:
+            content = [
+                {**b, "text": sanitize(b["text"]).text} if b.get("type") == "text" else b for b in content
+            ]
+        messages.append({"role": message["role"], "content": content})
+    return replace(answer, text=sanitize(answer.text).text, messages=messages)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,16 +7,18 @@ import math
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..errors import UserInputError
 from ..memory import Embedder, MemoryEngine, SQLiteMemoryStore, load_embedder
 from ..memory._engine import Clock, utcnow
+
+T = TypeVar("T")
 
 
 @contextmanager
@@ -80,11 +82,23 @@ def read_records(path: Path, fmt: str, key: str) -> list[dict[str, Any]]:
     """A JSON file holding a list of objects that each have ``key``; a clear error otherwise."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise UserInputError(f"{path} is not a {fmt} file: byte {exc.start} is not UTF-8 text") from None
+    except RecursionError:
+        raise UserInputError(f"{path} is not a {fmt} file: its JSON is nested too deeply") from None
     except (OSError, json.JSONDecodeError) as exc:
         raise UserInputError(f"cannot read {fmt} file {path}: {exc}") from exc
     if not isinstance(data, list) or not all(isinstance(item, dict) and key in item for item in data):
         raise UserInputError(f"{path} is not in {fmt} format (a list of objects with '{key}')")
     return data
+
+
+def checked_shape(path: Path, fmt: str, build: Callable[[], T]) -> T:
+    """``build()``, with a missing field or a value of the wrong type reported as a file of the wrong format."""
+    try:
+        return build()
+    except (KeyError, TypeError, ValueError, AttributeError, SyntaxError, RecursionError) as exc:
+        raise UserInputError(f"{path} is not in {fmt} format: {type(exc).__name__} {exc}") from None
 
 
 def percentile(values: Sequence[float], q: float) -> float:

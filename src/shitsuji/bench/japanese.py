@@ -16,16 +16,28 @@ from ..memory import Embedder
 from ._common import bench_engine
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]]:
+def _jsonl(path: Path, fields: dict[str, type]) -> list[dict[str, Any]]:
+    """The file's objects, each with ``fields`` of those types; a one-line error otherwise."""
     try:
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except UnicodeDecodeError as exc:
+        raise UserInputError(f"{path} is not a JSONL file: byte {exc.start} is not UTF-8 text") from None
+    except RecursionError:
+        raise UserInputError(f"{path} is not a JSONL file: a line is nested too deeply") from None
     except (OSError, json.JSONDecodeError) as exc:
         raise UserInputError(f"cannot read {path}: {exc}") from exc
+    shape = ", ".join(f"{name} ({kind.__name__})" for name, kind in fields.items())
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict) or not all(isinstance(row.get(n), t) for n, t in fields.items()):
+            raise UserInputError(
+                f"{path}: object {number} is not in the Japanese set's format (needs {shape})"
+            )
+    return rows
 
 
 def run_japanese(directory: Path, *, embedder: str | Embedder, k: int = 3) -> dict[str, Any]:
-    facts = _jsonl(directory / "facts-dev.jsonl")
-    queries = _jsonl(directory / "queries-dev.jsonl")
+    facts = _jsonl(directory / "facts-dev.jsonl", {"id": str, "user": str, "content": str})
+    queries = _jsonl(directory / "queries-dev.jsonl", {"user": str, "query": str, "expected": list})
     hits = cross = 0
     misses: list[str] = []
     with bench_engine(embedder) as engine:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..memory import Embedder
-from ._common import BM25, bench_engine, bm25_tokens, read_records, turn_context
+from ._common import BM25, bench_engine, bm25_tokens, checked_shape, read_records, turn_context
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
@@ -25,7 +25,21 @@ _DIA = re.compile(r"^D:?(\d+):0*(\d+)$")
 
 
 def load(path: Path) -> list[dict[str, Any]]:
-    return read_records(path, "LoCoMo", "conversation")
+    samples = read_records(path, "LoCoMo", "conversation")
+    return checked_shape(path, "LoCoMo", lambda: [_checked(sample) for sample in samples])
+
+
+def _checked(sample: dict[str, Any]) -> dict[str, Any]:
+    """The sample; KeyError/TypeError/ValueError where it lacks what the bench reads."""
+    for turn in turns(sample):
+        if not isinstance(turn["text"], str) or not isinstance(turn["dia_id"], str):
+            raise TypeError(f"turn {turn.get('dia_id')!r}: 'text' and 'dia_id' must be strings")
+    for qa in sample.get("qa", []):
+        if not isinstance(qa["question"], str):
+            raise TypeError("each qa item needs a 'question' string")
+        evidence_ids(qa.get("evidence", []))
+        int(qa.get("category", 0))
+    return sample
 
 
 def turns(sample: dict[str, Any]) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..memory import Embedder, MemoryEngine, NewMemory
-from ._common import bench_engine, read_records, turn_context
+from ._common import bench_engine, checked_shape, read_records, turn_context
 
 SESSIONS_PER_HIT_POOL = 20  # turns recalled per wanted session before grouping
 
@@ -29,18 +29,24 @@ def _field(value: Any) -> Any:
 
 
 def load(path: Path) -> list[dict[str, Any]]:
-    out = []
-    for q in read_records(path, "LongMemEval", "question"):
-        out.append(
-            {
-                "id": str(q["question_id"]),
-                "type": q.get("question_type", "unknown"),
-                "question": q["question"],
-                "session_ids": [str(s) for s in _field(q["haystack_session_ids"])],
-                "sessions": _field(q["haystack_sessions"]),
-                "answers": {str(s) for s in _field(q["answer_session_ids"])},
-            }
-        )
+    records = read_records(path, "LongMemEval", "question")
+    return checked_shape(path, "LongMemEval", lambda: [_question(q) for q in records])
+
+
+def _question(q: dict[str, Any]) -> dict[str, Any]:
+    """One question in the bench's shape; KeyError/TypeError/ValueError where the record lacks a field."""
+    out = {
+        "id": str(q["question_id"]),
+        "type": q.get("question_type", "unknown"),
+        "question": q["question"],
+        "session_ids": [str(s) for s in _field(q["haystack_session_ids"])],
+        "sessions": _field(q["haystack_sessions"]),
+        "answers": {str(s) for s in _field(q["answer_session_ids"])},
+    }
+    if not isinstance(out["question"], str) or len(out["sessions"]) != len(out["session_ids"]):
+        raise ValueError("'question' must be a string, with one haystack session per session id")
+    if not all(isinstance(turn, dict) for session in out["sessions"] for turn in session):
+        raise TypeError("each haystack session must be a list of turn objects")
     return out
 
 

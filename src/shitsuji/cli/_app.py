@@ -73,6 +73,7 @@ class State:
             modes=settings.modes(),
             router_model=settings.router_model,
             extraction=settings.extraction(),
+            safety=settings.safety(),
             panels=panels,
             **({"no_model": problem} if problem else {}),
         )

@@ -277,3 +277,37 @@ def web(
     for name in ("http_chat", "direct_chat", "http_health"):
         for problem in data[name]["problems"]:
             console.print(f"  [red]{name}:[/] {problem}")
+
+
+@bench_app.command()
+def safety(
+    directory: Annotated[
+        Path, typer.Argument(help="Folder with input.jsonl and output.jsonl.", exists=True, file_okay=False)
+    ],
+    as_json: JsonFlag = False,
+) -> None:
+    """Precision/recall of the input filter and output sanitizer detectors on labelled household chat."""
+    from ..bench.safety import run_safety
+
+    data = run_safety(directory)
+    if as_json:
+        print_json(data)
+        return
+    for side in ("input", "output"):
+        block = data[side]
+        console.print(
+            f"[bold]{side}[/] {block['messages']} messages, {block['benign_flagged']} of {block['benign']} benign "
+            f"flagged, {block['us_per_message']} µs/message"
+        )
+        for kind, c in block["by_kind"].items():
+            console.print(
+                f"  {kind:<16} precision {c['precision']:.3f}  recall {c['recall']:.3f}  "
+                f"(tp {c['tp']}, fp {c['fp']}, fn {c['fn']})"
+            )
+        for alarm in block["false_alarms"]:
+            console.print(f"  [yellow]false alarm[/] {alarm}")
+    bare = data["bare_numbers"]
+    console.print(
+        f"random bare numbers taken for personal data: 12 digits → My Number {bare['my_number_12_digits']:.1%}, "
+        f"16 digits → card {bare['credit_card_16_digits']:.1%}"
+    )

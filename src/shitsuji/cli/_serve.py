@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from ..errors import UserInputError
 from ._app import STATE, app, console
+
+
+def proxy_options(proxy_headers: bool, trusted_proxy: str) -> dict[str, Any]:
+    """uvicorn's settings for forwarded headers: honoured only from ``trusted_proxy``, never from anyone else.
+
+    uvicorn then puts the forwarded client address in ``request.client``, which is what the
+    sign-in rate limit keys on; a peer that is not the proxy keeps its own address whatever
+    ``X-Forwarded-For`` it sends.
+    """
+    if not proxy_headers:
+        return {"proxy_headers": False}
+    proxies = [p.strip() for p in trusted_proxy.split(",") if p.strip()]
+    if not proxies or "*" in proxies:
+        raise UserInputError("--trusted-proxy needs the proxy's address (e.g. 127.0.0.1), not '*' or nothing")
+    return {"proxy_headers": True, "forwarded_allow_ips": proxies}
 
 
 @app.command()
@@ -23,11 +39,22 @@ def serve(
         ),
     ] = None,
     proxy_headers: Annotated[
-        bool, typer.Option("--proxy-headers", help="Trust X-Forwarded-* from a reverse proxy on loopback.")
+        bool,
+        typer.Option("--proxy-headers", help="Trust X-Forwarded-* from the reverse proxy (--trusted-proxy)."),
     ] = False,
+    trusted_proxy: Annotated[
+        str,
+        typer.Option(
+            "--trusted-proxy",
+            help="With --proxy-headers: the proxy's address (comma-separated for several); "
+            "X-Forwarded-For from any other peer is ignored.",
+        ),
+    ] = "127.0.0.1",
 ) -> None:
     """Serve the web app: chat with confirmation cards, panels, memories, proposals."""
     import uvicorn
+
+    proxy = proxy_options(proxy_headers, trusted_proxy)
 
     from ..web import Backend, create_app
 
@@ -47,8 +74,7 @@ def serve(
         create_app(backend, secure_cookies=secure_cookies),
         host=host,
         port=port,
-        proxy_headers=proxy_headers,
-        forwarded_allow_ips="127.0.0.1" if proxy_headers else None,
+        **proxy,
         log_level="warning",
         access_log=False,
     )

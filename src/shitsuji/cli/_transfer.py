@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import os
 import sys
+import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import typer
 from rich.progress import Progress
 
 from ..errors import UserInputError
-from ..memory import export_lines, import_file
+from ..memory import export_lines, import_items, parse_lines
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
 
@@ -24,17 +27,39 @@ def export(
     ] = None,
 ) -> None:
     """Write memories as JSONL (one object per line), the shape `import` reads."""
+    if output is not None:
+        _check_target(output)
     lines = export_lines(STATE.engine().list_memories(scope))
     if output is None:
         for line in lines:
             sys.stdout.write(line + "\n")
         return
     count = 0
-    with output.open("w", encoding="utf-8") as handle:
-        for line in lines:
-            handle.write(line + "\n")
-            count += 1
+    # Written beside the target and renamed over it at the end: a failure leaves any old file whole.
+    fd, temp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".part", dir=output.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(line + "\n")
+                count += 1
+        os.replace(temp, output)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
     err_console.print(f"exported {count} memories to {output}")
+
+
+def _check_target(output: Path) -> None:
+    if output.is_dir():
+        raise UserInputError(
+            f"cannot export to {output}: it is a folder; name a file, e.g. {output / 'memories.jsonl'}"
+        )
+    if not output.parent.is_dir():
+        raise UserInputError(
+            f"cannot export to {output}: the folder {output.parent} does not exist; create it first"
+        )
+    if not os.access(output.parent, os.W_OK):
+        raise UserInputError(f"cannot export to {output}: the folder {output.parent} is not writable")
 
 
 @app.command("import")
@@ -45,17 +70,21 @@ def import_(
 ) -> None:
     """Import memories from JSONL; exact duplicates in the same scope are skipped."""
     engine = STATE.engine()
+    handle: TextIO
     if str(file) == "-":
-        handle = sys.stdin
+        raw = getattr(sys.stdin, "buffer", None)  # bytes that are not UTF-8 reach parse_lines as surrogates
+        handle = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape") if raw else sys.stdin
     else:
         try:
-            handle = file.open(encoding="utf-8")
+            handle = file.open(encoding="utf-8", errors="surrogateescape")
         except OSError as exc:
             raise UserInputError(f"cannot read {file}: {exc.strerror}") from exc
-    with handle, Progress(console=err_console, disable=as_json, transient=True) as bar:
+    with handle:
+        items = parse_lines(handle)  # before the progress bar: a bad line is one line on stderr
+    with Progress(console=err_console, disable=as_json, transient=True) as bar:
         task = bar.add_task("embedding", total=None)
-        report = import_file(
-            engine, handle, index=not no_index, progress=lambda d, t: bar.update(task, completed=d, total=t)
+        report = import_items(
+            engine, items, index=not no_index, progress=lambda d, t: bar.update(task, completed=d, total=t)
         )
     data = {
         "read": report.read,

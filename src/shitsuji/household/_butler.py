@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..agent import (
     AGENT_SCHEMA,
@@ -27,6 +27,7 @@ from ..agent import (
 from ..context import Segments, Summarizer
 from ..llm import CHEAP_MODEL, NO_ENDPOINT, Model
 from ..memory import MemoryEngine
+from ..safety import InputFilter, Judge, Policy
 from ._deps import HouseholdDeps
 from ._index import count_index
 from ._panels import open_panel
@@ -59,10 +60,13 @@ class Butler:
         modes: Mapping[str, Mode] | None = None,
         router_model: str = CHEAP_MODEL,
         extraction: ExtractionSettings | None = None,
+        safety: Mapping[str, Any] | None = None,
         panels: bool = False,
         no_model: str = NO_ENDPOINT,
     ) -> None:
-        """``extraction`` None: no memory extraction after replies (else its per-channel switches)."""
+        """``extraction`` None: no memory extraction after replies (else its per-channel switches).
+        ``safety``: a ``[safety]`` table for the input filter (``judge = true`` asks the cheap model
+        about long or flagged input)."""
         self.path = str(path)
         self.memory = memory
         self.model = model
@@ -82,7 +86,10 @@ class Butler:
 
                 extractor = Extractor(model, memory, model_name=router_model)
                 queue = ExtractionQueue(self.path, extractor, settings=extraction)
+        table = dict(safety or {})
+        judge = Judge(model, router_model) if model is not None and table.pop("judge", False) else None
         self.service = ChatService(
+            input_filter=InputFilter(Policy.from_mapping(table, judge=judge)),
             toolbox=self.toolbox,
             proposals=self.proposals,
             conversations=self.conversations,

@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta
 from typing import Final
 
 from ..errors import UserInputError
+from ..memory._scopes import INVISIBLE
 
 MAX_TITLE: Final = 100
 MAX_NOTE: Final = 500
@@ -50,6 +51,11 @@ def check_note(value: str | None) -> str | None:
 def check_name(value: str, what: str) -> str:
     """A household name or member id: one scope segment (no '/', no spaces), at most 40 characters."""
     name = value.strip()
+    if INVISIBLE.search(name):
+        raise UserInputError(
+            f"{what} {value.encode('unicode_escape').decode()!r} holds an invisible or control character "
+            "(zero-width, text-direction or a broken surrogate): type it again"
+        )
     if not name or len(name) > MAX_NAME or name in (".", "..") or not _NAME.match(name):
         raise UserInputError(
             f"{what} {value!r} is not valid: use up to {MAX_NAME} characters without spaces or '/', "

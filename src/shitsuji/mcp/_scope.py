@@ -7,10 +7,12 @@ path becomes ``fs/<segment>/<segment>…``, so the scope tree mirrors the direct
 a project sees its own memories and, ranked lower, those its user saved on an ancestor
 folder (``fs/home/u``), never a sibling project's.
 
-Path segments that a scope cannot hold verbatim are escaped, injectively: ``%`` and
-whitespace or unprintable characters become ``%XX`` per UTF-8 byte (as in URLs); ``.``/``..`` cannot occur in a resolved
-path. Over-long segments and over-deep paths fold into a short hash, so every directory
-still has a scope of its own.
+Path segments that a scope cannot hold verbatim are escaped, injectively: ``%``, ``~``
+and whitespace or unprintable characters (zero-width and bidi controls included) become
+``%XX`` per UTF-8 byte (as in URLs); ``.``/``..`` cannot occur in a resolved path.
+Over-long segments and over-deep paths fold into a short hash marked by ``~``, which
+an escaped name never holds, so a crafted directory name can never take the scope of
+another directory: every directory has a scope of its own.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def _parts(path: PurePath) -> list[str]:
 
 
 def _escape(ch: str) -> str:
-    if ch == "%" or ch.isspace() or not ch.isprintable():
+    if ch in "%~" or ch.isspace() or not ch.isprintable():  # "~" is left for the hashed forms
         return "".join(f"%{byte:02X}" for byte in ch.encode("utf-8"))
     return ch
 

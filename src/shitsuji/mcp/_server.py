@@ -257,12 +257,9 @@ class ProjectMemory:
             "use an id from recall or list_memories"
         )
         try:
-            memory = self.engine.get(memory_id)
+            return self.engine.get(memory_id, visible_scopes=self.visible, deleted=False)
         except NotFoundError:
             raise missing from None
-        if memory.deleted or memory.scope not in self.visible:
-            raise missing
-        return memory
 
 
 def _preview(text: str) -> str:

@@ -22,7 +22,7 @@ from ._scopes import distance, lineage, normalize_scope
 from ._sqlite_store import SQLiteMemoryStore
 from ._store import MemoryStore, StoreStats
 from ._text import content_hash, normalize, terms
-from ._transfer import ImportReport, export_lines, import_file, parse_lines
+from ._transfer import ImportReport, export_lines, import_file, import_items, parse_lines
 
 __all__ = [
     "CATEGORIES",
@@ -55,6 +55,7 @@ __all__ = [
     "embedder_names",
     "export_lines",
     "import_file",
+    "import_items",
     "lineage",
     "load_embedder",
     "normalize",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -52,6 +52,20 @@ def utcnow() -> datetime:
 def _expired(memory: Memory, now: datetime) -> bool:
     """Superseded or past its valid-until: a fact that no longer holds, so not a duplicate."""
     return memory.valid_until is not None and memory.valid_until <= now
+
+
+def without_secrets(text: str) -> str:
+    """``text`` with keys, tokens, passwords, card numbers and home paths masked: a memory never keeps one.
+
+    Imported on first write: the prompt hook, which only reads, does not pay for the patterns.
+    """
+    from ..safety import sanitize
+
+    return sanitize(text).text
+
+
+def _may_see(memory: Memory, scopes: Collection[str] | None, deleted: bool) -> bool:
+    return (scopes is None or memory.scope in scopes) and (deleted or memory.deleted_at is None)
 
 
 def new_id() -> str:
@@ -138,7 +152,7 @@ class MemoryEngine:
         context, only an exact duplicate counts (the vector mostly reflects the context).
         """
         new = NewMemory(
-            content=check_content(text),
+            content=without_secrets(check_content(text)),
             scope=normalize_scope(scope),
             category=check_category(category),
             importance=check_importance(importance),
@@ -146,7 +160,7 @@ class MemoryEngine:
             provenance=provenance,
             created_at=created_at,
             valid_until=valid_until,
-            context=context or None,
+            context=without_secrets(context) if context else None,
         )
         vectors = self._try_embed(embedding_texts(new.content, new.context))
         # a vector shaped by context says little about the fact alone: exact dedupe only
@@ -181,6 +195,11 @@ class MemoryEngine:
         pending: list[tuple[Memory, str]] = []
         seen: set[tuple[str, str]] = set()
         for item in items:
+            item = replace(
+                item,
+                content=without_secrets(item.content),
+                context=without_secrets(item.context) if item.context else None,
+            )
             key = (item.scope, content_hash(item.content))
             if key in seen or self.store.find_by_hash(*key) is not None:
                 duplicates += 1
@@ -268,14 +287,25 @@ class MemoryEngine:
         distances = {s: d for d, s in enumerate(chain)}
         return weigh(fused, memories, distances, self.clock(), self.weights)[:k]
 
-    def get(self, memory_id: str) -> Memory:
-        """The memory with this id (or unique id prefix), deleted or not."""
+    def get(
+        self, memory_id: str, *, visible_scopes: Collection[str] | None = None, deleted: bool = True
+    ) -> Memory:
+        """The memory with this id (or unique id prefix of 4+ characters).
+
+        With ``visible_scopes``, only memories in those scopes exist for this call: an id
+        outside them is "not found", and a prefix is resolved among them alone, so whether
+        a hidden memory shares the prefix never changes the answer. ``deleted=False``
+        hides forgotten memories the same way.
+        """
         ident = memory_id.strip()
         if not ident:
             raise UserInputError("memory id is empty")
+        scopes = None if visible_scopes is None else sorted(set(visible_scopes))
         found = self.store.get(ident)
+        if found is not None and not _may_see(found, scopes, deleted):
+            found = None
         if found is None and len(ident) >= 4:
-            full = self.store.resolve_id(ident)
+            full = self.store.resolve_id(ident, scopes=scopes, include_deleted=deleted)
             found = self.store.get(full) if full else None
         if found is None:
             raise NotFoundError(f"no memory with id {ident!r}: `shitsuji list` shows the ids")
@@ -331,7 +361,7 @@ class MemoryEngine:
         old = self.get(memory_id)
         if old.deleted_at is not None:
             raise UserInputError(f"memory {old.id} is forgotten: restore it before editing")
-        new_content = check_content(content) if content is not None else old.content
+        new_content = without_secrets(check_content(content)) if content is not None else old.content
         new_category = check_category(category) if category is not None else old.category
         new_importance = check_importance(importance) if importance is not None else old.importance
         if (new_content, new_category, new_importance) == (old.content, old.category, old.importance):

@@ -7,12 +7,15 @@ the code. ``to_json`` gives the stable shape the CLI's ``--json`` and ``export``
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, Literal
 
 from ..errors import UserInputError
 from ._text import chunks
+
+SURROGATE: Final = re.compile(r"[\ud800-\udfff]")
 
 #: Built-in categories. The set is open: any lowercase word of letters, digits, ``_`` or ``-`` is accepted.
 CATEGORIES: Final = ("profile", "preference", "media", "event", "misc")
@@ -114,6 +117,11 @@ def check_content(text: str) -> str:
     content = text.strip()
     if not content:
         raise UserInputError("memory text is empty: give the fact to remember")
+    if SURROGATE.search(content):
+        raise UserInputError(
+            "memory text holds half a character (a lone surrogate, e.g. from bytes that are not UTF-8): "
+            "fix the text's encoding and try again"
+        )
     if len(content) > MAX_CONTENT_CHARS:
         raise UserInputError(
             f"memory text is {len(content):,} characters; the limit is {MAX_CONTENT_CHARS:,} — split it into facts"

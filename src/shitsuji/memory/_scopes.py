@@ -14,6 +14,11 @@ from typing import Final
 from ..errors import UserInputError
 
 _SEGMENT: Final = re.compile(r"^[^/\s\x00-\x1f]{1,100}$")
+# Characters that make two scopes (or names) look alike on screen: zero-width, bidi controls,
+# and lone surrogates (not text at all). Refused in every segment.
+INVISIBLE: Final = re.compile(
+    r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u061c\u180e\ud800-\udfff]"
+)
 MAX_DEPTH: Final = 32
 
 
@@ -30,6 +35,11 @@ def normalize_scope(scope: str) -> str:
     if len(parts) > MAX_DEPTH:
         raise UserInputError(f"scope {scope!r} is deeper than {MAX_DEPTH} segments")
     for part in parts:
+        if INVISIBLE.search(part):
+            raise UserInputError(
+                f"scope {scope.encode('unicode_escape').decode()!r} holds an invisible or control character "
+                "(zero-width, text-direction or a broken surrogate): type the scope again"
+            )
         if part in (".", "..") or not _SEGMENT.match(part):
             raise UserInputError(
                 f"scope {scope!r} is not valid: segments are separated by '/', and may not be empty, "

@@ -138,12 +138,20 @@ class SQLiteMemoryStore:
                 out.update((row[0], _row_to_memory(row)) for row in rows)
         return out
 
-    def resolve_id(self, id_or_prefix: str) -> str | None:
+    def resolve_id(
+        self, id_or_prefix: str, *, scopes: Sequence[str] | None = None, include_deleted: bool = True
+    ) -> str | None:
+        sql = "SELECT id FROM memories WHERE id >= ? AND id < ?"
+        params: list[str] = [id_or_prefix, id_or_prefix + "\uffff"]
+        if scopes is not None:
+            if not scopes or len(scopes) > _MAX_VARS - 2:
+                return None
+            sql += f" AND scope IN ({_placeholders(len(scopes))})"
+            params += scopes
+        if not include_deleted:
+            sql += " AND deleted_at IS NULL"
         with self._lock:
-            rows = self._conn.execute(
-                "SELECT id FROM memories WHERE id >= ? AND id < ? LIMIT 2",
-                (id_or_prefix, id_or_prefix + "\uffff"),
-            ).fetchall()
+            rows = self._conn.execute(sql + " LIMIT 2", params).fetchall()
         return rows[0][0] if len(rows) == 1 else None
 
     def find_by_hash(self, scope: str, content_hash: str) -> Memory | None:

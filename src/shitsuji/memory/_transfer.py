@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from ..errors import ImportFileError, UserInputError
 from ._engine import MemoryEngine, NewMemory, Progress
-from ._records import Memory, check_category, check_content, check_importance, check_source
+from ._records import SURROGATE, Memory, check_category, check_content, check_importance, check_source
 from ._scopes import normalize_scope
 
 
@@ -34,32 +34,54 @@ def export_lines(memories: Iterable[Memory]) -> Iterator[str]:
 
 
 def parse_lines(lines: Iterable[str]) -> list[NewMemory]:
-    """Validate every line; raise ``ImportFileError`` naming the first bad one."""
+    """Validate every line; raise ``ImportFileError`` naming the first bad one.
+
+    Lines read with ``errors="surrogateescape"`` carry bytes that are not UTF-8 as lone
+    surrogates; those, and ``\\udXXX`` escapes that decode to one, are refused here.
+    """
     items: list[NewMemory] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            items.append(_parse(json.loads(line)))
+            if (bad := SURROGATE.search(line)) is not None:
+                raise UserInputError(f"byte {bad.start() + 1} is not UTF-8 text (is this a JSONL file?)")
+            item = json.loads(line)
+            json.dumps(item, ensure_ascii=False).encode(
+                "utf-8"
+            )  # a "\ud800" escape decodes to a lone surrogate
+            items.append(_parse(item))
         except json.JSONDecodeError as exc:
-            raise ImportFileError(
-                f"line {number}: not valid JSON ({exc.msg}); nothing was imported — fix the line and run again",
-                line=number,
-                imported=0,
-            ) from exc
+            raise _line_error(number, f"not valid JSON ({exc.msg})") from exc
+        except RecursionError:
+            raise _line_error(number, "the JSON is nested too deeply") from None
+        except UnicodeEncodeError:
+            raise _line_error(
+                number, "a \\udXXX escape stands for half a character (a lone surrogate)"
+            ) from None
         except (UserInputError, TypeError, ValueError) as exc:
-            raise ImportFileError(
-                f"line {number}: {exc}; nothing was imported — fix the line and run again",
-                line=number,
-                imported=0,
-            ) from exc
+            raise _line_error(number, str(exc)) from exc
     return items
+
+
+def _line_error(number: int, problem: str) -> ImportFileError:
+    return ImportFileError(
+        f"line {number}: {problem}; nothing was imported — fix the line and run again",
+        line=number,
+        imported=0,
+    )
 
 
 def import_file(
     engine: MemoryEngine, handle: TextIO, *, index: bool = True, progress: Progress | None = None
 ) -> ImportReport:
-    items = parse_lines(handle)
+    return import_items(engine, parse_lines(handle), index=index, progress=progress)
+
+
+def import_items(
+    engine: MemoryEngine, items: list[NewMemory], *, index: bool = True, progress: Progress | None = None
+) -> ImportReport:
+    """Store lines already checked by ``parse_lines`` (exact duplicates skipped), then embed them."""
     added, duplicates = engine.add_many(items)
     indexed = engine.index_pending(progress=progress) if index else 0
     return ImportReport(read=len(items), added=added, duplicates=duplicates, indexed=indexed)

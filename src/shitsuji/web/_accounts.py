@@ -4,13 +4,16 @@ Passwords are argon2id hashes (``argon2-cffi``'s defaults), one per household me
 A session is a random token in an http-only cookie; only its SHA-256 is stored, so a
 copy of the database does not hand out live sessions. Each session carries its own CSRF
 token. Failed sign-ins are counted per member and per client address in the database,
-so a restart does not reset the limit.
+so a restart does not reset the limit; an attempt is counted before its password is
+checked (``begin_attempt``) and released only when the password was right, so a burst of
+concurrent guesses gets no more checks than one guess after another.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -31,6 +34,14 @@ FAILURE_WINDOW = timedelta(minutes=15)
 MAX_FAILURES = 5
 
 Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """A reserved sign-in attempt (its rows in ``login_failures``), or ``retry_after`` > 0 when refused."""
+
+    rowids: tuple[int, ...]
+    retry_after: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,28 +172,48 @@ class Accounts:
 
     # -- rate limit -------------------------------------------------------
 
-    def retry_after(self, keys: Sequence[str]) -> int:
-        """Seconds until a sign-in under any of ``keys`` is allowed again (0: now)."""
-        since = self.clock() - FAILURE_WINDOW
-        wait = 0
-        for key in keys:
-            rows = self._conn.execute(
-                "SELECT at FROM login_failures WHERE key = ? AND at > ? ORDER BY at",
-                (key, since.isoformat()),
-            ).fetchall()
-            if len(rows) >= MAX_FAILURES:
-                oldest = datetime.fromisoformat(rows[-MAX_FAILURES][0])
-                wait = max(wait, int((oldest + FAILURE_WINDOW - self.clock()).total_seconds()) + 1)
-        return wait
+    def begin_attempt(self, keys: Sequence[str]) -> Attempt:
+        """Reserve one sign-in attempt under every key, or say how long to wait.
 
-    def record_failure(self, keys: Sequence[str]) -> None:
+        Checking the count and reserving happen in one write transaction, so concurrent
+        attempts (threads, tasks, processes) can never all pass the check before any is
+        counted. A reserved attempt counts as a failure until ``succeeded`` releases it: a
+        request that dies half-way still counts.
+        """
         now = self.clock()
+        since = (now - FAILURE_WINDOW).isoformat()
         with db.write(self._conn, self.path) as conn:
-            conn.execute("DELETE FROM login_failures WHERE at < ?", ((now - FAILURE_WINDOW).isoformat(),))
-            conn.executemany(
-                "INSERT INTO login_failures (key, at) VALUES (?, ?)", [(k, now.isoformat()) for k in keys]
-            )
+            conn.execute("DELETE FROM login_failures WHERE at <= ?", (since,))
+            wait = max((self._wait(conn, key, since, now) for key in keys), default=0)
+            if wait:
+                return Attempt((), wait)
+            rowids = [
+                conn.execute(
+                    "INSERT INTO login_failures (key, at) VALUES (?, ?)", (key, now.isoformat())
+                ).lastrowid
+                for key in keys
+            ]
+        return Attempt(tuple(r for r in rowids if r is not None), 0)
 
-    def clear_failures(self, keys: Sequence[str]) -> None:
+    def succeeded(self, attempt: Attempt, clear: Sequence[str] = ()) -> None:
+        """The password was right: the attempt was no failure, and the ``clear`` keys start afresh."""
         with db.write(self._conn, self.path) as conn:
-            conn.executemany("DELETE FROM login_failures WHERE key = ?", [(k,) for k in keys])
+            conn.executemany("DELETE FROM login_failures WHERE rowid = ?", [(r,) for r in attempt.rowids])
+            conn.executemany("DELETE FROM login_failures WHERE key = ?", [(k,) for k in clear])
+
+    def retry_after(self, keys: Sequence[str]) -> int:
+        """Seconds until a sign-in under any of ``keys`` is allowed again (0: now); reserves nothing."""
+        now = self.clock()
+        since = (now - FAILURE_WINDOW).isoformat()
+        return max((self._wait(self._conn, key, since, now) for key in keys), default=0)
+
+    @staticmethod
+    def _wait(conn: sqlite3.Connection, key: str, since: str, now: datetime) -> int:
+        rows = conn.execute(
+            "SELECT at FROM login_failures WHERE key = ? AND at > ? ORDER BY at DESC LIMIT ?",
+            (key, since, MAX_FAILURES),
+        ).fetchall()
+        if len(rows) < MAX_FAILURES:
+            return 0
+        oldest = datetime.fromisoformat(rows[-1][0])
+        return max(1, int((oldest + FAILURE_WINDOW - now).total_seconds()) + 1)

@@ -86,17 +86,16 @@ async def sign_in(
     except ShitsujiError:
         home, name = None, household or "?"
     keys = [f"member:{name}/{user}", f"addr:{client_address(request)}"]
-    wait = backend.accounts.retry_after(keys)
-    if wait:
-        raise RateLimited(wait)
+    attempt = backend.accounts.begin_attempt(keys)  # counted before the check, atomically
+    if attempt.retry_after:
+        raise RateLimited(attempt.retry_after)
     member_ok = home is not None and user in home.members
     stored = backend.accounts.password_hash(name, user)
     if not await asyncio.to_thread(backend.accounts.matches, stored, password) or not member_ok:
-        backend.accounts.record_failure(keys)
-        raise UserInputError("wrong user or password")
+        raise UserInputError("wrong user or password")  # the reserved attempt stays a failure
     assert stored is not None
     backend.accounts.upgrade(name, user, stored, password)
-    backend.accounts.clear_failures(keys[:1])
+    backend.accounts.succeeded(attempt, clear=keys[:1])
     return open_session(request, response, name, user)
 
 

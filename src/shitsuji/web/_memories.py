@@ -49,13 +49,11 @@ class MemoryBrowser:
         return home.member_scope(member.user), home.scope
 
     def get(self, member: Member, memory_id: str) -> Memory:
+        """A memory the member may see (an id prefix is resolved among those alone), else "not found"."""
         try:
-            found = self.memory.get(memory_id)
+            return self.memory.get(memory_id, visible_scopes=self.scopes(member))
         except NotFoundError:
-            found = None
-        if found is None or found.scope not in self.scopes(member):
-            raise NotFoundError(f"no memory {memory_id!r}")
-        return found
+            raise NotFoundError(f"no memory {memory_id!r}") from None
 
     def browse(
         self,
