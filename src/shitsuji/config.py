@@ -113,10 +113,14 @@ class Settings:
         )
 
     def memory(self) -> MemoryEngine:
-        """A ``MemoryEngine`` over this database and embedder."""
-        return MemoryEngine(SQLiteMemoryStore(self.db), load_embedder(self.embedder))
+        """A ``MemoryEngine`` over this database and embedder; its changes go to the audit log."""
+        from .audit import AuditLog
+
+        return MemoryEngine(SQLiteMemoryStore(self.db), load_embedder(self.embedder), audit=AuditLog(self.db))
 
 
 def open_memory(db: str | Path | None = None, embedder: str | None = None) -> MemoryEngine:
-    """A ready ``MemoryEngine`` over the database and embedder named here or by the environment."""
-    return Settings.from_env(db=db, embedder=embedder).memory()
+    """A ready ``MemoryEngine`` over the database and embedder named here or by the environment
+    (for reading and for library use: its changes are not audited; the CLI's and the apps' are)."""
+    settings = Settings.from_env(db=db, embedder=embedder)
+    return MemoryEngine(SQLiteMemoryStore(settings.db), load_embedder(settings.embedder))

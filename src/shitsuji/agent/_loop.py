@@ -187,6 +187,7 @@ async def _run_tools(
     for call, found in writes:
         if policy.may_auto_run(found.name, tainted=ran.tainted):
             results[call["id"]], output = await _call(found, ctx, call)
+            proposals.auto_ran(found, call.get("input") or {}, ctx, ok=output is not None)
             if output is not None:
                 ran.tainted = ran.tainted or output.untrusted
                 ran.effects += output.effects

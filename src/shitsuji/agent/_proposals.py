@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import store as db
+from ..audit import AuditEvent, AuditLog
 from ..errors import NotFoundError
 from ..safety import sanitize
 from ._schema import AGENT_SCHEMA
@@ -118,7 +119,9 @@ class Proposals:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         ttl: timedelta = DEFAULT_TTL,
         household_may_approve: bool = False,
+        audit: AuditLog | None = None,
     ) -> None:
+        self.audit = audit  # every write, proposal and decision is recorded there
         self.path = str(path)
         self._conn = db.connect(self.path, AGENT_SCHEMA)
         self.clock = clock
@@ -172,7 +175,41 @@ class Proposals:
                     tool_use_id,
                 ),
             )
+        self._record("proposal.made", proposal, ctx.user, ctx)
         return proposal
+
+    def auto_ran(self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext[Any], *, ok: bool) -> None:
+        """Record a write that ran without a card (the channel's policy allowed it)."""
+        if self.audit is not None:
+            self.audit.record(
+                AuditEvent(
+                    action="tool.ran" if ok else "tool.failed",
+                    actor=ctx.user,
+                    household=ctx.household,
+                    channel=ctx.channel,
+                    conversation=ctx.conversation,
+                    subject=tool.name,
+                    detail={"input": arguments},
+                )
+            )
+
+    def _record(self, action: str, p: Proposal, actor: str, ctx: ToolContext[Any] | None = None) -> None:
+        if self.audit is not None:
+            self.audit.record(
+                AuditEvent(
+                    action=action,
+                    actor=actor,
+                    household=p.household,
+                    channel=ctx.channel if ctx else p.channel,
+                    conversation=p.conversation,
+                    subject=p.id,
+                    detail={
+                        "tool": p.tool,
+                        "summary": p.summary,
+                        **({"result": p.result} if p.result else {}),
+                    },
+                )
+            )
 
     def get(self, proposal_id: str) -> Proposal:
         row = self._conn.execute(f"SELECT {_COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)).fetchone()
@@ -244,6 +281,7 @@ class Proposals:
         current = self.get(proposal.id)
         if not changed:
             return Decision(current, False, self._why_not_pending(current))
+        self._record("proposal.rejected", current, ctx.user, ctx)
         return Decision(current, True, f"rejected: {current.summary}")
 
     def _refusal(self, proposal: Proposal, ctx: ToolContext[Any]) -> str | None:
@@ -272,6 +310,7 @@ class Proposals:
                 "UPDATE proposals SET status = ?, result = ? WHERE id = ?", (status, result, proposal.id)
             )
         done = replace(proposal, status=status, result=result)
+        self._record(f"proposal.{status}", done, proposal.decided_by or proposal.owner)
         verb = "done" if status == "approved" else "failed"
         return Decision(
             done,

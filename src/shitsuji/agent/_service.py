@@ -287,7 +287,7 @@ class ChatService:
                 queue.put_nowait(TextDelta(out))
 
         steps = self.assistant.turn(ctx, history, text=text, mode=mode, on_text=show)
-        pump = asyncio.create_task(_drain(steps, queue))
+        pump = asyncio.create_task(_drain(steps, queue, clean))
         chosen: Mode | None = None
         kept = ContextStep(conversation.summary, conversation.folded_upto, conversation.summary_untrusted)
         wrote: list[str] = []
@@ -299,8 +299,6 @@ class ChatService:
                     kept = item
                 elif isinstance(item, AnswerStep):
                     assert chosen is not None
-                    if rest := clean.flush():
-                        yield TextDelta(rest)
                     item = _sanitized(item, len(history.messages))
                     self._save(ctx, conversation, history, kept, item)
                     yield Finished(conversation.id, item.text, chosen, item.proposals, wrote)
@@ -405,10 +403,16 @@ class _Wrote:
 async def _drain(
     steps: AsyncIterator[RoutedStep | ContextStep | Any],
     queue: asyncio.Queue[Any],
+    clean: StreamSanitizer,
 ) -> None:
-    """The assistant's steps as events on ``queue`` (text deltas arrive there too), then None."""
+    """The assistant's steps as events on ``queue`` (text deltas arrive there too), then None.
+
+    Each model response ends its streamed words: what the sanitizer held back is sent before
+    the response's tool calls, so a channel shows one message per response."""
     try:
         async for step in steps:
+            if isinstance(step, ModelStep) and (rest := clean.flush()):
+                queue.put_nowait(TextDelta(rest))
             for item in _events_of(step):
                 queue.put_nowait(item)
     except BaseException as exc:  # handed to the reader, who raises it

@@ -7,7 +7,7 @@ import sys
 from rich.markup import escape
 
 from ..errors import ShitsujiError, UserInputError
-from . import _bench, _chat, _demo, _hooks, _household, _mcp, _memory, _serve, _transfer  # noqa: F401  (they register commands)
+from . import _audit, _bench, _chat, _demo, _hooks, _household, _mcp, _memory, _serve, _transfer  # noqa: F401  (they register commands)
 from ._app import app, err_console
 
 

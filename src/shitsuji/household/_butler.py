@@ -24,6 +24,7 @@ from ..agent import (
     list_segments,
     load_segment,
 )
+from ..audit import AuditLog
 from ..context import Segments, Summarizer
 from ..llm import CHEAP_MODEL, NO_ENDPOINT, Model
 from ..memory import MemoryEngine
@@ -70,9 +71,11 @@ class Butler:
         self.path = str(path)
         self.memory = memory
         self.model = model
+        self.audit = memory.audit or AuditLog(self.path)
+        memory.audit = self.audit  # the memory changes made through this butler are recorded too
         self.store = HouseholdStore(self.path)
         self.segments = Segments(self.path)
-        self.proposals = Proposals(self.path)
+        self.proposals = Proposals(self.path, audit=self.audit)
         self.conversations = Conversations(self.path)
         self.claims = TurnClaims(self.path)
         self.deps = HouseholdDeps(self.store, memory, self.segments)
@@ -124,7 +127,7 @@ class Butler:
         return self.deps.member(user, channel, household=household)
 
     def close(self) -> None:
-        for part in (self.store, self.segments, self.proposals, self.conversations, self.claims):
+        for part in (self.store, self.segments, self.proposals, self.conversations, self.claims, self.audit):
             part.close()
         if self.service.extraction is not None:
             self.service.extraction.close()

@@ -228,7 +228,7 @@ class ProjectMemory:
                 f"memory {m.id} belongs to {m.scope}, a parent folder shared with other projects; "
                 f"only the user can forget it (`shitsuji forget {m.id}`)"
             )
-        forgotten = self.engine.forget(m.id)
+        forgotten = self.engine.forget(m.id, by="agent")
         return ForgetResult(id=forgotten.id, scope=forgotten.scope, forgotten=True)
 
     def list_visible(self) -> ListResult:

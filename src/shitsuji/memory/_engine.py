@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from ._scopes import lineage, normalize_scope
 from ._slots import Match
 from ._store import MemoryStore, StoreStats
 from ._text import chunks, content_hash, query_terms, terms
+
+if TYPE_CHECKING:
+    from ..audit import AuditLog
 
 log = logging.getLogger(__name__)
 
@@ -124,11 +127,34 @@ class MemoryEngine:
         *,
         clock: Clock = utcnow,
         weights: RecallWeights | None = None,
+        audit: AuditLog | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock
         self.weights = weights or RecallWeights()
+        self.audit = audit  # every change is recorded there, with who made it
+
+    def _record(self, action: str, memory: Memory, actor: str | None, **detail: Any) -> None:
+        if self.audit is None:
+            return
+        from ..audit import AuditEvent
+
+        origin = memory.provenance
+        self.audit.record(
+            AuditEvent(
+                action=f"memory.{action}",
+                actor=actor
+                or str(origin.get("by") or ("extractor" if memory.source == "extracted" else "cli")),
+                channel=origin.get("channel") if isinstance(origin.get("channel"), str) else None,
+                conversation=origin.get("conversation")
+                if isinstance(origin.get("conversation"), str)
+                else None,
+                subject=memory.id,
+                scope=memory.scope,
+                detail=detail,
+            )
+        )
 
     # -- writing ----------------------------------------------------------
 
@@ -176,6 +202,9 @@ class MemoryEngine:
         if vectors is not None:
             self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
             memory = replace(memory, embedding_model=self.embedder.model_id)
+        self._record(
+            "extracted" if source == "extracted" else "remembered", memory, None, category=memory.category
+        )
         return RememberResult(memory, duplicate=False)
 
     def find_duplicate(self, text: str, scope: str) -> RememberResult | None:
@@ -214,6 +243,10 @@ class MemoryEngine:
         if pending:
             self.store.insert_many(pending)
             added += len(pending)
+        if added and self.audit is not None:
+            from ..audit import AuditEvent
+
+            self.audit.record(AuditEvent(action="memory.imported", actor="cli", detail={"rows": added}))
         return added, duplicates
 
     def _build(self, new: NewMemory) -> Memory:
@@ -327,20 +360,22 @@ class MemoryEngine:
 
     # -- forgetting -------------------------------------------------------
 
-    def forget(self, memory_id: str) -> Memory:
+    def forget(self, memory_id: str, *, by: str | None = None) -> Memory:
         """Soft-delete: hidden from recall, kept until ``purge``."""
         memory = self.get(memory_id)
         if memory.deleted_at is None:
             now = self.clock()
             self.store.set_deleted(memory.id, now)
             memory = replace(memory, deleted_at=now, updated_at=now)
+            self._record("forgotten", memory, by or "cli")
         return memory
 
-    def restore(self, memory_id: str) -> Memory:
+    def restore(self, memory_id: str, *, by: str | None = None) -> Memory:
         memory = self.get(memory_id)
         if memory.deleted_at is not None:
             self.store.set_deleted(memory.id, None)
             memory = replace(memory, deleted_at=None)
+            self._record("restored", memory, by or "cli")
         return memory
 
     def edit(
@@ -387,11 +422,17 @@ class MemoryEngine:
         if vectors is not None:
             self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
             memory = replace(memory, embedding_model=self.embedder.model_id)
+        self._record("edited", memory, by or "cli", edited_from=old.id)
         return memory
 
     def purge(self) -> int:
         """Hard-delete every forgotten memory; returns how many rows went."""
-        return self.store.purge_deleted()
+        gone = self.store.purge_deleted()
+        if gone and self.audit is not None:
+            from ..audit import AuditEvent
+
+            self.audit.record(AuditEvent(action="memory.purged", actor="cli", detail={"rows": gone}))
+        return gone
 
     # -- derived indexes --------------------------------------------------
 

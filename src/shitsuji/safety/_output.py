@@ -56,7 +56,7 @@ class StreamSanitizer:
     caught.
     """
 
-    HOLD: Final = 96
+    HOLD: Final = 40  # longer than any secret written with spaces (a card number: 23 characters)
 
     def __init__(self) -> None:
         self._context = ""  # already sent (as it was, unmasked): context for the next matches

@@ -24,6 +24,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from .. import store as db
+from ..audit import AuditEvent, AuditLog
 from ..errors import UserInputError
 from ._schema import WEB_SCHEMA
 
@@ -65,11 +66,20 @@ def check_password(password: str) -> str:
 
 
 class Accounts:
-    def __init__(self, path: str | Path, *, clock: Clock = lambda: datetime.now(UTC)) -> None:
+    def __init__(
+        self, path: str | Path, *, clock: Clock = lambda: datetime.now(UTC), audit: AuditLog | None = None
+    ) -> None:
         self.path = str(path)
         self._conn = db.connect(self.path, WEB_SCHEMA)
         self.clock = clock
         self._hasher = PasswordHasher()
+        self.audit = audit  # sign-ins, refusals, sign-outs and password changes are recorded there
+
+    def record(self, action: str, household: str | None, user: str, **detail: str) -> None:
+        if self.audit is not None:
+            self.audit.record(
+                AuditEvent(action, actor=user, household=household, channel="app", detail=detail)
+            )
 
     def close(self) -> None:
         self._conn.close()
@@ -91,6 +101,7 @@ class Accounts:
                 (household, user, hashed, self.clock().isoformat()),
             )
             conn.execute("DELETE FROM web_sessions WHERE household = ? AND user = ?", (household, user))
+        self.record("password.set", household, user)
 
     def has_password(self, household: str, user: str) -> bool:
         row = self._conn.execute(
@@ -149,6 +160,7 @@ class Accounts:
                     session.expires_at.isoformat(),
                 ),
             )
+        self.record("signin.ok", household, user)
         return token, session
 
     def session(self, token: str | None) -> WebSession | None:
@@ -166,9 +178,12 @@ class Accounts:
         return WebSession(row[0], row[1], row[2], expires)
 
     def end_session(self, token: str | None) -> None:
+        ended = self.session(token)
         if token:
             with db.write(self._conn, self.path) as conn:
                 conn.execute("DELETE FROM web_sessions WHERE token_hash = ?", (_digest(token),))
+        if ended is not None:
+            self.record("signout", ended.household, ended.user)
 
     # -- rate limit -------------------------------------------------------
 

@@ -88,10 +88,12 @@ async def sign_in(
     keys = [f"member:{name}/{user}", f"addr:{client_address(request)}"]
     attempt = backend.accounts.begin_attempt(keys)  # counted before the check, atomically
     if attempt.retry_after:
+        backend.accounts.record("signin.limited", home.name if home else None, user, address=keys[1][5:])
         raise RateLimited(attempt.retry_after)
     member_ok = home is not None and user in home.members
     stored = backend.accounts.password_hash(name, user)
     if not await asyncio.to_thread(backend.accounts.matches, stored, password) or not member_ok:
+        backend.accounts.record("signin.failed", home.name if home else None, user, address=keys[1][5:])
         raise UserInputError("wrong user or password")  # the reserved attempt stays a failure
     assert stored is not None
     backend.accounts.upgrade(name, user, stored, password)
@@ -337,6 +339,15 @@ async def forget_memory(memory_id: Id, member: Signed, request: Request) -> dict
 async def restore_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
     browser = backend_of(request).memories
     return browser.view(member, browser.restore(member, memory_id))
+
+
+@router.get("/audit", tags=["audit"])
+async def audit(
+    member: Signed, request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 200
+) -> list[dict[str, Any]]:
+    """The household's activity, newest first: writes, cards and decisions, memory changes, sign-ins
+    (the other members' private memory events are left out)."""
+    return backend_of(request).activity(member, limit)
 
 
 @router.get("/openapi.json", include_in_schema=False)

@@ -81,7 +81,7 @@ class Backend:
         self.service = butler.service
         self.store = butler.store
         self.memory = butler.memory
-        self.accounts = Accounts(butler.path)
+        self.accounts = Accounts(butler.path, audit=butler.audit)
         self.memories = MemoryBrowser(butler.memory, butler.store, butler.conversations)
         self.hub = Hub()
 
@@ -226,6 +226,18 @@ class Backend:
 
     def proposal_list(self, member: Member) -> list[Proposal]:
         return self.service.member_proposals(self.context(member))[::-1]
+
+    def activity(self, member: Member, limit: int = 200) -> list[dict[str, Any]]:
+        """The household's audit log as this member may see it (the spouse's private memories left out)."""
+        own, shared = self.memories.scopes(member)
+        found = self.butler.audit.events(
+            household=member.household,
+            viewer=member.user,
+            private_scope=own,
+            shared_scope=shared,
+            limit=limit,
+        )
+        return [e.to_json() for e in found]
 
     async def decide(self, member: Member, proposal_id: str, approve: bool) -> tuple[Decision, Panel | None]:
         """Approve or reject a card; an approved ``open_panel`` opens its panel in the card's conversation."""

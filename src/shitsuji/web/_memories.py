@@ -141,7 +141,7 @@ class MemoryBrowser:
         )
 
     def forget(self, member: Member, memory_id: str) -> Memory:
-        return self.memory.forget(self.get(member, memory_id).id)
+        return self.memory.forget(self.get(member, memory_id).id, by=member.user)
 
     def restore(self, member: Member, memory_id: str) -> Memory:
-        return self.memory.restore(self.get(member, memory_id).id)
+        return self.memory.restore(self.get(member, memory_id).id, by=member.user)

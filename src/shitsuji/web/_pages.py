@@ -288,6 +288,14 @@ async def decide_form(
     return see(back_to(next, "/proposals"))
 
 
+# -- activity -----------------------------------------------------------------
+
+
+@router.get("/activity", response_class=HTMLResponse)
+async def activity_page(member: Signed, request: Request) -> Response:
+    return page(request, "activity.html", member=member, events=backend_of(request).activity(member))
+
+
 # -- memories -----------------------------------------------------------------
 
 
