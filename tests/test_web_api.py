@@ -948,6 +948,7 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
         ("PATCH", "/api/memories/{memory_id}"),
         ("POST", "/api/memories/{memory_id}/forget"),
         ("POST", "/api/memories/{memory_id}/restore"),
+        ("GET", "/api/audit"),
     }
     assert "text/event-stream" in schema["paths"]["/api/chat"]["post"]["responses"]["200"]["content"]
     assert TestClient(site.app).get("/api/openapi.json").status_code == 401

@@ -11,15 +11,17 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..context import Calibration, Summarizer, fit, request_estimate
+from ..context import Calibration, Segment, Summarizer, fit, request_estimate
 from ..errors import UserInputError
 from ..llm import CHEAP_MODEL, Block, Message, Model, TextSink
 from ..memory import Hit
+from ..safety import find_injections
 from ._loop import AnswerStep, Mode, ModelStep, Step, run_turn
 from ._modes import DEFAULT_MODES, mode_named, route
 from ._notes import ModelNotes
 from ._policy import DEFAULT_POLICIES, ChannelPolicy, policy_for
-from ._prompt import PERSONA, system_blocks
+from ._prompt import DEFAULT_MEMORY_BUDGET as MEMORY_BUDGET
+from ._prompt import PERSONA, select_memories, system_blocks
 from ._proposals import Proposals
 from ._tools import Toolbox, ToolContext
 
@@ -83,7 +85,7 @@ class Assistant:
     memories: MemorySource | None = None
     count_index: CountSource | None = None
     summarizer: Summarizer | None = None
-    segment_index: Callable[[ToolContext[Any]], Sequence[str]] | None = None
+    segment_index: Callable[[ToolContext[Any]], Sequence[Segment]] | None = None
     calibration: Calibration = field(default_factory=Calibration)
 
     async def turn(
@@ -119,14 +121,24 @@ class Assistant:
         upto = start + folded.folded + folded.dropped
         summary_untrusted = history.summary_untrusted or any(untrusted[start : start + folded.folded])
         yield ContextStep(folded.summary, upto, summary_untrusted)
+        memories = select_memories(self.memories(text, ctx), MEMORY_BUDGET) if self.memories else []
+        earlier = self.segment_index(ctx) if self.segment_index and ctx.segment else ()
         system = system_blocks(
             chosen,
             persona=self.persona,
             count_index=self.count_index(ctx) if self.count_index else None,
-            memories=self.memories(text, ctx) if self.memories else (),
+            memories=memories,
             summary=folded.summary,
             pending=self._pending(ctx),
-            earlier_segments=self.segment_index(ctx) if self.segment_index and ctx.segment else (),
+            earlier_segments=[s.index_line() for s in earlier],
+        )
+        # outside text anywhere the model can see — the window, the summary, an earlier segment, or
+        # a remembered fact that reads like an injection — and no write runs without a card
+        tainted = (
+            summary_untrusted
+            or any(untrusted[upto:])
+            or any(s.untrusted for s in earlier)
+            or any(find_injections(h.excerpt) for h in memories)
         )
         steps = run_turn(
             self.model,
@@ -139,7 +151,7 @@ class Assistant:
             proposals=self.proposals,
             on_text=on_text,
             notes=self.notes,
-            tainted=summary_untrusted or any(untrusted[upto:]),
+            tainted=tainted,
         )
         first_round = True
         async for step in steps:

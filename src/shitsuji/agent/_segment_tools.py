@@ -1,7 +1,8 @@
 """Tools over conversation segments: the member's index of earlier segments, and loading one back.
 
 Segments belong to the pair (household, user) of the verified speaker in ``ctx``; the
-store they live in comes from the app's dependencies (anything with a ``segments``).
+store they live in comes from the app's dependencies (anything with a ``segments``). A
+segment that held outside text comes back as untrusted output: writes need cards again.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pydantic import Field
 from ..context import Segments
 from ..context._window import _plain
 from ..llm._tokens import estimate_tokens
-from ._tools import Tool, ToolContext, tool
+from ._tools import Tool, ToolContext, ToolOutput, tool
 
 LOAD_BUDGET_TOKENS = 3000
 
@@ -32,17 +33,19 @@ def list_segments(
         str | None, Field(description="Only segments with this label, e.g. household.shopping.")
     ] = None,
     query: Annotated[str | None, Field(description="Words to look for in the segments' summaries.")] = None,
-) -> str:
+) -> ToolOutput:
     """List earlier conversation segments (id, label, time, summary), newest first."""
     found = ctx.deps.segments.index(ctx.household, ctx.user, label=label, query=query)
-    return "\n".join(s.index_line() for s in found) or "no earlier segments match"
+    lines = "\n".join(s.index_line() for s in found) or "no earlier segments match"
+    return ToolOutput(lines, untrusted=any(s.untrusted for s in found))
 
 
 @tool(effect="read")
 def load_segment(
     ctx: ToolContext[HasSegments], id: Annotated[str, Field(min_length=1, max_length=40)]
-) -> str:
+) -> ToolOutput:
     """Bring an earlier segment's messages back into this conversation, by the id list_segments gave."""
+    segment = ctx.deps.segments.get(id, ctx.household, ctx.user)
     messages = ctx.deps.segments.load(id, ctx.household, ctx.user)
     lines: list[str] = []
     used = 0
@@ -53,7 +56,7 @@ def load_segment(
             lines.append("[… the rest of the segment is left out to save space]")
             break
         lines.append(line)
-    return f"Archived segment {id}:\n" + "\n".join(lines)
+    return ToolOutput(f"Archived segment {id}:\n" + "\n".join(lines), untrusted=segment.untrusted)
 
 
 SEGMENT_TOOLS: tuple[Tool, ...] = (list_segments, load_segment)

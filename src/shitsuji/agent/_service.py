@@ -164,7 +164,9 @@ class ChatService:
         """A fresh conversation; the latest one's open segment is archived first."""
         old = self.conversations.latest(ctx.household, ctx.user, ctx.channel)
         if old is not None:
-            await self.segments.close_segment(old.id, old.messages, summarizer=self.summarizer)
+            await self.segments.close_segment(
+                old.id, old.messages, summarizer=self.summarizer, untrusted=old.untrusted
+            )
         return self.conversations.start(ctx.household, ctx.user, ctx.channel)
 
     async def follow_segment(
@@ -173,7 +175,10 @@ class ChatService:
         """Follow the label of what the channel has open: a new label starts a segment, None archives it."""
         if label is None:
             await self.segments.close_segment(
-                conversation.id, conversation.messages, summarizer=self.summarizer
+                conversation.id,
+                conversation.messages,
+                summarizer=self.summarizer,
+                untrusted=conversation.untrusted,
             )
             return
         current = self.segments.current(conversation.id)
@@ -185,6 +190,7 @@ class ChatService:
                 label,
                 conversation.messages,
                 summarizer=self.summarizer,
+                untrusted=conversation.untrusted,
             )
 
     def segment_label(self, conversation_id: str) -> str | None:

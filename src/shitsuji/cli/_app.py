@@ -55,7 +55,7 @@ class State:
         (``need_model`` False) or the command fails saying what to set."""
         from ..errors import ModelError
         from ..household import Butler
-        from ..llm import Model, open_model
+        from ..llm import NO_ENDPOINT, Model, open_model
 
         settings = self.settings()
         model: Model | None = None
@@ -75,7 +75,7 @@ class State:
             extraction=settings.extraction(),
             safety=settings.safety(),
             panels=panels,
-            **({"no_model": problem} if problem else {}),
+            no_model=problem or NO_ENDPOINT,
         )
 
 

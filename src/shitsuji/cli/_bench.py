@@ -184,7 +184,7 @@ def context(
     turns: Annotated[int, typer.Option("--turns", min=20, help="The person's turns replayed.")] = 200,
     as_json: JsonFlag = False,
 ) -> None:
-    """Input tokens per turn: window + rolling summary versus the full history (a LoCoMo dialogue replayed)."""
+    """Input tokens per turn: window + rolling summary versus the full history (every LoCoMo dialogue replayed)."""
     data = run_context_bench(file, turns_wanted=turns)
     if as_json:
         print_json(data)
@@ -311,3 +311,20 @@ def safety(
         f"random bare numbers taken for personal data: 12 digits → My Number {bare['my_number_12_digits']:.1%}, "
         f"16 digits → card {bare['credit_card_16_digits']:.1%}"
     )
+
+
+@bench_app.command()
+def attacks(as_json: JsonFlag = False) -> None:
+    """Adversarial scenarios through the real turn with a fooled model: writes without approval, secrets
+    in replies or memory, reads across members or households (all should be 0)."""
+    from ..bench.attacks import run_attacks
+
+    data = run_attacks()
+    if as_json:
+        print_json(data)
+        return
+    for key, value in data.items():
+        if key != "by_vector":
+            console.print(f"  {key:<36} {value}")
+    for vector, row in data["by_vector"].items():
+        console.print(f"  {vector:<20} " + ", ".join(f"{k} {v}" for k, v in row.items()))

@@ -33,5 +33,11 @@ CONTEXT_SCHEMA = Schema(
             CREATE INDEX segments_member ON segments (household, owner, label, opened_at)
             """,
         ),
+        Migration(
+            "0016_segment_untrusted",
+            """
+            ALTER TABLE segments ADD COLUMN untrusted INTEGER NOT NULL DEFAULT 0
+            """,
+        ),
     ),
 )

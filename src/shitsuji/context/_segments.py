@@ -41,6 +41,7 @@ class Segment:
     first_message: int
     last_message: int | None
     summary: str | None
+    untrusted: bool = False  # its messages held outside text: what it brings back stays untrusted
 
     def index_line(self) -> str:
         span = f"{self.opened_at:%Y-%m-%d %H:%M}–{self.closed_at:%H:%M}" if self.closed_at else "open"
@@ -80,10 +81,11 @@ class Segments:
         messages: Sequence[Message],
         *,
         summarizer: Summarizer | None = None,
+        untrusted: Sequence[bool] = (),
     ) -> Segment:
         """Start a segment at the conversation's next message; an open one is closed first (one panel at a time)."""
         name = check_label(label)
-        await self.close_segment(conversation, messages, summarizer=summarizer)
+        await self.close_segment(conversation, messages, summarizer=summarizer, untrusted=untrusted)
         segment = Segment(
             "s_" + secrets.token_hex(6),
             conversation,
@@ -113,23 +115,35 @@ class Segments:
         return segment
 
     async def close_segment(
-        self, conversation: str, messages: Sequence[Message], *, summarizer: Summarizer | None = None
+        self,
+        conversation: str,
+        messages: Sequence[Message],
+        *,
+        summarizer: Summarizer | None = None,
+        untrusted: Sequence[bool] = (),
     ) -> Segment | None:
-        """Archive the open segment (if any): its messages and a short summary."""
+        """Archive the open segment (if any): its messages and a short summary.
+
+        ``untrusted`` flags each message of the conversation that carries outside text; a
+        segment holding any is archived as untrusted, and stays so wherever it is shown.
+        """
         segment = self.current(conversation)
         if segment is None:
             return None
         span = list(messages[segment.first_message :])
+        tainted = any(untrusted[segment.first_message :])
         summary = await _summarize(span, summarizer)
         closed = self.clock()
         with db.write(self._conn, self.path) as conn:
             conn.execute(
-                "UPDATE segments SET closed_at = ?, last_message = ?, summary = ?, messages = ? WHERE id = ?",
+                "UPDATE segments SET closed_at = ?, last_message = ?, summary = ?, messages = ?, untrusted = ? "
+                "WHERE id = ?",
                 (
                     closed.isoformat(),
                     len(messages),
                     summary,
                     json.dumps(span, ensure_ascii=False),
+                    int(tainted),
                     segment.id,
                 ),
             )
@@ -186,9 +200,7 @@ async def _summarize(messages: Sequence[Message], summarizer: Summarizer | None)
     return digest[:DIGEST_CHARS] + ("…" if len(digest) > DIGEST_CHARS else "")
 
 
-_COLUMNS = (
-    "id, conversation, household, owner, label, opened_at, closed_at, first_message, last_message, summary"
-)
+_COLUMNS = "id, conversation, household, owner, label, opened_at, closed_at, first_message, last_message, summary, untrusted"
 
 
 def _row(row: Sequence[object]) -> Segment:
@@ -203,4 +215,5 @@ def _row(row: Sequence[object]) -> Segment:
         first_message=int(str(row[7])),
         last_message=int(str(row[8])) if row[8] is not None else None,
         summary=str(row[9]) if row[9] is not None else None,
+        untrusted=bool(row[10]),
     )

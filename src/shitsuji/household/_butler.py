@@ -7,7 +7,7 @@ The edge (the CLI, the web app's start-up) reads the settings once and builds a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from ..agent import (
     Conversations,
     Mode,
     Proposals,
+    Tool,
     Toolbox,
     ToolContext,
     TurnClaims,
@@ -44,9 +45,12 @@ EARLIER_SEGMENTS = 5
 SCHEMAS = (HOUSEHOLD_SCHEMA, AGENT_SCHEMA)
 
 
-def butler_toolbox(*, panels: bool = False) -> Toolbox:
-    """The household tools and the segment tools (and ``open_panel`` where the channel has panels)."""
-    return Toolbox([*household_toolbox(), list_segments, load_segment, *([open_panel] if panels else [])])
+def butler_toolbox(*, panels: bool = False, extra_tools: Iterable[Tool] = ()) -> Toolbox:
+    """The household tools and the segment tools (and ``open_panel`` where the channel has panels),
+    and an app's ``extra_tools``."""
+    return Toolbox(
+        [*household_toolbox(), list_segments, load_segment, *([open_panel] if panels else []), *extra_tools]
+    )
 
 
 class Butler:
@@ -63,6 +67,7 @@ class Butler:
         extraction: ExtractionSettings | None = None,
         safety: Mapping[str, Any] | None = None,
         panels: bool = False,
+        extra_tools: Iterable[Tool] = (),
         no_model: str = NO_ENDPOINT,
     ) -> None:
         """``extraction`` None: no memory extraction after replies (else its per-channel switches).
@@ -79,7 +84,7 @@ class Butler:
         self.conversations = Conversations(self.path)
         self.claims = TurnClaims(self.path)
         self.deps = HouseholdDeps(self.store, memory, self.segments)
-        self.toolbox = butler_toolbox(panels=panels)
+        self.toolbox = butler_toolbox(panels=panels, extra_tools=extra_tools)
         assistant = None
         queue = None
         if model is not None:
@@ -108,10 +113,9 @@ class Butler:
         assistant = Assistant(
             model=model,
             summarizer=Summarizer(model, model_name=router_model),
-            segment_index=lambda ctx: [
-                s.index_line()
-                for s in segments.index(ctx.household, ctx.user, label=ctx.segment, limit=EARLIER_SEGMENTS)
-            ],
+            segment_index=lambda ctx: segments.index(
+                ctx.household, ctx.user, label=ctx.segment, limit=EARLIER_SEGMENTS
+            ),
             toolbox=self.toolbox,
             proposals=self.proposals,
             router_model=router_model,
