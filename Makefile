@@ -40,6 +40,8 @@ bench: install
 	$(BIN)/shitsuji bench locomo ../shared/data/locomo/locomo-dev.json
 	$(BIN)/shitsuji bench longmemeval ../shared/data/longmemeval/lme-oracle-dev.json --pooled
 	$(BIN)/shitsuji bench latency
+	$(BIN)/shitsuji bench context ../shared/data/locomo/locomo-dev.json
+	$(BIN)/shitsuji bench attacks
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .mypy_cache .pytest_cache .ruff_cache
