@@ -30,7 +30,7 @@ from ..agent import KEEP, Finished, TextDelta, ToolContext, tool
 from ..agent._modes import ROUTER_PROMPT
 from ..context import SUMMARY_PROMPT
 from ..household import Butler, HouseholdDeps, HouseholdStore
-from ..llm import ModelRequest, ModelResponse, ScriptedModel, text_response
+from ..llm import ModelRequest, ModelResponse, ScriptedModel, text_response, web_search_response
 from ..memory import ExtractionSettings, HashEmbedder, MemoryEngine, SQLiteMemoryStore
 from ..memory._extract import EXTRACTION_PROMPT
 from ..safety import find_secrets
@@ -198,26 +198,7 @@ def _calls(calls: list[tuple[str, str, dict[str, Any]]]) -> ModelResponse:
 def _with_web_result(
     injection: str, calls: list[tuple[str, str, dict[str, Any]]], reply: str
 ) -> ModelResponse:
-    blocks: list[dict[str, Any]] = [
-        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "特売"}},
-        {
-            "type": "web_search_tool_result",
-            "tool_use_id": "srvtoolu_1",
-            "content": [
-                {
-                    "type": "web_search_result",
-                    "url": "https://example.com/sale",
-                    "title": injection,
-                    "encrypted_content": "x",
-                    "page_age": None,
-                }
-            ],
-        },
-    ]
-    if not calls:
-        return ModelResponse(content=[*blocks, {"type": "text", "text": reply}], stop_reason="end_turn")
-    blocks += [{"type": "tool_use", "id": cid, "name": name, "input": args} for cid, name, args in calls]
-    return ModelResponse(content=blocks, stop_reason="tool_use")
+    return web_search_response(injection, *calls, text="" if calls else reply, url="https://example.com/sale")
 
 
 @dataclass

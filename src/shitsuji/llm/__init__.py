@@ -19,6 +19,7 @@ from ._types import (
     Usage,
     text_response,
     tool_use_response,
+    web_search_response,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "open_model",
     "text_response",
     "tool_use_response",
+    "web_search_response",
 ]
 
 if TYPE_CHECKING:

@@ -73,3 +73,38 @@ def tool_use_response(*calls: tuple[str, str, dict[str, Any]], text: str = "") -
     blocks: list[Block] = [{"type": "text", "text": text}] if text else []
     blocks += [{"type": "tool_use", "id": cid, "name": name, "input": args} for cid, name, args in calls]
     return ModelResponse(content=blocks, stop_reason="tool_use")
+
+
+def web_search_response(
+    page_title: str,
+    *calls: tuple[str, str, dict[str, Any]],
+    text: str = "",
+    url: str = "https://example.com/",
+) -> ModelResponse:
+    """A response that searched the web (a server tool) and found a page titled ``page_title``, then
+    said ``text`` and/or called tools: outside text has entered the conversation."""
+    blocks: list[Block] = [
+        {
+            "type": "server_tool_use",
+            "id": "srvtoolu_1",
+            "name": "web_search",
+            "input": {"query": page_title[:40]},
+        },
+        {
+            "type": "web_search_tool_result",
+            "tool_use_id": "srvtoolu_1",
+            "content": [
+                {
+                    "type": "web_search_result",
+                    "url": url,
+                    "title": page_title,
+                    "encrypted_content": "x",
+                    "page_age": None,
+                }
+            ],
+        },
+    ]
+    if text:
+        blocks.append({"type": "text", "text": text})
+    blocks += [{"type": "tool_use", "id": cid, "name": name, "input": args} for cid, name, args in calls]
+    return ModelResponse(content=blocks, stop_reason="tool_use" if calls else "end_turn")
