@@ -29,6 +29,7 @@ class Reply:
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    gate: threading.Event | None = None  # the answer waits until the test opens it
 
 
 def sse_events(message: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -83,7 +84,9 @@ class FakeMessagesAPI:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def reply(self, response: ModelResponse, *, delay_s: float = 0.0) -> None:
+    def reply(
+        self, response: ModelResponse, *, delay_s: float = 0.0, gate: threading.Event | None = None
+    ) -> None:
         body = {
             "id": f"msg_{next(_ids):04d}",
             "type": "message",
@@ -99,7 +102,7 @@ class FakeMessagesAPI:
                 "cache_creation_input_tokens": response.usage.cache_creation_input_tokens,
             },
         }
-        self._script.append(Reply(200, body, delay_s=delay_s))
+        self._script.append(Reply(200, body, delay_s=delay_s, gate=gate))
 
     def reply_raw(self, body: dict[str, Any]) -> None:
         """Answer 200 with this JSON body as is (for other wire formats)."""
@@ -136,6 +139,8 @@ class FakeMessagesAPI:
                     )
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.gate is not None:
+                    reply.gate.wait(timeout=120)
                 if reply.status == 200 and api.requests[-1].get("stream"):
                     self._stream(reply.body)
                 else:

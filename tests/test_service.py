@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -386,12 +387,14 @@ def test_two_processes_on_one_conversation_run_one_turn_the_other_is_told_it_is_
 ) -> None:
     api, env = slow_api
     conversation = make_butler(db_path, []).conversations.start("futari", "wife", "app").id
-    api.reply(text_response("はい、一つ目です。"), delay_s=4.0)
+    answering = threading.Event()  # the first turn's model answers only once the second process is done
+    api.reply(text_response("はい、一つ目です。"), gate=answering)
     api.reply(text_response("はい、二つ目です。"))
     first = chat_process(env, conversation, "メッセージ1")
     wait_for_request(api, first)
     second = chat_process(env, conversation, "メッセージ2")
     _, second_err = second.communicate(timeout=60)
+    answering.set()
     first_out, first_err = first.communicate(timeout=60)
     assert first.returncode == 0 and "一つ目" in first_out, first_err
     assert second.returncode == 1 and "still answering" in second_err and "Traceback" not in second_err

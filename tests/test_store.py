@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from shitsuji.agent._schema import AGENT_SCHEMA
+from shitsuji.audit import AUDIT_SCHEMA
 from shitsuji.context._schema import CONTEXT_SCHEMA
 from shitsuji.errors import SchemaTooNewError, StoreError, StoreLockedError
 from shitsuji.household._schema import HOUSEHOLD_SCHEMA
@@ -19,7 +20,7 @@ from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.store import PER_PACKAGE, Schema, connect, migrate, write
 from shitsuji.web._schema import WEB_SCHEMA
 
-ALL = (MEMORY_SCHEMA, CONTEXT_SCHEMA, AGENT_SCHEMA, HOUSEHOLD_SCHEMA, WEB_SCHEMA)
+ALL = (MEMORY_SCHEMA, CONTEXT_SCHEMA, AGENT_SCHEMA, HOUSEHOLD_SCHEMA, WEB_SCHEMA, AUDIT_SCHEMA)
 
 
 def test_each_package_migrates_its_own_tables_named_ordered_and_recorded(db_path: Path) -> None:
@@ -57,7 +58,7 @@ def test_a_database_from_before_per_package_migrations_is_upgraded_in_place(db_p
     conn = connect(db_path, *ALL)
     agent_before = [m for m in AGENT_SCHEMA.migrations if m.name < "0011"]
     # what the previous release left: the ten global migrations, no package column, user_version 10
-    conn.execute("DELETE FROM schema_migrations WHERE name >= '0011'")
+    conn.execute("DELETE FROM schema_migrations WHERE name >= '0011' AND name < '0100'")
     conn.execute("ALTER TABLE schema_migrations DROP COLUMN package")
     conn.execute("DROP TABLE turn_claims")
     conn.execute("DROP INDEX proposals_tool_use")
@@ -69,6 +70,7 @@ def test_a_database_from_before_per_package_migrations_is_upgraded_in_place(db_p
     conn.execute("ALTER TABLE conversations DROP COLUMN summary_untrusted")
     conn.execute("DROP INDEX segments_member")
     conn.execute("ALTER TABLE segments DROP COLUMN household")
+    conn.execute("ALTER TABLE segments DROP COLUMN untrusted")
     conn.execute("PRAGMA user_version = 10")
     assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 10 >= len(agent_before)
     conn.close()
