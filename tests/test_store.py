@@ -58,7 +58,8 @@ def test_a_database_from_before_per_package_migrations_is_upgraded_in_place(db_p
     conn = connect(db_path, *ALL)
     agent_before = [m for m in AGENT_SCHEMA.migrations if m.name < "0011"]
     # what the previous release left: the ten global migrations, no package column, user_version 10
-    conn.execute("DELETE FROM schema_migrations WHERE name >= '0011' AND name < '0100'")
+    conn.execute("DELETE FROM schema_migrations WHERE name >= '0011'")
+    conn.execute("DROP TABLE audit_events")
     conn.execute("ALTER TABLE schema_migrations DROP COLUMN package")
     conn.execute("DROP TABLE turn_claims")
     conn.execute("DROP INDEX proposals_tool_use")
