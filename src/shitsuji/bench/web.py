@@ -69,6 +69,7 @@ CHAT_LINES = (
 REPLY = "かしこまりました。ほかにもお手伝いできることがあれば、いつでもお申し付けください。"
 SUMMARY = "これまでの要約：日々の雑談と買い物リストの確認。"
 START_TIMEOUT_S = 60.0
+SIGN_IN_BATCH = 4
 
 
 def member_names(n: int) -> list[str]:
@@ -438,7 +439,12 @@ async def _run(
             signed = [
                 Session(client, user) for client, user in zip(clients, member_names(sessions), strict=True)
             ]
-            sign_ins = await asyncio.gather(*(_sign_in(s) for s in signed))
+            # an attempt counts against the address until its password checks out (issue 11): sign in
+            # four at a time from this one address, under the limit of five
+            sign_ins: list[float] = []
+            for start in range(0, len(signed), SIGN_IN_BATCH):
+                batch = signed[start : start + SIGN_IN_BATCH]
+                sign_ins += await asyncio.gather(*(_sign_in(s) for s in batch))
             runs: dict[str, list[Phase]] = {"http_chat": [], "direct_chat": [], "http_health": []}
             for r in range(repeats):
                 note(f"run {r + 1}/{repeats}: {sessions} sessions × {requests} requests")
