@@ -228,4 +228,10 @@ class Toolbox:
         return self._tools.get(name)
 
     def definitions(self) -> list[Block]:
-        return [t.definition() for t in self]
+        """Every tool's definition, in order: a new list of new top-level dicts over shared schemas
+        (nothing downstream changes a schema; deep copies were a third of a turn's CPU)."""
+        return [dict(d) for d in self._definitions]
+
+    @cached_property
+    def _definitions(self) -> tuple[Block, ...]:
+        return tuple(t.definition() for t in self)
