@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
-from ._embedders import Embedder, Matrix
+from ._embedders import Embedder, Matrix, Vector
 from ._recall import RecallWeights, fuse, weigh
 from ._records import (
     Hit,
@@ -241,12 +241,22 @@ class MemoryEngine:
 
     # -- reading ----------------------------------------------------------
 
-    def recall(self, query: str, scope: str, *, k: int = 5, semantic: bool = True) -> list[Hit]:
+    def recall(
+        self,
+        query: str,
+        scope: str,
+        *,
+        k: int = 5,
+        semantic: bool = True,
+        lexical: bool = True,
+        vector: Vector | None = None,
+    ) -> list[Hit]:
         """The ``k`` best memories for ``query`` visible from ``scope`` (itself and its ancestors).
 
-        ``semantic=False`` searches by words only and never touches the embedding model:
-        for one-shot processes (the prompt hook) where loading the model would cost more
-        than the whole answer.
+        ``semantic=False`` searches by words only and never touches the embedding model;
+        ``lexical=False`` by meaning only (the prompt hook, which shows nothing that is far
+        in meaning, so it need not load the keyword index). ``vector`` is the query's
+        embedding when the caller already has it.
         """
         text = query.strip()
         if not text:
@@ -255,10 +265,12 @@ class MemoryEngine:
             raise UserInputError(f"k must be at least 1, got {k}")
         chain = lineage(scope)
         n = max(self.weights.candidates, k * 3)
-        ranked: dict[str, list[Match]] = {"keyword": self.store.keyword_search(query_terms(text), chain, n)}
+        ranked: dict[str, list[Match]] = {}
+        if lexical or not semantic:
+            ranked["keyword"] = self.store.keyword_search(query_terms(text), chain, n)
         if semantic:
             try:
-                vector = self.embedder.embed_query(text)
+                vector = self.embedder.embed_query(text) if vector is None else vector
             except Exception as exc:  # keep answering by words when the model is down
                 log.warning("query embedding failed, recalling by keywords only: %s", exc)
             else:
