@@ -92,17 +92,22 @@ def japanese(
         ),
     ],
     k: Annotated[int, typer.Option("-k", "--k", min=1)] = 3,
+    distractors: Annotated[
+        int, typer.Option("--distractors", min=0, help="Synthetic facts added to each user's scope.")
+    ] = 0,
     as_json: JsonFlag = False,
 ) -> None:
-    """hit@k and cross-user leaks on the small Japanese set."""
-    data = run_japanese(directory, embedder=_embedder(), k=k)
+    """hit@k, hit@1 per query class and cross-user leaks on a Japanese household set."""
+    data = run_japanese(directory, embedder=_embedder(), k=k, distractors=distractors)
     if as_json:
         print_json(data)
         return
     console.print(
-        f"[bold]Japanese hit@{k}[/] ({data['embedder']}): {data['hit']:.3f} over {data['queries']} queries, "
-        f"cross-user hits {data['cross_user_hits']}"
+        f"[bold]Japanese hit@{k}[/] ({data['embedder']}): {data['hit']:.3f} (hit@1 {data['hit_at_1']:.3f}) "
+        f"over {data['queries']} queries, cross-user hits {data['cross_user_hits']}"
     )
+    for name, block in data["by_class"].items():
+        console.print(f"  {name:<14} hit {block['hit']:.3f}  hit@1 {block['hit_at_1']:.3f}  (n={block['n']})")
     for miss in data["misses"]:
         console.print(f"  missed: {miss}")
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ._embedders import Embedder, Matrix, Vector
-from ._recall import RecallWeights, fuse, weigh
+from ._recall import ASKS_FOR_NOW, RecallWeights, fuse, weigh
 from ._records import (
     Hit,
     Memory,
@@ -33,6 +33,7 @@ from ._records import (
 from ._scopes import lineage, normalize_scope
 from ._slots import Match
 from ._store import MemoryStore, StoreStats
+from ._supersede import MIN_COSINE, same_subject
 from ._text import chunks, content_hash, query_terms, terms
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memor
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
 INDEX_BATCH = 64
+SUPERSEDE_CANDIDATES = 5
 
 
 def utcnow() -> datetime:
@@ -157,12 +159,18 @@ class MemoryEngine:
             self.store.touch(memory.id, now, importance=new.importance)
             refreshed = replace(memory, updated_at=now, importance=max(memory.importance, new.importance))
             return RememberResult(refreshed, duplicate=True, similarity=similarity)
+        older = self._superseded_by(new, vectors)
+        if older:
+            link = older[0] if len(older) == 1 else older
+            new = replace(new, provenance={**(new.provenance or {}), "supersedes": link})
         memory = self._build(new)
         self.store.insert(memory, index_terms(memory.content, memory.context))
+        for old_id in older:  # kept, linked and restorable: see _supersede
+            self.store.set_valid_until(old_id, memory.created_at, {"superseded_by": memory.id})
         if vectors is not None:
             self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
             memory = replace(memory, embedding_model=self.embedder.model_id)
-        return RememberResult(memory, duplicate=False)
+        return RememberResult(memory, duplicate=False, superseded=tuple(older))
 
     def find_duplicate(self, text: str, scope: str) -> RememberResult | None:
         """The memory in ``scope`` that ``text`` would duplicate, if any (nothing is written)."""
@@ -232,6 +240,36 @@ class MemoryEngine:
                 return memory, best[0].score
         return None
 
+    def _superseded_by(self, new: NewMemory, vectors: Matrix | None) -> list[str]:
+        """Ids of live facts in ``new``'s scope that it restates with a new value (``_supersede``).
+
+        Only a one-chunk fact without context can supersede (a chat turn with context is
+        a record of what was said, not a current fact); candidates are its nearest
+        neighbours by meaning, or by words when the embedder did not run.
+        """
+        if new.context or len(chunks(new.content)) != 1:
+            return []
+        if vectors is not None and len(vectors) == 1:
+            found = self.store.vector_search(
+                self.embedder.model_id, vectors[0], [new.scope], SUPERSEDE_CANDIDATES
+            )
+            ids = [m.memory_id for m in found if m.score >= MIN_COSINE]
+        else:
+            found = self.store.keyword_search(query_terms(new.content), [new.scope], SUPERSEDE_CANDIDATES)
+            ids = [m.memory_id for m in found]
+        now = self.clock()
+        stated = new.created_at or now
+        older = self.store.get_many(ids)
+        return [
+            m.id
+            for m in (older[i] for i in ids if i in older)
+            if m.deleted_at is None
+            and not _expired(m, now)
+            and not m.context
+            and m.created_at <= stated  # a fact stated earlier never replaces a later one
+            and same_subject(m.content, new.content)
+        ]
+
     def _try_embed(self, texts: list[str]) -> Matrix | None:
         try:
             return self.embedder.embed_documents(texts)
@@ -278,7 +316,12 @@ class MemoryEngine:
         fused = fuse(ranked, {"keyword": self.weights.keyword_weight, "vector": self.weights.vector_weight})
         memories = self.store.get_many(list(fused))
         distances = {s: d for d, s in enumerate(chain)}
-        return weigh(fused, memories, distances, self.clock(), self.weights)[:k]
+        now = ASKS_FOR_NOW.search(text) is not None
+        vectors = self.store.vectors_of(self.embedder.model_id, list(fused)) if "vector" in ranked else {}
+        hits = weigh(
+            fused, memories, distances, self.clock(), self.weights, asks_for_now=now, vectors=vectors
+        )
+        return hits[:k]
 
     def get(self, memory_id: str) -> Memory:
         """The memory with this id (or unique id prefix), deleted or not."""
@@ -310,19 +353,37 @@ class MemoryEngine:
     # -- forgetting -------------------------------------------------------
 
     def forget(self, memory_id: str) -> Memory:
-        """Soft-delete: hidden from recall, kept until ``purge``."""
+        """Soft-delete: hidden from recall, kept until ``purge``.
+
+        Forgetting a fact that superseded others brings those back: the correction is gone,
+        so what it replaced holds again.
+        """
         memory = self.get(memory_id)
         if memory.deleted_at is None:
             now = self.clock()
             self.store.set_deleted(memory.id, now)
             memory = replace(memory, deleted_at=now, updated_at=now)
+            self._reinstate(memory)
         return memory
 
+    def _reinstate(self, newer: Memory) -> None:
+        """Clear the supersession of the facts ``newer`` superseded (theirs only, not a later one's)."""
+        link = newer.provenance.get("supersedes")
+        ids = [link] if isinstance(link, str) else list(link or [])
+        for old in self.store.get_many(ids).values():
+            if old.provenance.get("superseded_by") == newer.id and old.valid_until is not None:
+                self.store.set_valid_until(old.id, None, {"superseded_by": None, "restored_from": newer.id})
+
     def restore(self, memory_id: str) -> Memory:
+        """Bring back a forgotten memory, or one a newer fact superseded (it holds again)."""
         memory = self.get(memory_id)
         if memory.deleted_at is not None:
             self.store.set_deleted(memory.id, None)
             memory = replace(memory, deleted_at=None)
+        if memory.provenance.get("superseded_by") and memory.valid_until is not None:
+            patch = {"superseded_by": None, "restored_from": memory.provenance["superseded_by"]}
+            self.store.set_valid_until(memory.id, None, patch)
+            memory = replace(memory, valid_until=None, provenance={**memory.provenance, **patch})
         return memory
 
     def edit(

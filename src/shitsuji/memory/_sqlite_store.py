@@ -207,16 +207,16 @@ class SQLiteMemoryStore:
                 self._revive(memory_id)
 
     def set_valid_until(
-        self, memory_id: str, valid_until: datetime, provenance_patch: dict[str, Any]
+        self, memory_id: str, valid_until: datetime | None, provenance_patch: dict[str, Any]
     ) -> None:
-        stamp = valid_until.isoformat()
+        stamp = valid_until.isoformat() if valid_until else None
         with self._lock, db.write(self._conn, self.path) as conn:
             row = conn.execute("SELECT provenance FROM memories WHERE id = ?", (memory_id,)).fetchone()
             if row is None:
                 return
             provenance = {**json.loads(row[0]), **provenance_patch}
             conn.execute(
-                "UPDATE memories SET valid_until = ?, provenance = ?, updated_at = ? WHERE id = ?",
+                "UPDATE memories SET valid_until = ?, provenance = ?, updated_at = coalesce(?, updated_at) WHERE id = ?",
                 (stamp, json.dumps(provenance, ensure_ascii=False, sort_keys=True), stamp, memory_id),
             )
 
@@ -246,6 +246,11 @@ class SQLiteMemoryStore:
                 index = self._vectors[model_id] = VectorIndex(len(vector))
             self._load_vectors(model_id, index)
             return index.search(vector, scopes, limit)
+
+    def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        with self._lock:
+            index = self._vectors.get(model_id)
+            return index.first_vectors(memory_ids) if index is not None else {}
 
     def _check_generation(self) -> None:
         """Drop the caches if another process changed which rows are live."""

@@ -38,6 +38,16 @@ class VectorIndex:
             self._matrix = grown(self._matrix)
         self._matrix[slots.start : slots.stop] = vectors
 
+    def first_vectors(self, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The first chunk's vector of each indexed memory among ``memory_ids``."""
+        out: dict[str, npt.NDArray[np.float32]] = {}
+        for memory_id in memory_ids:
+            try:
+                out[memory_id] = self._matrix[self.slots.slots_of(memory_id).start]
+            except KeyError:
+                continue
+        return out
+
     def export(self) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """The live slots as (matrix, layout) for ``load_snapshot``: ids, scopes, chunk counts."""
         slots = self.slots
