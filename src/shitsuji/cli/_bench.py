@@ -69,11 +69,21 @@ def longmemeval(
     pooled: Annotated[
         bool, typer.Option("--pooled", help="All sessions in one scope for every question.")
     ] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="The first N questions only.")] = None,
+    context: Annotated[
+        bool, typer.Option("--context/--no-context", help="Import each turn with the turns before it.")
+    ] = True,
     as_json: JsonFlag = False,
 ) -> None:
-    """Session recall_any@k / recall_all@k on a LongMemEval file (abstention questions skipped)."""
+    """Session recall_any@k / recall_all@k on a LongMemEval file (abstention questions skipped), and ingest speed."""
     data = run_longmemeval(
-        file, embedder=_embedder(), k=k, pooled=pooled, progress=None if as_json else _note
+        file,
+        embedder=_embedder(),
+        k=k,
+        pooled=pooled,
+        limit=limit,
+        context=context,
+        progress=None if as_json else _note,
     )
     if as_json:
         print_json(data)

@@ -16,10 +16,9 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
-
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ._embedders import Embedder, Matrix, Vector
+from ._embedding import embed_rows
 from ._recall import ASKS_FOR_NOW, RecallWeights, fuse, weigh
 from ._records import (
     Hit,
@@ -38,7 +37,6 @@ from ._text import chunks, content_hash, query_terms, terms
 
 log = logging.getLogger(__name__)
 
-CONTEXT_CHARS = 1000  # context tail given to the embedder
 CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memory
 
 Clock = Callable[[], datetime]
@@ -68,22 +66,6 @@ def index_terms(content: str, context: str | None = None) -> str:
     """
     extra = terms(context[-CONTEXT_TERMS_CHARS:]) if context else []
     return "\n".join(" ".join(terms(piece) + extra) for piece in chunks(content))
-
-
-def embedding_texts(content: str, context: str | None) -> list[str]:
-    """What the embedder sees for each chunk of a memory."""
-    return [embedding_text(piece, context) for piece in chunks(content)]
-
-
-def embedding_text(content: str, context: str | None) -> str:
-    """What the embedder sees: the fact, preceded by the tail of its context if any.
-
-    Context (say, the turns before a remembered chat line) only shapes the vector; the
-    stored content and the keyword terms are the fact alone.
-    """
-    if not context:
-        return content
-    return f"{context[-CONTEXT_CHARS:]}\n{content}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +99,7 @@ class MemoryEngine:
         self.embedder = embedder
         self.clock = clock
         self.weights = weights or RecallWeights()
+        self._recent: dict[str, Vector] = {}  # recent turns' vectors, reused when quoted as context
 
     # -- writing ----------------------------------------------------------
 
@@ -150,7 +133,7 @@ class MemoryEngine:
             valid_until=valid_until,
             context=context or None,
         )
-        vectors = self._try_embed(embedding_texts(new.content, new.context))
+        vectors = self._try_embed(new.content, new.context)
         # a vector shaped by context says little about the fact alone: exact dedupe only
         existing = self._duplicate_of(new.content, new.scope, None if new.context else vectors)
         if existing is not None:
@@ -175,7 +158,7 @@ class MemoryEngine:
     def find_duplicate(self, text: str, scope: str) -> RememberResult | None:
         """The memory in ``scope`` that ``text`` would duplicate, if any (nothing is written)."""
         content = check_content(text)
-        found = self._duplicate_of(content, normalize_scope(scope), self._try_embed(chunks(content)))
+        found = self._duplicate_of(content, normalize_scope(scope), self._try_embed(content, None))
         if found is None:
             return None
         return RememberResult(found[0], duplicate=True, similarity=found[1])
@@ -270,9 +253,9 @@ class MemoryEngine:
             and same_subject(m.content, new.content)
         ]
 
-    def _try_embed(self, texts: list[str]) -> Matrix | None:
+    def _try_embed(self, content: str, context: str | None) -> Matrix | None:
         try:
-            return self.embedder.embed_documents(texts)
+            return embed_rows(self.embedder, [(content, context)], self._recent)[0]
         except Exception as exc:  # a broken model must not lose the write
             log.warning("embedding failed, the row will be indexed later: %s", exc)
             return None
@@ -426,7 +409,7 @@ class MemoryEngine:
         )
         self.store.insert(memory, index_terms(memory.content, memory.context))
         self.store.set_deleted(old.id, now)
-        vectors = self._try_embed(embedding_texts(memory.content, memory.context))
+        vectors = self._try_embed(memory.content, memory.context)
         if vectors is not None:
             self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
             memory = replace(memory, embedding_model=self.embedder.model_id)
@@ -445,17 +428,17 @@ class MemoryEngine:
         """Embed every live row that has no vector from the current model; returns how many."""
         total = self.pending()
         done = position = 0
+        lines: dict[str, Vector] = {}  # context lines shared by consecutive chat turns: embedded once
         while rows := self.store.unindexed(self.embedder.model_id, batch, after=position):
             position = rows[-1][0]
-            texts = [embedding_texts(content, context) for _, _, content, context in rows]
             try:
-                vectors = self.embedder.embed_documents([t for per_row in texts for t in per_row])
+                vectors = embed_rows(
+                    self.embedder, [(content, context) for _, _, content, context in rows], lines
+                )
             except Exception as exc:
                 raise EmbedderError(f"embedding failed after {done} rows: {exc}") from exc
-            bounds = np.cumsum([0] + [len(t) for t in texts])
             self.store.put_vectors(
-                self.embedder.model_id,
-                [(row[1], vectors[bounds[i] : bounds[i + 1]]) for i, row in enumerate(rows)],
+                self.embedder.model_id, [(row[1], v) for row, v in zip(rows, vectors, strict=True)]
             )
             done += len(rows)
             if progress is not None:
