@@ -33,7 +33,7 @@ from ._scopes import lineage, normalize_scope
 from ._slots import Match
 from ._store import MemoryStore, StoreStats
 from ._supersede import MIN_COSINE, same_subject
-from ._text import chunks, content_hash, query_terms, terms
+from ._text import CJK, chunks, content_hash, query_terms, terms
 
 log = logging.getLogger(__name__)
 
@@ -296,7 +296,9 @@ class MemoryEngine:
                 log.warning("query embedding failed, recalling by keywords only: %s", exc)
             else:
                 ranked["vector"] = self.store.vector_search(self.embedder.model_id, vector, chain, n)
-        fused = fuse(ranked, {"keyword": self.weights.keyword_weight, "vector": self.weights.vector_weight})
+        w = self.weights
+        vector_weight = w.vector_weight_cjk if CJK.search(text) else w.vector_weight
+        fused = fuse(ranked, {"keyword": w.keyword_weight, "vector": vector_weight})
         memories = self.store.get_many(list(fused))
         distances = {s: d for d, s in enumerate(chain)}
         now = ASKS_FOR_NOW.search(text) is not None
