@@ -26,13 +26,19 @@ class CountingEmbedder(HashEmbedder):
 def test_each_chat_turn_is_embedded_once_even_when_quoted_as_context() -> None:
     embedder = CountingEmbedder()
     engine = MemoryEngine(SQLiteMemoryStore(":memory:"), embedder)
-    turns = [f"speaker {i % 2}: turn number {i} talks about topic {i}" for i in range(200)]
+    turns = [
+        f"speaker {i % 2}: turn number {i} talks about topic {i}"
+        + ("\n- a list\n- of points" if i % 3 else "")
+        for i in range(200)
+    ]
     engine.add_many(
         NewMemory(content=t, scope="chat", context="\n".join(turns[max(i - 2, 0) : i]) or None)
         for i, t in enumerate(turns)
     )
     engine.index_pending(batch=16)
     assert sorted(embedder.seen) == sorted(turns)  # no turn twice, no context line of its own
+    lone = embed_rows(embedder, [("a reply", "a question nobody stored\nwith two lines")])
+    assert embedder.seen[-2:] == ["a reply", "a question nobody stored\nwith two lines"] and len(lone) == 1
 
 
 def test_context_pulls_the_vector_towards_it() -> None:

@@ -8,11 +8,12 @@ cores, close to their arithmetic limit), so two rules keep long chat turns fast:
   chat turn or a note is nearly always in its opening (LongMemEval_S: recall kept, see
   docs/benchmarks.md).
 * **Each turn is embedded once, and reused as the next turns' context.** The context of
-  a chat turn is the turns before it; a context line that opens like an earlier row's
-  first chunk takes that chunk's vector, any other line is embedded once (a cache keyed
-  by its opening). The context's vector is the mean of its lines', and each chunk's
-  vector is ``unit(chunk + CONTEXT_WEIGHT * context)``. Embedding the context as a text
-  prefix of every chunk cost ~2.7x the turn's own text.
+  a chat turn is the turns before it: a context line that is the first line of an
+  earlier row takes that row's vector; a context that quotes no known row is embedded
+  once, its last ``CONTEXT_FALLBACK_CHARS`` characters. The context's vector is the mean
+  of the quoted turns', and each chunk's vector is ``unit(chunk + CONTEXT_WEIGHT *
+  context)``. Embedding the context as a text prefix of every chunk cost ~2.7x the
+  turn's own text.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ CONTEXT_WEIGHT = (
     1.0  # of the context's vector, added to each chunk's before normalising (LoCoMo dev, leave-one-out)
 )
 CACHE_LINES = 4096  # context lines kept between batches of one indexing run
-KEY_CHARS = 200  # a context line and the chunk it quotes are matched on this much of their opening
+KEY_CHARS = 200  # a context line and the turn it quotes are matched on this much of its first line
+CONTEXT_FALLBACK_CHARS = 400  # embedded when a context quotes no known turn
 
 
 def vector_pieces(content: str) -> list[str]:
@@ -38,15 +40,18 @@ def vector_pieces(content: str) -> list[str]:
     return chunks(content)[:VECTOR_CHUNKS]
 
 
-def context_lines(context: str | None) -> list[str]:
-    if not context:
-        return []
-    return [line.strip() for line in context[-CONTEXT_CHARS:].split("\n") if line.strip()]
-
-
 def _key(text: str) -> str:
-    """What a context line and the turn it quotes have in common: their opening."""
-    return " ".join(text[:KEY_CHARS].split())
+    """How a turn is recognised when quoted as context: its first line, whitespace collapsed, cut short."""
+    first = text.strip().split("\n", 1)[0]
+    return " ".join(first.split())[:KEY_CHARS]
+
+
+def _context_keys(context: str | None) -> tuple[list[str], str]:
+    """The context's lines as keys, and the text embedded when none is a known turn (its tail)."""
+    if not context:
+        return [], ""
+    tail = context[-CONTEXT_CHARS:]
+    return [_key(line) for line in tail.split("\n") if line.strip()], tail[-CONTEXT_FALLBACK_CHARS:].strip()
 
 
 def embed_rows(
@@ -56,18 +61,22 @@ def embed_rows(
 ) -> list[Matrix]:
     """Vectors for each (content, context) row, shape (pieces, dim): one embedder call per batch.
 
-    A context line that opens like an earlier row's first chunk (the turn before, quoted as
-    context) reuses that chunk's vector, so each turn is embedded once; other lines are
-    embedded once each. ``cache`` carries these vectors from one batch to the next.
+    The context's vector is the mean of the vectors of the turns it quotes — a line that is
+    the first line of an earlier row reuses that row's first vector, so each turn is
+    embedded once. A context that quotes no known turn is embedded itself, once (its tail).
+    ``cache`` carries the turn vectors from one batch to the next.
     """
     seen = cache if cache is not None else {}
     if len(seen) > CACHE_LINES:
         seen.clear()
     pieces = [vector_pieces(content) for content, _ in rows]
-    lines = [[_key(line) for line in context_lines(context)] for _, context in rows]
     mine = {_key(per_row[0]) for per_row in pieces if per_row}
-    fresh = list(dict.fromkeys(k for per_row in lines for k in per_row if k not in seen and k not in mine))
-    texts = [p for per_row in pieces for p in per_row] + fresh
+    contexts = [_context_keys(context) for _, context in rows]
+    fresh: dict[str, str] = {}  # key -> text, for contexts that quote nothing known
+    for keys, tail in contexts:
+        if keys and not any(k in seen or k in mine for k in keys) and tail:
+            fresh.setdefault("\x00" + tail, tail)
+    texts = [p for per_row in pieces for p in per_row] + list(fresh.values())
     vectors = embedder.embed_documents(texts) if texts else np.zeros((0, 1), dtype=np.float32)
     n_pieces = len(texts) - len(fresh)
     seen.update(zip(fresh, vectors[n_pieces:], strict=True))
@@ -79,8 +88,10 @@ def embed_rows(
             seen[_key(per_row[0])] = vectors[start]
         start += len(per_row)
     out: list[Matrix] = []
-    for own, context in zip(own_vectors, lines, strict=True):
-        found = [seen[k] for k in context if k in seen]
+    for own, (keys, tail) in zip(own_vectors, contexts, strict=True):
+        found = list({id(seen[k]): seen[k] for k in keys if k in seen}.values()) or (
+            [seen["\x00" + tail]] if keys and "\x00" + tail in seen else []
+        )
         if found:
             mean = np.mean(found, axis=0)
             own = own + CONTEXT_WEIGHT * mean / max(float(np.linalg.norm(mean)), 1e-12)

@@ -134,15 +134,17 @@ class MemoryEngine:
             context=context or None,
         )
         vectors = self._try_embed(new.content, new.context)
-        # a vector shaped by context says little about the fact alone: exact dedupe only
-        existing = self._duplicate_of(new.content, new.scope, None if new.context else vectors)
+        # a vector shaped by context says little about the fact alone: exact dedupe only, no supersede
+        fact_vectors = None if new.context else vectors
+        near = self._neighbours(new.scope, fact_vectors)  # one search serves dedupe and supersede
+        existing = self._duplicate_of(new.content, new.scope, fact_vectors, near)
         if existing is not None:
             memory, similarity = existing
             now = self.clock()
             self.store.touch(memory.id, now, importance=new.importance)
             refreshed = replace(memory, updated_at=now, importance=max(memory.importance, new.importance))
             return RememberResult(refreshed, duplicate=True, similarity=similarity)
-        older = self._superseded_by(new, vectors)
+        older = self._superseded_by(new, fact_vectors, near)
         if older:
             link = older[0] if len(older) == 1 else older
             new = replace(new, provenance={**(new.provenance or {}), "supersedes": link})
@@ -208,7 +210,15 @@ class MemoryEngine:
             context=new.context,
         )
 
-    def _duplicate_of(self, content: str, scope: str, vectors: Matrix | None) -> tuple[Memory, float] | None:
+    def _neighbours(self, scope: str, vectors: Matrix | None) -> list[Match]:
+        """The nearest memories in ``scope`` by meaning, for a one-chunk fact (documents: none)."""
+        if vectors is None or len(vectors) != 1:
+            return []
+        return self.store.vector_search(self.embedder.model_id, vectors[0], [scope], SUPERSEDE_CANDIDATES)
+
+    def _duplicate_of(
+        self, content: str, scope: str, vectors: Matrix | None, near: list[Match] | None = None
+    ) -> tuple[Memory, float] | None:
         """A live memory in ``scope`` with the same text, or (for one-chunk facts) the same meaning."""
         now = self.clock()
         exact = self.store.find_by_hash(scope, content_hash(content))
@@ -216,14 +226,14 @@ class MemoryEngine:
             return exact, 1.0
         if vectors is None or len(vectors) != 1:  # documents are deduplicated by exact text only
             return None
-        best = self.store.vector_search(self.embedder.model_id, vectors[0], [scope], 1)
+        best = near if near is not None else self._neighbours(scope, vectors)
         if best and best[0].score >= self.embedder.dedupe_threshold:
             memory = self.store.get(best[0].memory_id)
             if memory is not None and memory.deleted_at is None and not _expired(memory, now):
                 return memory, best[0].score
         return None
 
-    def _superseded_by(self, new: NewMemory, vectors: Matrix | None) -> list[str]:
+    def _superseded_by(self, new: NewMemory, vectors: Matrix | None, near: list[Match]) -> list[str]:
         """Ids of live facts in ``new``'s scope that it restates with a new value (``_supersede``).
 
         Only a one-chunk fact without context can supersede (a chat turn with context is
@@ -233,10 +243,7 @@ class MemoryEngine:
         if new.context or len(chunks(new.content)) != 1:
             return []
         if vectors is not None and len(vectors) == 1:
-            found = self.store.vector_search(
-                self.embedder.model_id, vectors[0], [new.scope], SUPERSEDE_CANDIDATES
-            )
-            ids = [m.memory_id for m in found if m.score >= MIN_COSINE]
+            ids = [m.memory_id for m in near if m.score >= MIN_COSINE]
         else:
             found = self.store.keyword_search(query_terms(new.content), [new.scope], SUPERSEDE_CANDIDATES)
             ids = [m.memory_id for m in found]
