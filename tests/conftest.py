@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import ipaddress
 import json
+import os
 import socket
 import sys
 from collections.abc import Callable, Iterator
@@ -47,6 +48,18 @@ def _guarded_connect(self: socket.socket, address: Any) -> None:
 def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
     _check(address)
     return _real_connect_ex(self, address)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Derived model caches (the mapped USE model) go to a temporary folder, never the user's."""
+    saved = os.environ.get("SHITSUJI_CACHE_DIR")
+    os.environ["SHITSUJI_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if saved is None:
+        os.environ.pop("SHITSUJI_CACHE_DIR", None)
+    else:
+        os.environ["SHITSUJI_CACHE_DIR"] = saved
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -78,7 +78,9 @@ def run_hook_bench(
         (project / "src").mkdir()
         db = Path(tmp) / "bench.db"
         fill_s = _fill(db, project_scope(project), embedder, n, progress)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SHITSUJI_")}
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith("SHITSUJI_") or k == "SHITSUJI_CACHE_DIR"
+        }
         payloads = [_payload(q, project / "src") for q in synthetic_queries(runs)]
         python = sys.executable
         fast = [python, "-m", "shitsuji.hooks", "prompt", "--db", str(db)]

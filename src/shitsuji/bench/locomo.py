@@ -105,6 +105,7 @@ def run_locomo(
         "bm25": defaultdict(list),
     }
     unresolved = 0
+    by_conversation: dict[str, list[float]] = defaultdict(list)
     with bench_engine(embedder) as engine:
         for sample in samples:
             scope = f"bench/locomo/{sample.get('sample_id', 'sample')}"
@@ -135,6 +136,9 @@ def run_locomo(
                 hits = engine.recall(qa["question"], scope, k=k)
                 found = set().union(*(dia_of_memory[h.memory.id] for h in hits)) if hits else set()
                 _score(tally["shitsuji"], category, evidence, found)
+                by_conversation[scope.rsplit("/", 1)[-1]].append(
+                    sum(e in found for e in evidence) / len(evidence)
+                )
                 base = {conv_turns[i]["dia_id"] for i in bm25.top(bm25_tokens(qa["question"]), k)}
                 _score(tally["bm25"], category, evidence, base)
             if progress:
@@ -146,6 +150,10 @@ def run_locomo(
             "embedder": engine.embedder.model_id,
             "category_mapping": CATEGORIES,
             "unresolved_evidence": unresolved,
+            # per conversation: what leave-one-conversation-out tuning scores (docs/benchmarks.md)
+            "by_conversation": {
+                c: {"recall": round(sum(r) / len(r), 4), "n": len(r)} for c, r in by_conversation.items()
+            },
             "bm25": _summary(tally["bm25"]),
         }
     )

@@ -12,8 +12,10 @@ the file into one scope for every question, the harder setting.
 from __future__ import annotations
 
 import ast
+import time
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +52,23 @@ def _question(q: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _ingest(engine: MemoryEngine, scope: str, sessions: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+@dataclass
+class Ingest:
+    """What the bulk path took in (characters of turn text) and how long it took."""
+
+    chars: int = 0
+    seconds: float = 0.0
+
+
+def _ingest(
+    engine: MemoryEngine,
+    scope: str,
+    sessions: dict[str, list[dict[str, Any]]],
+    meter: Ingest,
+    *,
+    context: bool = True,
+) -> dict[str, str]:
+    start = time.perf_counter()
     items = []
     for session_id, session in sessions.items():
         said: list[str] = []
@@ -65,12 +83,14 @@ def _ingest(engine: MemoryEngine, scope: str, sessions: dict[str, list[dict[str,
                         category="event",
                         source="imported",
                         provenance={"session": session_id, "turn": n},
-                        context=turn_context(said),
+                        context=turn_context(said) if context else None,
                     )
                 )
+                meter.chars += len(content)
                 said.append(content)
     engine.add_many(items)
     engine.index_pending()
+    meter.seconds += time.perf_counter() - start
     return {m.id: str(m.provenance["session"]) for m in engine.list_memories(scope)}
 
 
@@ -80,25 +100,29 @@ def run_longmemeval(
     embedder: str | Embedder,
     k: int = 5,
     pooled: bool = False,
+    limit: int | None = None,
+    context: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    questions = [q for q in load(path) if not q["id"].endswith("_abs")]
+    """``limit``: the first N questions only (a subset to iterate on); ``context=False``: turns
+    are imported without the turns before them."""
+    questions = [q for q in load(path) if not q["id"].endswith("_abs")][:limit]
     tally: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    meter = Ingest()
     with bench_engine(embedder) as engine:
         session_of: dict[str, str] = {}
         if pooled:
             everything = {
                 sid: s for q in questions for sid, s in zip(q["session_ids"], q["sessions"], strict=True)
             }
-            session_of = _ingest(engine, "bench/lme/pooled", everything)
+            session_of = _ingest(engine, "bench/lme/pooled", everything, meter, context=context)
             if progress:
                 progress(f"pooled: {len(everything)} sessions, {len(session_of)} turns")
         for q in questions:
             scope = "bench/lme/pooled" if pooled else f"bench/lme/{q['id']}"
             if not pooled:
-                session_of.update(
-                    _ingest(engine, scope, dict(zip(q["session_ids"], q["sessions"], strict=True)))
-                )
+                sessions = dict(zip(q["session_ids"], q["sessions"], strict=True))
+                session_of.update(_ingest(engine, scope, sessions, meter, context=context))
             hits = engine.recall(q["question"], scope, k=k * SESSIONS_PER_HIT_POOL)
             ranked = list(dict.fromkeys(session_of[h.memory.id] for h in hits))[:k]
             any_ = 1.0 if q["answers"] & set(ranked) else 0.0
@@ -116,7 +140,11 @@ def run_longmemeval(
     return {
         "k": k,
         "pooled": pooled,
+        "context": context,
         "embedder": engine.embedder.model_id,
+        "ingest_chars": meter.chars,
+        "ingest_seconds": round(meter.seconds, 1),
+        "ingest_chars_per_s": round(meter.chars / meter.seconds) if meter.seconds else 0,
         "overall": block(tally.pop("overall")),
         "by_type": {t: block(rows) for t, rows in sorted(tally.items())},
     }

@@ -69,11 +69,21 @@ def longmemeval(
     pooled: Annotated[
         bool, typer.Option("--pooled", help="All sessions in one scope for every question.")
     ] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="The first N questions only.")] = None,
+    context: Annotated[
+        bool, typer.Option("--context/--no-context", help="Import each turn with the turns before it.")
+    ] = True,
     as_json: JsonFlag = False,
 ) -> None:
-    """Session recall_any@k / recall_all@k on a LongMemEval file (abstention questions skipped)."""
+    """Session recall_any@k / recall_all@k on a LongMemEval file (abstention questions skipped), and ingest speed."""
     data = run_longmemeval(
-        file, embedder=_embedder(), k=k, pooled=pooled, progress=None if as_json else _note
+        file,
+        embedder=_embedder(),
+        k=k,
+        pooled=pooled,
+        limit=limit,
+        context=context,
+        progress=None if as_json else _note,
     )
     if as_json:
         print_json(data)
@@ -92,17 +102,22 @@ def japanese(
         ),
     ],
     k: Annotated[int, typer.Option("-k", "--k", min=1)] = 3,
+    distractors: Annotated[
+        int, typer.Option("--distractors", min=0, help="Synthetic facts added to each user's scope.")
+    ] = 0,
     as_json: JsonFlag = False,
 ) -> None:
-    """hit@k and cross-user leaks on the small Japanese set."""
-    data = run_japanese(directory, embedder=_embedder(), k=k)
+    """hit@k, hit@1 per query class and cross-user leaks on a Japanese household set."""
+    data = run_japanese(directory, embedder=_embedder(), k=k, distractors=distractors)
     if as_json:
         print_json(data)
         return
     console.print(
-        f"[bold]Japanese hit@{k}[/] ({data['embedder']}): {data['hit']:.3f} over {data['queries']} queries, "
-        f"cross-user hits {data['cross_user_hits']}"
+        f"[bold]Japanese hit@{k}[/] ({data['embedder']}): {data['hit']:.3f} (hit@1 {data['hit_at_1']:.3f}) "
+        f"over {data['queries']} queries, cross-user hits {data['cross_user_hits']}"
     )
+    for name, block in data["by_class"].items():
+        console.print(f"  {name:<14} hit {block['hit']:.3f}  hit@1 {block['hit_at_1']:.3f}  (n={block['n']})")
     for miss in data["misses"]:
         console.print(f"  missed: {miss}")
 

@@ -1,10 +1,11 @@
-"""Hooks for coding agents: ``hook prompt``, ``install-hooks`` and ``bench hook``."""
+"""Hooks for coding agents: ``hook prompt``, ``install-hooks``, ``bench hook`` and ``bench hook-relevance``."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -21,6 +22,7 @@ from ..hooks import (
     plan,
     summary,
 )
+from ..hooks._prompt import one_blas_thread
 from ..mcp import project_root
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 from ._bench import bench_app
@@ -41,6 +43,7 @@ def prompt(
 ) -> None:
     """Read a UserPromptSubmit payload on stdin; print the project's relevant memories, or nothing."""
     settings = STATE.settings()
+    one_blas_thread()  # a one-shot process: see its doc
     out = answer_prompt(
         sys.stdin.read(), settings.db, embedder=settings.embedder, k=k, budget=budget, plain=plain
     )
@@ -105,12 +108,25 @@ def hook_bench(
     as_json: JsonFlag = False,
 ) -> None:
     """Latency of the prompt hook as agents run it: one fresh process per prompt, p50/p95."""
-    data = run_hook_bench(
-        embedder=STATE.settings().embedder,
-        n=n,
-        runs=runs,
-        progress=None if as_json else (lambda msg: err_console.print(f"[dim]{msg}[/]")),
+    _show(
+        run_hook_bench(embedder=STATE.settings().embedder, n=n, runs=runs, progress=_progress(as_json)),
+        as_json,
     )
+
+
+@bench_app.command("hook-relevance")
+def hook_relevance_bench(as_json: JsonFlag = False) -> None:
+    """Right memory injected / noise injected by the prompt hook on its labelled set, with calibration."""
+    from ..bench.hook_relevance import run_hook_relevance
+
+    _show(run_hook_relevance(embedder=STATE.settings().embedder, progress=_progress(as_json)), as_json)
+
+
+def _progress(as_json: bool) -> Callable[[str], None] | None:
+    return None if as_json else (lambda msg: err_console.print(f"[dim]{msg}[/]"))
+
+
+def _show(data: dict[str, Any], as_json: bool) -> None:
     if as_json:
         print_json(data)
         return

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..config import Settings
 from ..errors import ShitsujiError
 from ._context import DEFAULT_BUDGET, DEFAULT_K
-from ._prompt import answer_prompt
+from ._prompt import answer_prompt, one_blas_thread
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,10 +27,11 @@ def main(argv: list[str] | None = None) -> int:
     prompt.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="At most this many characters.")
     prompt.add_argument("--plain", action="store_true", help="Print plain text instead of hook JSON.")
     args = parser.parse_args(argv)
+    one_blas_thread()
     try:
         out = answer_prompt(
             sys.stdin.read(), Settings.from_env(db=args.db).db, k=args.k, budget=args.budget, plain=args.plain
-        )  # the embedder comes from SHITSUJI_EMBEDDER; a keyword-only recall never loads it
+        )  # the embedder comes from SHITSUJI_EMBEDDER
     except ShitsujiError as exc:
         print(f"shitsuji hook: {exc}", file=sys.stderr)
         return 1

@@ -1,25 +1,39 @@
 """The prompt hook's answer: the project's memories that bear on the prompt, or nothing.
 
-Why keywords only: the hook is a fresh process per prompt. Loading the default embedding
-model costs about a second before the first query vector (see ``bench hook``), which a
-person would feel on every prompt; the keyword index answers from the rows alone. The
-agent still has meaning-based search through the MCP ``recall`` tool.
+By meaning first. The hook is a fresh process per prompt; it embeds the prompt with the
+mapped copy of the model (``memory._use_mapped``, a few ms) and maps the database's
+vector snapshot, so "what timezone do we store timestamps in?" finds "all datetimes are
+saved as UTC", and a Japanese rule answers an English question.
 
-Why a relevance cut: ranked search always returns its top k, so without one every prompt
-("thanks!", "go on") would drag memories along. A memory is shown only when the passage
-that matched shares at least two distinct keyword terms with the prompt (or every term of
-a one-term prompt). Terms are stemmed words without stop words, and character bigrams for
-Japanese, so "how do we run the tests?" keeps "run" and "test" and finds "tests run with
-make test", while a chatty prompt shares nothing but stop words and gets nothing.
+Why a relevance gate: ranked search always returns its top k, so without one every prompt
+("thanks!", 「もう少し短く説明して」) would drag memories along. A memory is shown when the
+cosine between the prompt and its best passage reaches the model's ``Gate.meaning``, or
+reaches the lower ``Gate.meaning_with_words`` while the two also share at least two
+distinct keyword terms; and nothing at all is shown for a prompt that is conversation
+chatter (``_chatter``: close to reference sentences such as "please continue",
+「もっと簡潔にまとめて」). The thresholds were calibrated on a labelled set of prompts that
+need a memory and prompts that must get nothing (``bench hook-relevance``, figures in
+docs/benchmarks.md); a model without a calibrated gate, or a model that cannot run,
+leaves the hook on words alone.
+
+Words alone (the fallback): the passage must share at least two distinct terms with the
+prompt (every term of a one-term prompt). Single kanji do not count as terms here: they
+ride along with every bigram (説明 brings 説 and 明), which let one shared word pass.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from ..memory import Hit, MemoryEngine, terms
+from ..memory._embedders import Vector
+from ._chatter import chatter_similarity
+
+log = logging.getLogger(__name__)
 
 CANDIDATES: Final = 20
 DEFAULT_K: Final = 5
@@ -28,24 +42,77 @@ MIN_SHARED_TERMS: Final = 2
 EXCERPT_CHARS: Final = 500
 
 
-def keyword_hits(engine: MemoryEngine, prompt: str, scope: str) -> list[Hit]:
-    """Memories visible from ``scope`` that match the prompt's words, best first."""
-    if not terms(prompt):
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """Cosine thresholds of one embedding model (see the module doc and ``_chatter``)."""
+
+    meaning: float
+    meaning_with_words: float
+    chatter: float = 1.01  # a prompt this close to conversation chatter gets nothing
+
+
+#: Calibrated with ``shitsuji bench hook-relevance`` (docs/benchmarks.md).
+GATES: Final[dict[str, Gate]] = {
+    "use-multilingual-v3": Gate(meaning=0.325, meaning_with_words=0.25, chatter=0.5),
+}
+
+
+def prompt_vector(engine: MemoryEngine, prompt: str) -> Vector | None:
+    """The prompt's embedding when the model has a gate and runs; None means words alone."""
+    if engine.embedder.model_id not in GATES or not prompt.strip():
+        return None
+    try:
+        return engine.embedder.embed_query(prompt)
+    except Exception as exc:  # a broken model must not cost the prompt its memories
+        log.warning("prompt embedding failed, the hook matches words only: %s", exc)
+        return None
+
+
+def candidate_hits(engine: MemoryEngine, prompt: str, scope: str, vector: Vector | None) -> list[Hit]:
+    """Memories visible from ``scope`` ranked for the prompt: by meaning when ``vector`` is given
+    (the gate shows nothing without a cosine, so the keyword index is not even loaded), else by words.
+    """
+    if not prompt.strip() or (vector is None and not terms(prompt)):
         return []
-    return engine.recall(prompt, scope, k=CANDIDATES, semantic=False)
+    if vector is not None:
+        hits = engine.recall(prompt, scope, k=CANDIDATES, lexical=False, vector=vector)
+        if hits:
+            return hits
+    return engine.recall(prompt, scope, k=CANDIDATES, semantic=False)  # no vectors stored (yet)
 
 
-def is_relevant(hit: Hit, prompt: str) -> bool:
-    """True when the matched passage shares enough distinct terms with the prompt (see module doc)."""
-    query = set(terms(prompt))
-    if not query:
-        return False
-    shared = query & set(terms(hit.excerpt))
-    return len(shared) >= min(MIN_SHARED_TERMS, len(query))
+def prompt_terms(text: str) -> set[str]:
+    """Distinct keyword terms, single kanji left out (they ride along with every bigram)."""
+    return {t for t in terms(text) if len(t) > 1 or t.isascii()}
+
+
+def shared_terms(hit: Hit, prompt: str) -> int:
+    """Distinct keyword terms the matched passage shares with the prompt (single kanji not counted)."""
+    return len(prompt_terms(prompt) & set(terms(hit.excerpt)))
+
+
+def passes(gate: Gate | None, cosine: float | None, shared: int, prompt_terms: int) -> bool:
+    """The gate (see the module doc); without a gate or a cosine, the keyword rule."""
+    if gate is None or cosine is None:
+        return prompt_terms > 0 and shared >= min(MIN_SHARED_TERMS, prompt_terms)
+    return cosine >= gate.meaning or (cosine >= gate.meaning_with_words and shared >= MIN_SHARED_TERMS)
+
+
+def is_relevant(hit: Hit, prompt: str, gate: Gate | None = None) -> bool:
+    return passes(gate, hit.signals.get("vector"), shared_terms(hit, prompt), len(prompt_terms(prompt)))
 
 
 def relevant_hits(engine: MemoryEngine, prompt: str, scope: str, *, k: int = DEFAULT_K) -> list[Hit]:
-    return [h for h in keyword_hits(engine, prompt, scope) if is_relevant(h, prompt)][:k]
+    vector = prompt_vector(engine, prompt)
+    hits = candidate_hits(engine, prompt, scope, vector)
+    gate = GATES.get(engine.embedder.model_id)
+    if vector is None or gate is None or not any("vector" in h.signals for h in hits):
+        gate = None  # no vectors to compare with (model down, none stored yet): words alone
+    elif chatter_similarity(engine.embedder, vector) >= gate.chatter:
+        return []
+    else:  # searched by meaning: a hit with no vector score is far in meaning
+        hits = [h for h in hits if "vector" in h.signals]
+    return [h for h in hits if is_relevant(h, prompt, gate)][:k]
 
 
 def format_context(hits: Sequence[Hit], scope: str, *, budget: int = DEFAULT_BUDGET) -> str:

@@ -1,7 +1,8 @@
 """``hook prompt`` end to end: payload in, context out, touching nothing but the database.
 
-It recalls by words only (the embedding model is never loaded, see ``_context``) and never
-creates a database: before the first memory is saved there is simply nothing to say.
+It recalls by meaning through the mapped model and vector snapshot (see ``_context``), by
+words when that cannot run, and never creates a database: before the first memory is
+saved there is simply nothing to say.
 """
 
 from __future__ import annotations
@@ -15,6 +16,36 @@ from ._context import DEFAULT_BUDGET, DEFAULT_K, format_context, hook_output, re
 from ._payload import parse_payload
 
 MIN_BUDGET = 200
+_BLAS_SET_THREADS = (
+    "scipy_openblas_set_num_threads64_",
+    "openblas_set_num_threads64_",
+    "openblas_set_num_threads",
+)
+
+
+def one_blas_thread() -> None:
+    """Keep numpy's OpenBLAS on one thread in this one-shot process.
+
+    One prompt's matrix products are small; with its default of a thread per core,
+    OpenBLAS spins up and waits on workers, which on a busy 2-core machine cost the hook
+    ~80-150 ms per prompt (measured side by side, docs/benchmarks.md). The environment
+    variable would come too late (numpy is loaded with the package), so the library's own
+    setter is called; where it cannot be found, nothing changes.
+    """
+    import ctypes
+
+    import numpy
+
+    for path in (Path(numpy.__file__).parent.parent / "numpy.libs").glob("*openblas*"):
+        try:
+            library = ctypes.CDLL(str(path))
+        except OSError:
+            continue
+        for name in _BLAS_SET_THREADS:
+            setter = getattr(library, name, None)
+            if setter is not None:
+                setter(1)
+                return
 
 
 def answer_prompt(

@@ -16,11 +16,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..errors import EmbedderError, NotFoundError, UserInputError
-from ._embedders import Embedder, Matrix
-from ._recall import RecallWeights, fuse, weigh
+from ._embedders import Embedder, Matrix, Vector
+from ._embedding import embed_rows
+from ._recall import ASKS_FOR_NOW, RecallWeights, fuse, weigh
 from ._records import (
     Hit,
     Memory,
@@ -33,19 +32,20 @@ from ._records import (
 from ._scopes import lineage, normalize_scope
 from ._slots import Match
 from ._store import MemoryStore, StoreStats
-from ._text import chunks, content_hash, query_terms, terms
+from ._supersede import MIN_COSINE, same_subject
+from ._text import CJK, chunks, content_hash, query_terms, terms
 
 if TYPE_CHECKING:
     from ..audit import AuditLog
 
 log = logging.getLogger(__name__)
 
-CONTEXT_CHARS = 1000  # context tail given to the embedder
 CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memory
 
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
 INDEX_BATCH = 64
+SUPERSEDE_CANDIDATES = 5
 
 
 def utcnow() -> datetime:
@@ -85,22 +85,6 @@ def index_terms(content: str, context: str | None = None) -> str:
     return "\n".join(" ".join(terms(piece) + extra) for piece in chunks(content))
 
 
-def embedding_texts(content: str, context: str | None) -> list[str]:
-    """What the embedder sees for each chunk of a memory."""
-    return [embedding_text(piece, context) for piece in chunks(content)]
-
-
-def embedding_text(content: str, context: str | None) -> str:
-    """What the embedder sees: the fact, preceded by the tail of its context if any.
-
-    Context (say, the turns before a remembered chat line) only shapes the vector; the
-    stored content and the keyword terms are the fact alone.
-    """
-    if not context:
-        return content
-    return f"{context[-CONTEXT_CHARS:]}\n{content}"
-
-
 @dataclass(frozen=True, slots=True)
 class NewMemory:
     """A fact to store, already validated (see ``MemoryEngine.prepare``)."""
@@ -133,6 +117,7 @@ class MemoryEngine:
         self.embedder = embedder
         self.clock = clock
         self.weights = weights or RecallWeights()
+        self._recent: dict[str, Vector] = {}  # recent turns' vectors, reused when quoted as context
         self.audit = audit  # every change is recorded there, with who made it
 
     def _record(self, action: str, memory: Memory, actor: str | None, **detail: Any) -> None:
@@ -188,29 +173,37 @@ class MemoryEngine:
             valid_until=valid_until,
             context=without_secrets(context) if context else None,
         )
-        vectors = self._try_embed(embedding_texts(new.content, new.context))
-        # a vector shaped by context says little about the fact alone: exact dedupe only
-        existing = self._duplicate_of(new.content, new.scope, None if new.context else vectors)
+        vectors = self._try_embed(new.content, new.context)
+        # a vector shaped by context says little about the fact alone: exact dedupe only, no supersede
+        fact_vectors = None if new.context else vectors
+        near = self._neighbours(new.scope, fact_vectors)  # one search serves dedupe and supersede
+        existing = self._duplicate_of(new.content, new.scope, fact_vectors, near)
         if existing is not None:
             memory, similarity = existing
             now = self.clock()
             self.store.touch(memory.id, now, importance=new.importance)
             refreshed = replace(memory, updated_at=now, importance=max(memory.importance, new.importance))
             return RememberResult(refreshed, duplicate=True, similarity=similarity)
+        older = self._superseded_by(new, fact_vectors, near)
+        if older:
+            link = older[0] if len(older) == 1 else older
+            new = replace(new, provenance={**(new.provenance or {}), "supersedes": link})
         memory = self._build(new)
         self.store.insert(memory, index_terms(memory.content, memory.context))
+        for old_id in older:  # kept, linked and restorable: see _supersede
+            self.store.set_valid_until(old_id, memory.created_at, {"superseded_by": memory.id})
         if vectors is not None:
             self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
             memory = replace(memory, embedding_model=self.embedder.model_id)
         self._record(
             "extracted" if source == "extracted" else "remembered", memory, None, category=memory.category
         )
-        return RememberResult(memory, duplicate=False)
+        return RememberResult(memory, duplicate=False, superseded=tuple(older))
 
     def find_duplicate(self, text: str, scope: str) -> RememberResult | None:
         """The memory in ``scope`` that ``text`` would duplicate, if any (nothing is written)."""
         content = check_content(text)
-        found = self._duplicate_of(content, normalize_scope(scope), self._try_embed(chunks(content)))
+        found = self._duplicate_of(content, normalize_scope(scope), self._try_embed(content, None))
         if found is None:
             return None
         return RememberResult(found[0], duplicate=True, similarity=found[1])
@@ -269,7 +262,15 @@ class MemoryEngine:
             context=new.context,
         )
 
-    def _duplicate_of(self, content: str, scope: str, vectors: Matrix | None) -> tuple[Memory, float] | None:
+    def _neighbours(self, scope: str, vectors: Matrix | None) -> list[Match]:
+        """The nearest memories in ``scope`` by meaning, for a one-chunk fact (documents: none)."""
+        if vectors is None or len(vectors) != 1:
+            return []
+        return self.store.vector_search(self.embedder.model_id, vectors[0], [scope], SUPERSEDE_CANDIDATES)
+
+    def _duplicate_of(
+        self, content: str, scope: str, vectors: Matrix | None, near: list[Match] | None = None
+    ) -> tuple[Memory, float] | None:
         """A live memory in ``scope`` with the same text, or (for one-chunk facts) the same meaning."""
         now = self.clock()
         exact = self.store.find_by_hash(scope, content_hash(content))
@@ -277,28 +278,65 @@ class MemoryEngine:
             return exact, 1.0
         if vectors is None or len(vectors) != 1:  # documents are deduplicated by exact text only
             return None
-        best = self.store.vector_search(self.embedder.model_id, vectors[0], [scope], 1)
+        best = near if near is not None else self._neighbours(scope, vectors)
         if best and best[0].score >= self.embedder.dedupe_threshold:
             memory = self.store.get(best[0].memory_id)
             if memory is not None and memory.deleted_at is None and not _expired(memory, now):
                 return memory, best[0].score
         return None
 
-    def _try_embed(self, texts: list[str]) -> Matrix | None:
+    def _superseded_by(self, new: NewMemory, vectors: Matrix | None, near: list[Match]) -> list[str]:
+        """Ids of live facts in ``new``'s scope that it restates with a new value (``_supersede``).
+
+        Only a one-chunk fact without context can supersede (a chat turn with context is
+        a record of what was said, not a current fact); candidates are its nearest
+        neighbours by meaning, or by words when the embedder did not run.
+        """
+        if new.context or len(chunks(new.content)) != 1:
+            return []
+        if vectors is not None and len(vectors) == 1:
+            ids = [m.memory_id for m in near if m.score >= MIN_COSINE]
+        else:
+            found = self.store.keyword_search(query_terms(new.content), [new.scope], SUPERSEDE_CANDIDATES)
+            ids = [m.memory_id for m in found]
+        now = self.clock()
+        stated = new.created_at or now
+        older = self.store.get_many(ids)
+        return [
+            m.id
+            for m in (older[i] for i in ids if i in older)
+            if m.deleted_at is None
+            and not _expired(m, now)
+            and not m.context
+            and m.created_at <= stated  # a fact stated earlier never replaces a later one
+            and same_subject(m.content, new.content)
+        ]
+
+    def _try_embed(self, content: str, context: str | None) -> Matrix | None:
         try:
-            return self.embedder.embed_documents(texts)
+            return embed_rows(self.embedder, [(content, context)], self._recent)[0]
         except Exception as exc:  # a broken model must not lose the write
             log.warning("embedding failed, the row will be indexed later: %s", exc)
             return None
 
     # -- reading ----------------------------------------------------------
 
-    def recall(self, query: str, scope: str, *, k: int = 5, semantic: bool = True) -> list[Hit]:
+    def recall(
+        self,
+        query: str,
+        scope: str,
+        *,
+        k: int = 5,
+        semantic: bool = True,
+        lexical: bool = True,
+        vector: Vector | None = None,
+    ) -> list[Hit]:
         """The ``k`` best memories for ``query`` visible from ``scope`` (itself and its ancestors).
 
-        ``semantic=False`` searches by words only and never touches the embedding model:
-        for one-shot processes (the prompt hook) where loading the model would cost more
-        than the whole answer.
+        ``semantic=False`` searches by words only and never touches the embedding model;
+        ``lexical=False`` by meaning only (the prompt hook, which shows nothing that is far
+        in meaning, so it need not load the keyword index). ``vector`` is the query's
+        embedding when the caller already has it.
         """
         text = query.strip()
         if not text:
@@ -307,18 +345,27 @@ class MemoryEngine:
             raise UserInputError(f"k must be at least 1, got {k}")
         chain = lineage(scope)
         n = max(self.weights.candidates, k * 3)
-        ranked: dict[str, list[Match]] = {"keyword": self.store.keyword_search(query_terms(text), chain, n)}
+        ranked: dict[str, list[Match]] = {}
+        if lexical or not semantic:
+            ranked["keyword"] = self.store.keyword_search(query_terms(text), chain, n)
         if semantic:
             try:
-                vector = self.embedder.embed_query(text)
+                vector = self.embedder.embed_query(text) if vector is None else vector
             except Exception as exc:  # keep answering by words when the model is down
                 log.warning("query embedding failed, recalling by keywords only: %s", exc)
             else:
                 ranked["vector"] = self.store.vector_search(self.embedder.model_id, vector, chain, n)
-        fused = fuse(ranked, {"keyword": self.weights.keyword_weight, "vector": self.weights.vector_weight})
+        w = self.weights
+        vector_weight = w.vector_weight_cjk if CJK.search(text) else w.vector_weight
+        fused = fuse(ranked, {"keyword": w.keyword_weight, "vector": vector_weight})
         memories = self.store.get_many(list(fused))
         distances = {s: d for d, s in enumerate(chain)}
-        return weigh(fused, memories, distances, self.clock(), self.weights)[:k]
+        now = ASKS_FOR_NOW.search(text) is not None
+        vectors = self.store.vectors_of(self.embedder.model_id, list(fused)) if "vector" in ranked else {}
+        hits = weigh(
+            fused, memories, distances, self.clock(), self.weights, asks_for_now=now, vectors=vectors
+        )
+        return hits[:k]
 
     def get(
         self, memory_id: str, *, visible_scopes: Collection[str] | None = None, deleted: bool = True
@@ -361,21 +408,40 @@ class MemoryEngine:
     # -- forgetting -------------------------------------------------------
 
     def forget(self, memory_id: str, *, by: str | None = None) -> Memory:
-        """Soft-delete: hidden from recall, kept until ``purge``."""
+        """Soft-delete: hidden from recall, kept until ``purge``.
+
+        Forgetting a fact that superseded others brings those back: the correction is gone,
+        so what it replaced holds again.
+        """
         memory = self.get(memory_id)
         if memory.deleted_at is None:
             now = self.clock()
             self.store.set_deleted(memory.id, now)
             memory = replace(memory, deleted_at=now, updated_at=now)
+            self._reinstate(memory)
             self._record("forgotten", memory, by or "cli")
         return memory
 
+    def _reinstate(self, newer: Memory) -> None:
+        """Clear the supersession of the facts ``newer`` superseded (theirs only, not a later one's)."""
+        link = newer.provenance.get("supersedes")
+        ids = [link] if isinstance(link, str) else list(link or [])
+        for old in self.store.get_many(ids).values():
+            if old.provenance.get("superseded_by") == newer.id and old.valid_until is not None:
+                self.store.set_valid_until(old.id, None, {"superseded_by": None, "restored_from": newer.id})
+
     def restore(self, memory_id: str, *, by: str | None = None) -> Memory:
+        """Bring back a forgotten memory, or one a newer fact superseded (it holds again)."""
         memory = self.get(memory_id)
         if memory.deleted_at is not None:
             self.store.set_deleted(memory.id, None)
             memory = replace(memory, deleted_at=None)
             self._record("restored", memory, by or "cli")
+        if memory.provenance.get("superseded_by") and memory.valid_until is not None:
+            patch = {"superseded_by": None, "restored_from": memory.provenance["superseded_by"]}
+            self.store.set_valid_until(memory.id, None, patch)
+            memory = replace(memory, valid_until=None, provenance={**memory.provenance, **patch})
+            self._record("restored", memory, by or "cli", superseded=True)
         return memory
 
     def edit(
@@ -418,7 +484,7 @@ class MemoryEngine:
         )
         self.store.insert(memory, index_terms(memory.content, memory.context))
         self.store.set_deleted(old.id, now)
-        vectors = self._try_embed(embedding_texts(memory.content, memory.context))
+        vectors = self._try_embed(memory.content, memory.context)
         if vectors is not None:
             self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
             memory = replace(memory, embedding_model=self.embedder.model_id)
@@ -443,17 +509,17 @@ class MemoryEngine:
         """Embed every live row that has no vector from the current model; returns how many."""
         total = self.pending()
         done = position = 0
+        lines: dict[str, Vector] = {}  # context lines shared by consecutive chat turns: embedded once
         while rows := self.store.unindexed(self.embedder.model_id, batch, after=position):
             position = rows[-1][0]
-            texts = [embedding_texts(content, context) for _, _, content, context in rows]
             try:
-                vectors = self.embedder.embed_documents([t for per_row in texts for t in per_row])
+                vectors = embed_rows(
+                    self.embedder, [(content, context) for _, _, content, context in rows], lines
+                )
             except Exception as exc:
                 raise EmbedderError(f"embedding failed after {done} rows: {exc}") from exc
-            bounds = np.cumsum([0] + [len(t) for t in texts])
             self.store.put_vectors(
-                self.embedder.model_id,
-                [(row[1], vectors[bounds[i] : bounds[i + 1]]) for i, row in enumerate(rows)],
+                self.embedder.model_id, [(row[1], v) for row, v in zip(rows, vectors, strict=True)]
             )
             done += len(rows)
             if progress is not None:

@@ -11,11 +11,24 @@ tree it lives.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
 
 from ._records import Hit, Memory
 from ._slots import Match
+from ._supersede import overlap
+
+#: Words that ask about the present ("今の晩酌のルールは？", "what do I drink now?"): recency counts more.
+ASKS_FOR_NOW: Final = re.compile(
+    r"今の|今は|いまの|いまは|現在|最近|この頃|このごろ|近頃|最新|今どき|"
+    r"\b(?:now|current|currently|these days|nowadays|latest|recent|recently|anymore|still)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,19 +36,32 @@ class RecallWeights:
     """Tunable knobs of recall; the defaults were tuned on the dev sets in docs/benchmarks.md."""
 
     candidates: int = 60  # taken from each retriever before fusion
-    vector_weight: float = 1.0
+    # English words are precise keywords, Japanese character bigrams much less so: a query in
+    # Japanese leans on meaning (LoCoMo dev, leave-one-out: 0.4; Japanese sets: 1.25)
+    vector_weight: float = 0.4
+    vector_weight_cjk: float = 1.25
     keyword_weight: float = 1.0
     importance_weight: float = 0.2  # score x (1 + w * (importance - 0.5))
     recency_weight: float = 0.1  # score x (1 + w * 0.5 ** (age / half-life))
     recency_half_life_days: float = 90.0
-    ancestor_penalty: float = 0.85  # score x penalty ** distance
+    now_recency_weight: float = 1.0  # recency_weight for a query that asks about the present
+    # an ancestor's fact is demoted, not buried: x 0.85 for the first level up, x 0.95 for each
+    # further one (household/x is two levels above household/x/user/y; 0.85 ** 2 buried it)
+    ancestor_penalty: float = 0.85
+    further_level_penalty: float = 0.95
+    close_cosine: float = 0.6  # two hits this similar to each other are versions of one fact
+    close_overlap: float = 0.6  # without vectors: share of terms they hold in common
+    close_match: float = 0.1  # ... when its cosine with the query is at most this much lower
+    newer_margin: float = 3.0  # (without cosines: unless the older's score is this many times higher)
+    versions_window: int = 10  # how many of the best hits are compared pairwise
 
 
 @dataclass(slots=True)
 class Fused:
     score: float = 0.0
-    chunk: int = 0  # the chunk that contributed most
-    best: float = -1.0
+    chunk: int = (
+        0  # the chunk that matched: the keyword match's (every chunk is in that index), else the vector's
+    )
     signals: dict[str, float] = field(default_factory=dict)
 
 
@@ -49,12 +75,11 @@ def fuse(ranked: dict[str, list[Match]], weights: dict[str, float]) -> dict[str,
         low = min(m.score for m in matches)
         span = max(m.score for m in matches) - low
         for match in matches:
-            part = w * ((match.score - low) / span if span > 0 else 1.0)
             fused = out.setdefault(match.memory_id, Fused())
-            fused.score += part
+            fused.score += w * ((match.score - low) / span if span > 0 else 1.0)
             fused.signals[name] = match.score
-            if part > fused.best:
-                fused.best, fused.chunk = part, match.chunk
+            if name == "keyword" or "keyword" not in fused.signals:
+                fused.chunk = match.chunk
     return out
 
 
@@ -64,8 +89,12 @@ def weigh(
     distances: dict[str, int],
     now: datetime,
     w: RecallWeights,
+    *,
+    asks_for_now: bool = False,
+    vectors: dict[str, npt.NDArray[np.float32]] | None = None,
 ) -> list[Hit]:
     """Apply importance, recency and scope distance; drop rows no longer valid; best first."""
+    recency_weight = w.now_recency_weight if asks_for_now else w.recency_weight
     hits: list[Hit] = []
     for memory_id, found in fused.items():
         memory = memories.get(memory_id)
@@ -81,9 +110,61 @@ def weigh(
         final = (
             found.score
             * (1.0 + w.importance_weight * (memory.importance - 0.5))
-            * (1.0 + w.recency_weight * recency)
-            * (w.ancestor_penalty**distance)
+            * (1.0 + recency_weight * recency)
+            * _scope_factor(distance, w)
         )
         hits.append(Hit(memory=memory, score=final, signals=found.signals, chunk=found.chunk))
     hits.sort(key=lambda h: h.score, reverse=True)
-    return hits
+    return prefer_newer(hits, w, vectors or {})
+
+
+def _scope_factor(distance: int, w: RecallWeights) -> float:
+    if distance == 0:
+        return 1.0
+    return float(w.ancestor_penalty * w.further_level_penalty ** (distance - 1))
+
+
+def prefer_newer(hits: list[Hit], w: RecallWeights, vectors: dict[str, npt.NDArray[np.float32]]) -> list[Hit]:
+    """Among the best hits, put the newer of two versions of a fact first (a stronger recency rule).
+
+    Two hits are versions when their vectors' cosine reaches ``close_cosine`` (or, without
+    vectors, they share ``close_overlap`` of their terms) and were stated at least a day
+    apart. The older one is moved just below the newer when the two match the query about
+    as well: the newer's cosine with the query is at most ``close_match`` lower (raw
+    cosines, since min-max fused scores of a short candidate list exaggerate any gap), or
+    without cosines its fused score is within ``newer_margin``. A much better match stays
+    first; nothing is dropped.
+    """
+    top = hits[: w.versions_window]
+    scores = [h.score for h in top]
+    for i, old in enumerate(top):
+        for j, new in enumerate(top):
+            if new.memory.created_at - old.memory.created_at < timedelta(days=1):
+                continue
+            if scores[i] < scores[j] or not _close(old, new, w):
+                continue
+            if _versions(old, new, vectors, w):
+                scores[i] = scores[j] * 0.99
+    if scores == [h.score for h in top]:
+        return hits
+    ranked = sorted(
+        (replace(h, score=s) if s != h.score else h for h, s in zip(top, scores, strict=True)),
+        key=lambda h: h.score,
+        reverse=True,
+    )
+    return ranked + hits[w.versions_window :]
+
+
+def _close(old: Hit, new: Hit, w: RecallWeights) -> bool:
+    """Whether ``new`` matches the query nearly as well as ``old`` (see ``prefer_newer``)."""
+    old_cosine, new_cosine = old.signals.get("vector"), new.signals.get("vector")
+    if old_cosine is not None and new_cosine is not None:
+        return new_cosine >= old_cosine - w.close_match
+    return old.score < new.score * w.newer_margin
+
+
+def _versions(a: Hit, b: Hit, vectors: dict[str, npt.NDArray[np.float32]], w: RecallWeights) -> bool:
+    va, vb = vectors.get(a.memory.id), vectors.get(b.memory.id)
+    if va is not None and vb is not None:
+        return float(va @ vb) >= w.close_cosine
+    return overlap(a.excerpt, b.excerpt) >= w.close_overlap

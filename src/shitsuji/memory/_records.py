@@ -103,12 +103,15 @@ class RememberResult:
     memory: Memory
     duplicate: bool
     similarity: float | None = None
+    superseded: tuple[str, ...] = ()  # ids of older facts this one replaced (kept, restorable)
 
     def to_json(self) -> dict[str, Any]:
         out = self.memory.to_json()
         out["duplicate"] = self.duplicate
         if self.similarity is not None:
             out["similarity"] = round(self.similarity, 4)
+        if self.superseded:
+            out["superseded"] = list(self.superseded)
         return out
 
 

@@ -67,31 +67,41 @@ class Slots:
         The same as ``add`` for each, in order, with the array work done once (a cold start).
         """
         start = self.size
-        total = sum(count for _, _, count in memories)
+        counts = [count for _, _, count in memories]
+        total = sum(counts)
         while self.size + total > self.capacity:
             self._codes = grown(self._codes)
             self._alive = grown(self._alive)
-        codes = [self._code_of_scope.setdefault(scope, len(self._code_of_scope)) for _, scope, _ in memories]
-        counts = [count for _, _, count in memories]
+        code_of = dict.fromkeys([scope for _, scope, _ in memories], 0)
+        for scope in code_of:
+            code_of[scope] = self._code_of_scope.setdefault(scope, len(self._code_of_scope))
+        codes = [code_of[scope] for _, scope, _ in memories]
         self._codes[start : start + total] = np.repeat(np.asarray(codes, dtype=np.int32), counts)
         self._alive[start : start + total] = True
         self.size += total
         self.live += total
-        slot = start
-        for memory_id, _, count in memories:
-            if count == 1:
-                self.ids.append(memory_id)
-                self.chunk.append(0)
-            else:
+        if total == len(memories):  # one chunk each, the common case: no per-row list work
+            self.ids.extend(memory_id for memory_id, _, _ in memories)
+            self.chunk.extend([0] * total)
+        else:
+            for memory_id, _, count in memories:
                 self.ids.extend([memory_id] * count)
                 self.chunk.extend(range(count))
-            self.kill(memory_id)  # an older copy: loaded before, or earlier in this batch
-            self._slots_of[memory_id] = range(slot, slot + count)
+        slots_of = self._slots_of
+        slot = start
+        for memory_id, _, count in memories:
+            if memory_id in slots_of:  # an older copy: loaded before, or earlier in this batch
+                self.kill(memory_id)
+            slots_of[memory_id] = range(slot, slot + count)
             slot += count
         return start
 
     def scopes(self) -> list[str]:
+        """Scope names, indexed by their code."""
         return list(self._code_of_scope)
+
+    def code(self, slot: int) -> int:
+        return int(self._codes[slot])
 
     def memories(self) -> list[str]:
         """Live memory ids in slot order."""

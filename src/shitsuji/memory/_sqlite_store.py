@@ -30,6 +30,7 @@ from ._records import Memory, check_source
 from ._schema import MEMORY_SCHEMA
 from ._slots import Match, Slots
 from ._store import StoreStats
+from ._vector_snapshots import MIN_VECTORS, read_snapshot, snapshot_path, write_snapshot
 from ._vectors import VectorIndex
 
 _COLUMNS = (
@@ -215,16 +216,16 @@ class SQLiteMemoryStore:
                 self._revive(memory_id)
 
     def set_valid_until(
-        self, memory_id: str, valid_until: datetime, provenance_patch: dict[str, Any]
+        self, memory_id: str, valid_until: datetime | None, provenance_patch: dict[str, Any]
     ) -> None:
-        stamp = valid_until.isoformat()
+        stamp = valid_until.isoformat() if valid_until else None
         with self._lock, db.write(self._conn, self.path) as conn:
             row = conn.execute("SELECT provenance FROM memories WHERE id = ?", (memory_id,)).fetchone()
             if row is None:
                 return
             provenance = {**json.loads(row[0]), **provenance_patch}
             conn.execute(
-                "UPDATE memories SET valid_until = ?, provenance = ?, updated_at = ? WHERE id = ?",
+                "UPDATE memories SET valid_until = ?, provenance = ?, updated_at = coalesce(?, updated_at) WHERE id = ?",
                 (stamp, json.dumps(provenance, ensure_ascii=False, sort_keys=True), stamp, memory_id),
             )
 
@@ -254,6 +255,11 @@ class SQLiteMemoryStore:
                 index = self._vectors[model_id] = VectorIndex(len(vector))
             self._load_vectors(model_id, index)
             return index.search(vector, scopes, limit)
+
+    def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        with self._lock:
+            index = self._vectors.get(model_id)
+            return index.first_vectors(memory_ids) if index is not None else {}
 
     def _check_generation(self) -> None:
         """Drop the caches if another process changed which rows are live."""
@@ -382,6 +388,16 @@ class SQLiteMemoryStore:
             self._conn.execute(f"PRAGMA busy_timeout = {int(db.BUSY_TIMEOUT_S * 1000)}")
 
     def _load_vectors(self, model_id: str, index: VectorIndex) -> None:
+        """Top the index up with vectors it has not seen; a cold index starts from the snapshot file.
+
+        A cold load of ``MIN_VECTORS`` or more (or one that found its snapshot a quarter
+        stale) writes a new snapshot for the next process (see ``_vector_snapshots``).
+        """
+        path = snapshot_path(self.path, model_id)
+        cold = len(index) == 0 and index.last_seq == 0
+        from_snapshot = 0
+        if cold and path is not None:
+            from_snapshot = self._load_vector_snapshot(path, model_id, index)
         rows = self._conn.execute(
             "SELECT e.seq, m.id, m.scope, e.vectors, e.chunks FROM embeddings e "
             "JOIN memories m ON m.rowid = e.memory_rowid "
@@ -392,6 +408,41 @@ class SQLiteMemoryStore:
             index.add(memory_id, scope, _matrix(blob, chunks))
         if rows:
             index.last_seq = rows[-1][0]
+        stale = len(rows) > from_snapshot // 4 + MIN_VECTORS // 10
+        if cold and path is not None and len(index) >= MIN_VECTORS and stale:
+            matrix, layout = index.export()
+            layout["stored"] = self._conn.execute(
+                "SELECT count(*) FROM embeddings WHERE seq <= ?", (index.last_seq,)
+            ).fetchone()[0]
+            write_snapshot(
+                path,
+                model_id=model_id,
+                generation=self._generation,
+                last_seq=index.last_seq,
+                matrix=matrix,
+                layout=layout,
+            )
+
+    def _load_vector_snapshot(self, path: Path, model_id: str, index: VectorIndex) -> int:
+        """Load the model's snapshot into an empty index if it is current; how many memories it held."""
+        found = read_snapshot(path, model_id=model_id, dim=index.dim, generation=self._generation)
+        if found is None:
+            return 0
+        last_seq, matrix, layout = found
+        # a vector replaced since (re-embedded) or another database at this path changes this count
+        # (all models' rows: the seq index answers it without reading a vector)
+        stored = self._conn.execute("SELECT count(*) FROM embeddings WHERE seq <= ?", (last_seq,)).fetchone()[
+            0
+        ]
+        try:
+            if stored != layout["stored"]:
+                raise ValueError("it does not match the rows")
+            index.load_snapshot(matrix, layout)
+        except (ValueError, TypeError, KeyError) as exc:
+            log.warning("ignoring vector snapshot %s: %s", path, exc)  # checked before anything loads
+            return 0
+        index.last_seq = last_seq
+        return len(layout["ids"])
 
     def _compact(self) -> None:
         """Drop an index whose dead slots (forgotten rows) outnumber its live ones: it reloads lean.

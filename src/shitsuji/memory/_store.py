@@ -67,9 +67,10 @@ class MemoryStore(Protocol):
     def set_deleted(self, memory_id: str, deleted_at: datetime | None) -> None: ...
 
     def set_valid_until(
-        self, memory_id: str, valid_until: datetime, provenance_patch: dict[str, Any]
+        self, memory_id: str, valid_until: datetime | None, provenance_patch: dict[str, Any]
     ) -> None:
-        """Mark a row as no longer true from ``valid_until``, merging ``provenance_patch`` into its provenance."""
+        """Mark a row as no longer true from ``valid_until`` (None: true again), merging
+        ``provenance_patch`` into its provenance."""
         ...
 
     def purge_deleted(self) -> int: ...
@@ -82,6 +83,11 @@ class MemoryStore(Protocol):
         self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
     ) -> list[Match]:
         """Live rows in ``scopes`` indexed by ``model_id``, by cosine similarity of their best chunk."""
+        ...
+
+    def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The first chunk's vector of those ``memory_ids`` a recent ``vector_search`` had at hand
+        (a cache look-up, never a query; missing ids are left out)."""
         ...
 
     def put_vectors(self, model_id: str, rows: Sequence[tuple[str, npt.NDArray[np.float32]]]) -> None:

@@ -27,6 +27,7 @@ _WORD: Final = re.compile(
     r"|[^\W\d_\u3040-\u30ff\u3400-\u9fff]+"  # other scripts' words (Hangul, Cyrillic …)
 )
 _CJK_RUN: Final = re.compile(r"[\u3040-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ヵヶー]")
+CJK: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # Japanese text
 _KANJI: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々]")
 _POSSESSIVE: Final = re.compile(r"'s$")
 _SPACE: Final = re.compile(r"\s+")

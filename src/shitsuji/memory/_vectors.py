@@ -9,6 +9,7 @@ rows it has not seen yet.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,9 +32,50 @@ class VectorIndex:
     def add(self, memory_id: str, scope: str, vectors: npt.NDArray[np.float32]) -> None:
         """Index a memory's chunk vectors, shape (chunks, dim)."""
         slots = self.slots.add(memory_id, scope, len(vectors))
+        if not self._matrix.flags.writeable:  # a mapped snapshot: copy before the first write
+            self._matrix = np.array(self._matrix)
         while slots.stop > len(self._matrix):
             self._matrix = grown(self._matrix)
         self._matrix[slots.start : slots.stop] = vectors
+
+    def first_vectors(self, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The first chunk's vector of each indexed memory among ``memory_ids``."""
+        out: dict[str, npt.NDArray[np.float32]] = {}
+        for memory_id in memory_ids:
+            try:
+                out[memory_id] = self._matrix[self.slots.slots_of(memory_id).start]
+            except KeyError:
+                continue
+        return out
+
+    def export(self) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
+        """The live slots as (matrix, layout) for ``load_snapshot``: ids, scopes, chunk counts."""
+        slots = self.slots
+        ids = slots.memories()
+        ranges = [slots.slots_of(m) for m in ids]
+        names = slots.scopes()
+        rows = np.asarray([i for r in ranges for i in r], dtype=np.int64)
+        layout = {
+            "ids": ids,
+            "scope_names": names,
+            "scopes": [slots.code(r.start) for r in ranges],  # index into scope_names
+            "counts": [len(r) for r in ranges],
+        }
+        return self._matrix[rows], layout
+
+    def load_snapshot(self, matrix: npt.NDArray[np.float32], layout: dict[str, Any]) -> None:
+        """Fill an empty index from a snapshot; a read-only (mapped) matrix is used in place.
+
+        Raises ``ValueError`` when the layout does not fit the matrix.
+        """
+        ids, counts, names = layout["ids"], layout["counts"], layout["scope_names"]
+        scopes = [names[code] for code in layout["scopes"]]
+        if len(self.slots) or not (len(ids) == len(scopes) == len(counts)):
+            raise ValueError("a vector snapshot loads into an empty index, with one scope and count per id")
+        if matrix.ndim != 2 or matrix.shape[1] != self.dim or sum(counts) != len(matrix):
+            raise ValueError("vector snapshot shape does not match its layout")
+        self.slots.add_many(list(zip(ids, scopes, counts, strict=True)))
+        self._matrix = matrix
 
     def search(self, query: npt.NDArray[np.float32], scopes: Sequence[str], limit: int) -> list[Match]:
         mask = self.slots.mask(scopes)

@@ -1,0 +1,72 @@
+"""Arrays in one file that a fresh process maps instead of reading: a JSON header, then raw arrays.
+
+A one-shot process (the prompt hook) cannot afford to decompress model weights or to
+read every stored vector out of SQLite (~45 ms for 10,000 vectors); mapping a file costs
+microseconds, and the operating system pages in only what a query touches. Files are
+written to a temporary name and renamed, so a reader sees a whole file or none.
+
+Layout: one line of JSON (``{"meta": …, "arrays": {name: [dtype, shape, offset]}}``),
+padded so every array starts on a 64-byte boundary.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+ALIGN = 64
+MAGIC = "shitsuji-arrays-1"
+
+
+def write_arrays(path: Path, meta: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> None:
+    """Write ``arrays`` with ``meta`` atomically (temporary file, then rename)."""
+    layout: dict[str, list[Any]] = {}
+    offset = 0
+    for name, array in arrays.items():
+        layout[name] = [array.dtype.str, list(array.shape), offset]
+        offset += -(-array.nbytes // ALIGN) * ALIGN
+    header = json.dumps({"magic": MAGIC, "meta": meta, "arrays": layout}, ensure_ascii=False).encode() + b"\n"
+    start = -(-len(header) // ALIGN) * ALIGN
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as out:
+            out.write(header.ljust(start, b" "))
+            for array in arrays.values():
+                data = np.ascontiguousarray(array).tobytes()
+                out.write(data.ljust(-(-len(data) // ALIGN) * ALIGN, b"\0"))
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def read_arrays(path: Path) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
+    """``(meta, arrays)`` of a file ``write_arrays`` wrote; arrays are read-only views of the mapping.
+
+    Raises ``ValueError`` for a file that is not one (damaged or foreign), ``OSError`` when unreadable.
+    """
+    with open(path, "rb") as f:
+        header = f.readline(1 << 24)
+        size = os.fstat(f.fileno()).st_size
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+    try:
+        head = json.loads(header)
+        if head.get("magic") != MAGIC:
+            raise ValueError("not a shitsuji arrays file")
+        start = -(-len(header) // ALIGN) * ALIGN
+        arrays: dict[str, npt.NDArray[Any]] = {}
+        for name, (dtype, shape, offset) in head["arrays"].items():
+            count = int(np.prod(shape, dtype=np.int64))
+            arrays[name] = np.frombuffer(
+                mapped or b"", dtype=np.dtype(dtype), count=count, offset=start + offset
+            ).reshape(shape)
+        meta: dict[str, Any] = head["meta"]
+    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"damaged arrays file {path}: {exc}") from exc
+    return meta, arrays
