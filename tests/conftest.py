@@ -53,9 +53,14 @@ def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
 @pytest.fixture(autouse=True, scope="session")
 def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Derived model caches (the mapped USE model) go to a temporary folder, never the user's."""
+    from shitsuji.memory._use_mapped import use_cache_dir
+
     saved = os.environ.get("SHITSUJI_CACHE_DIR")
-    os.environ["SHITSUJI_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    folder = tmp_path_factory.mktemp("cache")
+    os.environ["SHITSUJI_CACHE_DIR"] = str(folder)  # for the processes tests start
+    use_cache_dir(folder)  # for this one
     yield
+    use_cache_dir(None)
     if saved is None:
         os.environ.pop("SHITSUJI_CACHE_DIR", None)
     else:

@@ -13,6 +13,7 @@ modes and router model, the model adapter an ``Endpoint``, extraction its switch
 | cheap model | — | ``SHITSUJI_ROUTER_MODEL`` | ``SHITSUJI_MODEL``, else Haiku |
 | modes, safety policy | — | ``SHITSUJI_CONFIG`` (``[modes.NAME]``, ``[safety]``) | built-in modes, default policy |
 | extraction off | — | ``SHITSUJI_EXTRACTION_OFF_CHANNELS``, ``…_HOUSEHOLDS`` | on everywhere |
+| derived model caches | — | ``SHITSUJI_CACHE_DIR`` | the user cache dir |
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class Settings:
     config_file: Path | None = None  # [modes.NAME] tables
     extraction_off_channels: frozenset[str] = frozenset()
     extraction_off_households: frozenset[str] = frozenset()
+    cache_dir: Path | None = None  # the mapped embedding model and other derived caches
 
     @classmethod
     def from_env(
@@ -79,7 +81,14 @@ class Settings:
             config_file=Path(config).expanduser() if config else None,
             extraction_off_channels=_words(env.get("SHITSUJI_EXTRACTION_OFF_CHANNELS")),
             extraction_off_households=_words(env.get("SHITSUJI_EXTRACTION_OFF_HOUSEHOLDS")),
+            cache_dir=Path(cache).expanduser() if (cache := env.get("SHITSUJI_CACHE_DIR")) else None,
         )
+
+    def use_caches(self) -> None:
+        """Point the derived model caches at this setting's folder (once, at start-up)."""
+        from .memory._use_mapped import use_cache_dir
+
+        use_cache_dir(self.cache_dir)
 
     def modes(self) -> dict[str, Mode]:
         """The built-in modes, the config file's ``[modes.*]`` over them, then ``model`` for every mode."""
@@ -116,6 +125,7 @@ class Settings:
         """A ``MemoryEngine`` over this database and embedder; its changes go to the audit log."""
         from .audit import AuditLog
 
+        self.use_caches()
         return MemoryEngine(SQLiteMemoryStore(self.db), load_embedder(self.embedder), audit=AuditLog(self.db))
 
 
@@ -123,4 +133,5 @@ def open_memory(db: str | Path | None = None, embedder: str | None = None) -> Me
     """A ready ``MemoryEngine`` over the database and embedder named here or by the environment
     (for reading and for library use: its changes are not audited; the CLI's and the apps' are)."""
     settings = Settings.from_env(db=db, embedder=embedder)
+    settings.use_caches()
     return MemoryEngine(SQLiteMemoryStore(settings.db), load_embedder(settings.embedder))

