@@ -443,7 +443,7 @@ def test_d_memories_list_search_edit_forget_restore_and_provenance(
 def test_e_english_from_the_browser_japanese_from_the_switch_with_yen_and_dates(
     browser: Browser, base: str, site: Site, shoot: Shoot
 ) -> None:
-    today = site.backend.store.today()
+    today = site.backend.store.today(HOME)
     site.backend.store.add_expense(HOME, 1280, "食費", "スーパー", today, by="wife")
     site.backend.store.add_expense(HOME, 25000, "光熱費", None, today, by="husband")
     with opened(browser, base, locale="en-US") as page:

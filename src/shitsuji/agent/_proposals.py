@@ -27,6 +27,8 @@ from ._schema import AGENT_SCHEMA
 from ._tools import Tool, Toolbox, ToolContext, ToolOutput
 
 Status = Literal["pending", "running", "approved", "rejected", "failed"]
+# why a decision came out as it did, for channels to put in a person's words (``reason`` is English)
+Outcome = Literal["approved", "rejected", "failed", "not_owner", "expired", "running", "already_decided"]
 DEFAULT_TTL = timedelta(hours=24)
 _COLUMNS = (
     "id, tool, input, input_hash, summary, owner, household, channel, conversation, status, result, "
@@ -78,12 +80,14 @@ class Proposal:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """What an approve or reject call did: ``done`` is False when nothing changed, and ``reason`` says why."""
+    """What an approve or reject call did: ``done`` is False when nothing changed, and ``reason`` says why
+    (in English, for the model and the terminal; ``code`` is the same as data for other languages)."""
 
     proposal: Proposal
     done: bool
     reason: str
     output: ToolOutput | None = None
+    code: Outcome = "approved"
 
 
 def _row(row: Sequence[Any]) -> Proposal:
@@ -208,11 +212,11 @@ class Proposals:
         proposal = self.get(proposal_id)
         refusal = self._refusal(proposal, ctx)
         if refusal:
-            return Decision(proposal, False, refusal)
+            return Decision(proposal, False, refusal, code="not_owner")
         claimed = self._claim(proposal.id, ctx.user)
         if claimed is None:
             current = self.get(proposal.id)
-            return Decision(current, False, self._why_not_pending(current))
+            return self._not_pending(current)
         tool = toolbox.get(claimed.tool)
         if tool is None:
             return self._finish(claimed, "failed", f"the tool {claimed.tool!r} is no longer available")
@@ -233,7 +237,7 @@ class Proposals:
         proposal = self.get(proposal_id)
         refusal = self._refusal(proposal, ctx)
         if refusal:
-            return Decision(proposal, False, refusal)
+            return Decision(proposal, False, refusal, code="not_owner")
         now = self.clock()
         with db.write(self._conn, self.path) as conn:
             changed = conn.execute(
@@ -243,8 +247,8 @@ class Proposals:
             ).rowcount
         current = self.get(proposal.id)
         if not changed:
-            return Decision(current, False, self._why_not_pending(current))
-        return Decision(current, True, f"rejected: {current.summary}")
+            return self._not_pending(current)
+        return Decision(current, True, f"rejected: {current.summary}", code="rejected")
 
     def _refusal(self, proposal: Proposal, ctx: ToolContext[Any]) -> str | None:
         if ctx.household == proposal.household and ctx.user == proposal.owner:
@@ -278,11 +282,15 @@ class Proposals:
             status == "approved",
             f"{verb}: {proposal.summary}" + ("" if output else f" ({result})"),
             output,
+            code="approved" if status == "approved" else "failed",
         )
 
-    def _why_not_pending(self, proposal: Proposal) -> str:
+    @staticmethod
+    def _not_pending(proposal: Proposal) -> Decision:
         if proposal.status == "pending":
-            return f"expired at {proposal.expires_at.isoformat(timespec='minutes')}: ask again"
+            why = f"expired at {proposal.expires_at.isoformat(timespec='minutes')}: ask again"
+            return Decision(proposal, False, why, code="expired")
         if proposal.status == "running":
-            return "already being carried out"
-        return f"already {proposal.status}" + (f" by {proposal.decided_by}" if proposal.decided_by else "")
+            return Decision(proposal, False, "already being carried out", code="running")
+        by = f" by {proposal.decided_by}" if proposal.decided_by else ""
+        return Decision(proposal, False, f"already {proposal.status}{by}", code="already_decided")

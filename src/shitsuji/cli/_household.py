@@ -86,7 +86,7 @@ def events(
     """Events from today (or --from) on."""
     with _store() as store:
         home = store.resolve(name)
-        rows = [e.to_json() for e in store.events(home.name, first or store.today(), last)]
+        rows = [e.to_json() for e in store.events(home.name, first or store.today(home.name), last)]
     if as_json:
         print_json(rows)
     else:

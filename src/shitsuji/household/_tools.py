@@ -101,7 +101,7 @@ async def list_events(
 ) -> str:
     """List the household's events from a day (today by default) up to another."""
     store, household = _household(ctx)
-    return _json([e.to_json() for e in store.events(household, from_ or store.today(), to)])
+    return _json([e.to_json() for e in store.events(household, from_ or store.today(household), to)])
 
 
 @tool(effect="read")
@@ -118,7 +118,7 @@ async def list_expenses(ctx: Ctx, month: Month | None = None) -> str:
     rows = store.expenses(household, month)
     return _json(
         {
-            "month": month or f"{store.today():%Y-%m}",
+            "month": month or f"{store.today(household):%Y-%m}",
             "count": len(rows),
             "total_yen": sum(r.amount_yen for r in rows),
             "expenses": [r.to_json() for r in rows],
