@@ -3,8 +3,13 @@ password changes, cards in the page's language and resent messages stored once."
 
 from __future__ import annotations
 
+import json
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -13,14 +18,30 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from shitsuji.household import HouseholdStore
-from shitsuji.llm import text_response, tool_use_response
+from shitsuji.household import Butler, HouseholdStore
+from shitsuji.llm import probe_local, text_response, tool_use_response
+from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory._embedders import Vector
+from shitsuji.web import Backend, create_app
 
 from .fake_anthropic import FakeMessagesAPI
-from .test_web_api import api, chat, csrf_headers, events, signed_in, site  # noqa: F401
-from .web_support import HOME, NEIGHBOUR, PASSWORD, Site, serving
+from .test_web_api import chat, csrf_headers, events, signed_in
+from .web_support import HOME, NEIGHBOUR, PASSWORD, Site, fake_model, free_port, make_site, serving
 
 ACT = "/api/panel-actions"
+
+
+@pytest.fixture
+def api() -> Iterator[FakeMessagesAPI]:
+    with FakeMessagesAPI().running() as fake:
+        yield fake
+
+
+@pytest.fixture
+def site(tmp_path: Path, api: FakeMessagesAPI) -> Iterator[Site]:
+    made = make_site(tmp_path / "web.db", fake_model(api.url))
+    yield made
+    made.close()
 
 
 def act(client: TestClient, csrf: str, **body: Any) -> httpx.Response:
@@ -66,7 +87,7 @@ def test_a_member_ticks_undoes_completes_reopens_deletes_and_adds_without_a_card
 def test_panel_actions_need_the_session_and_its_csrf_token(site: Site) -> None:
     anonymous = TestClient(site.app)
     assert anonymous.post(ACT, json={"action": "add_shopping_item", "name": "卵"}).status_code == 401
-    client, csrf = signed_in(site, "wife", HOME)
+    client, _ = signed_in(site, "wife", HOME)
     assert client.post(ACT, json={"action": "add_shopping_item", "name": "卵"}).status_code == 403
     wrong = client.post(
         ACT, json={"action": "add_shopping_item", "name": "卵"}, headers=csrf_headers("x" * 32)
@@ -362,3 +383,98 @@ def test_changing_your_password_needs_the_current_one(site: Site) -> None:
     assert client.get("/api/me").status_code == 200  # this session was renewed
     assert other.get("/api/me").status_code == 401  # the other one ended
     assert site.backend.accounts.verify(HOME, "wife", "brand-new-pass")
+
+
+def test_a_fact_remembered_in_chat_says_which_message_it_came_from(site: Site, api: FakeMessagesAPI) -> None:
+    client, csrf = signed_in(site, "wife", HOME)
+    api.reply(text_response("task"))
+    api.reply(text_response("はい。"))
+    chat(client, csrf, "こんにちは")  # the fact comes from the second message, not the first
+    api.reply(text_response("task"))
+    api.reply(
+        tool_use_response(
+            ("toolu_1", "remember", {"content": "紅茶はミルクティーが好き", "category": "preference"})
+        )
+    )
+    api.reply(text_response("覚えました。"))  # remember runs without a card: it is the speaker's own memory
+    assert chat(client, csrf, "私、紅茶はミルクティー派なの。覚えておいて")[-1][0] == "done"
+    [memory] = client.get("/api/memories").json()
+    origin = client.get(f"/api/memories/{memory['id']}").json()
+    assert [(m["role"], m["text"]) for m in origin["messages"]] == [
+        ("user", "私、紅茶はミルクティー派なの。覚えておいて")
+    ]
+
+
+# -- start-up: warm caches, a local model offered ------------------------------------------------
+
+
+class CountingEmbedder(HashEmbedder):
+    """The test embedder, counting the queries it is asked (to see when the model is first used)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queries = 0
+
+    def embed_query(self, text: str) -> Vector:
+        self.queries += 1
+        return super().embed_query(text)
+
+
+def test_the_embedder_is_loaded_at_start_up_not_on_the_first_message(tmp_path: Path) -> None:
+    db = tmp_path / "warm.db"
+    HouseholdStore(db).create(HOME, ["wife"])
+    embedder = CountingEmbedder()
+    memory = MemoryEngine(SQLiteMemoryStore(db), embedder)
+    backend = Backend(Butler(db, memory, None, panels=True))
+    try:
+        assert embedder.queries == 0
+        with serving(create_app(backend)):
+            assert embedder.queries >= 1  # before any request came
+    finally:
+        backend.close()
+        memory.store.close()
+
+
+@contextmanager
+def openai_compatible(models: list[str]) -> Iterator[str]:
+    class Models(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            body = json.dumps({"object": "list", "data": [{"id": m} for m in models]}).encode()
+            self.send_response(200 if self.path == "/v1/models" else 404)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Models)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_local_openai_compatible_server_is_found_on_loopback_and_offered(tmp_path: Path) -> None:
+    with openai_compatible(["qwen3:8b", "llama3.2"]) as url:
+        found = probe_local((f"http://127.0.0.1:{free_port()}/v1", url))
+    assert found is not None and found.url == url and found.models == ("qwen3:8b", "llama3.2")
+    assert found.hint == f"SHITSUJI_MODEL_URL={url} SHITSUJI_MODEL=qwen3:8b shitsuji serve"
+    started = time.monotonic()
+    assert probe_local((f"http://127.0.0.1:{free_port()}/v1",)) is None
+    assert time.monotonic() - started < 1.0
+    with pytest.raises(ValueError, match="loopback"):
+        probe_local(("http://192.168.1.10:11434/v1",))
+
+    offline = make_site(tmp_path / "local.db", None)
+    try:
+        offline.backend.local_model = found
+        client, _ = signed_in(offline, "wife", HOME)
+        page = client.get("/", headers={"Accept-Language": "ja"})
+        assert "OpenAI 互換サーバーが応答しています" in page.text and found.hint in page.text
+    finally:
+        offline.close()

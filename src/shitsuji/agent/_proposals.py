@@ -32,7 +32,7 @@ Outcome = Literal["approved", "rejected", "failed", "not_owner", "expired", "run
 DEFAULT_TTL = timedelta(hours=24)
 _COLUMNS = (
     "id, tool, input, input_hash, summary, owner, household, channel, conversation, status, result, "
-    "created_at, expires_at, decided_at, decided_by, tool_use_id"
+    "created_at, expires_at, decided_at, decided_by, tool_use_id, message"
 )
 
 
@@ -59,6 +59,7 @@ class Proposal:
     decided_at: datetime | None = None
     decided_by: str | None = None
     tool_use_id: str | None = None
+    message: str | None = None  # the person's message that led to it (``conversation:seq``)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -109,6 +110,7 @@ def _row(row: Sequence[Any]) -> Proposal:
         decided_at=datetime.fromisoformat(row[13]) if row[13] else None,
         decided_by=row[14],
         tool_use_id=row[15],
+        message=row[16],
     )
 
 
@@ -153,10 +155,11 @@ class Proposals:
             created_at=now,
             expires_at=now + self.ttl,
             tool_use_id=tool_use_id,
+            message=ctx.message,
         )
         with db.write(self._conn, self.path) as conn:
             conn.execute(
-                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 16)})",
+                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 17)})",
                 (
                     proposal.id,
                     proposal.tool,
@@ -174,6 +177,7 @@ class Proposals:
                     None,
                     None,
                     tool_use_id,
+                    ctx.message,
                 ),
             )
         return proposal

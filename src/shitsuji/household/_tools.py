@@ -225,7 +225,9 @@ def remember(
     category: Literal["profile", "preference", "media", "event", "misc"],
 ) -> str:
     """Remember one lasting fact the speaker told you about themselves."""
-    provenance = {"by": ctx.user, "channel": ctx.channel, "conversation": ctx.conversation}
+    provenance: dict[str, object] = {"by": ctx.user, "channel": ctx.channel, "conversation": ctx.conversation}
+    if ctx.message:  # "why do you know this?" quotes the words it was asked in
+        provenance["message_ids"] = [ctx.message]
     result = ctx.deps.memory.remember(content, ctx.scope, category=category, provenance=provenance)
     if result.duplicate:
         return f"already remembered: {_short(result.memory.content, 200)}"

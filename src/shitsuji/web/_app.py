@@ -69,6 +69,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(backend.warm_up)  # the first reply is as fast as the later ones
         worker = (
             asyncio.create_task(_extraction_loop(backend))
             if background and backend.service.extraction

@@ -46,6 +46,7 @@ from ..household import (
     panel_of,
     panel_view,
 )
+from ..llm import LocalServer
 from ._accounts import Accounts
 from ._invites import Invitations
 from ._member import Member, message_text, tools_used
@@ -98,6 +99,7 @@ class Backend:
         self.invitations = Invitations(butler.path)
         self.memories = MemoryBrowser(butler.memory, butler.store, butler.conversations)
         self.hub = Hub()
+        self.local_model: LocalServer | None = None  # found by `serve` when no endpoint is set
 
     @property
     def model_ready(self) -> bool:
@@ -106,6 +108,14 @@ class Backend:
     @property
     def model_problem(self) -> str | None:
         return None if self.model_ready else self.service.no_model
+
+    def warm_up(self) -> None:
+        """Load at start-up what the first message would otherwise wait for: the embedding model
+        (one query), each household's memory indexes, and the tools' schemas."""
+        for home in self.store.households():
+            self.memory.recall("…", home.scope, k=1)
+        for tool in self.butler.toolbox:
+            tool.definition()
 
     def close(self) -> None:
         self.butler.close()

@@ -86,6 +86,10 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "No model endpoint is configured: set ANTHROPIC_API_KEY (Claude) or SHITSUJI_MODEL_URL "
         "(an OpenAI-compatible server) and restart `shitsuji serve`. Panels, memories and proposals still work.",
     ),
+    "local_model": (
+        "このマシンで OpenAI 互換サーバーが応答しています({url})。これを使うには、次のように起動し直してください:",
+        "An OpenAI-compatible server answers on this machine ({url}). To use it, restart like this:",
+    ),
     "empty_chat": (
         "買い物、予定、ToDo、家計のことを頼んでください。書き込みは確認してから行います。",
         "Ask about shopping, plans, to-dos or spending. Anything that changes data waits for your OK.",

@@ -217,6 +217,7 @@ async def chat_page(
         recent=[c for c in backend.recent_conversations(member) if c["id"] != conversation.id],
         key=secrets.token_urlsafe(12),
         model_problem=backend.model_problem,
+        local_model=backend.local_model,
         **_panel_values(backend, member, panel, month),
     )
 
