@@ -26,7 +26,7 @@ from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 from shitsuji.web import Backend, create_app
 
 from .fake_anthropic import FakeMessagesAPI
-from .web_support import HOME, PASSWORD, Site, fake_model, make_site, serving
+from .web_support import HOME, PASSWORD, Site, serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -61,19 +61,6 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
     yield launched
     launched.close()
-
-
-@pytest.fixture
-def api() -> Iterator[FakeMessagesAPI]:
-    with FakeMessagesAPI().running() as fake:
-        yield fake
-
-
-@pytest.fixture
-def site(tmp_path: Path, api: FakeMessagesAPI) -> Iterator[Site]:
-    made = make_site(tmp_path / "web.db", fake_model(api.url))
-    yield made
-    made.close()
 
 
 @pytest.fixture

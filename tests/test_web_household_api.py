@@ -26,22 +26,9 @@ from shitsuji.web import Backend, create_app
 
 from .fake_anthropic import FakeMessagesAPI
 from .test_web_api import chat, csrf_headers, events, signed_in
-from .web_support import HOME, NEIGHBOUR, PASSWORD, Site, fake_model, free_port, make_site, serving
+from .web_support import HOME, NEIGHBOUR, PASSWORD, Site, free_port, make_site, serving
 
 ACT = "/api/panel-actions"
-
-
-@pytest.fixture
-def api() -> Iterator[FakeMessagesAPI]:
-    with FakeMessagesAPI().running() as fake:
-        yield fake
-
-
-@pytest.fixture
-def site(tmp_path: Path, api: FakeMessagesAPI) -> Iterator[Site]:
-    made = make_site(tmp_path / "web.db", fake_model(api.url))
-    yield made
-    made.close()
 
 
 def act(client: TestClient, csrf: str, **body: Any) -> httpx.Response:
