@@ -18,6 +18,7 @@ import pytest
 from shitsuji.cli import main
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 
+from .browser_support import base, browser, page, playwright, shoot  # noqa: F401 (fixtures)
 from .fake_anthropic import FakeMessagesAPI
 from .web_support import Site, fake_model, make_site
 

@@ -311,6 +311,8 @@ class ChatService:
                     elif isinstance(item, _Wrote):
                         wrote += item.names
                         continue
+                    elif not isinstance(item, TextDelta) and (rest := clean.flush()):
+                        yield TextDelta(rest)  # the words before a tool call end there, in one piece
                     yield item
         finally:
             pump.cancel()
