@@ -27,7 +27,10 @@ WIFE = f"household/{HOME}/user/wife"
 HUSBAND = f"household/{HOME}/user/husband"
 SHARED = f"household/{HOME}"
 # long enough to stream in several pieces past the output sanitizer, which holds ~100 characters back
-REPLY = "牛乳を2本、追加しますね。" + "いつもの低脂肪のもので、近所のスーパーの特売日に合わせて買っておきます。" * 6
+REPLY = (
+    "牛乳を2本、追加しますね。"
+    + "いつもの低脂肪のもので、近所のスーパーの特売日に合わせて買っておきます。" * 6
+)
 
 
 # -- (a) signed out ---------------------------------------------------------

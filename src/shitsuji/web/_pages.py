@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -36,6 +37,7 @@ from ._security import (
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+templates.env.filters["pretty"] = lambda value: json.dumps(value, ensure_ascii=False, indent=2)
 
 Signed = Annotated[Member, Depends(signed_in)]
 
