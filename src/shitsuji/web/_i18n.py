@@ -217,6 +217,7 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "「今日」「今月」、予定の時刻、表示されるすべての時刻はこのタイムゾーンで決まります。",
         "“Today”, “this month”, event times and every time shown follow this zone.",
     ),
+    "zone_unset": ("未設定(サーバーの時刻を使用中)", "Not chosen (the server's time is used)"),
     "saved": ("保存しました。", "Saved."),
     "change_password": ("パスワードの変更", "Change your password"),
     "current_password": ("いまのパスワード", "Current password"),
