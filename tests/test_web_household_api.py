@@ -85,6 +85,35 @@ def test_panel_actions_need_the_session_and_its_csrf_token(site: Site) -> None:
     assert site.backend.store.shopping_items(HOME) == []
 
 
+def test_panel_actions_work_as_plain_forms_without_javascript(site: Site) -> None:
+    client, csrf = signed_in(site, "wife", HOME)
+    added = client.post(
+        "/panel-actions",
+        data={"csrf": csrf, "action": "add_shopping_item", "name": "豆腐", "quantity": "3", "back": "/?c=x"},
+        follow_redirects=False,
+    )
+    assert added.status_code == 303 and added.headers["location"] == "/?c=x"
+    [item] = site.backend.store.shopping_items(HOME)
+    assert (item.name, item.quantity) == ("豆腐", 3)
+    ticked = client.post(
+        "/panel-actions",
+        data={
+            "csrf": csrf,
+            "action": "check_shopping_item",
+            "id": item.id,
+            "checked": "true",
+            "back": "//evil.example",
+        },
+        follow_redirects=False,
+    )
+    assert ticked.status_code == 303 and ticked.headers["location"] == "/"  # never an open redirect
+    assert site.backend.store.shopping_items(HOME)[0].checked
+    bad = client.post(
+        "/panel-actions", data={"csrf": csrf, "action": "add_shopping_item"}, headers={"Accept": "text/html"}
+    )
+    assert bad.status_code == 400 and "invalid panel action" in bad.text
+
+
 def test_another_households_ids_answer_not_found_and_stay_untouched(site: Site) -> None:
     theirs = site.backend.store.add_shopping_item(NEIGHBOUR, "醤油", by="neighbour")
     their_todo = site.backend.store.add_todo(NEIGHBOUR, "回覧板", by="neighbour")
