@@ -54,6 +54,7 @@ def test_a_streamed_card_and_the_same_card_after_a_reload_show_the_households_ti
     send(page, "3日の10時に歯医者")
     card = page.locator("article.proposal")
     expect(card.locator(".title")).to_have_text("予定「歯医者」(12月3日(木) 10:00)を追加")
+    expect(page.locator(".msg .tools")).to_have_text("⚙ 予定の追加")  # words, not the tool's name
     [proposal] = site.backend.butler.proposals.list(household=HOME)
     streamed = card.locator(".expiry time").inner_text()
     assert streamed == tokyo(proposal.expires_at.isoformat())  # Tokyo, not the server's UTC
@@ -63,6 +64,7 @@ def test_a_streamed_card_and_the_same_card_after_a_reload_show_the_households_ti
     page.reload()
     again = page.locator("article.proposal")
     expect(again.locator(".decided")).to_have_text(decided)
+    expect(page.locator(".msg .tools")).to_have_text("⚙ 予定の追加")
     [proposal] = site.backend.butler.proposals.list(household=HOME)
     assert proposal.decided_at is not None
     assert decided == f"判断: wife · {tokyo(proposal.decided_at.isoformat())}"

@@ -102,7 +102,12 @@ def test_the_schema_covers_the_api_but_the_event_stream(running: Running) -> Non
     labels = {op.label for op in operations(running)}
     assert len(labels) == 24 and "GET /api/events" not in labels
     assert {"POST /api/chat", "PATCH /api/memories/{memory_id}", "DELETE /api/session"} <= labels
-    assert {"POST /api/panel-actions", "POST /api/invitations", "POST /api/join", "PUT /api/time-zone"} <= labels
+    assert {
+        "POST /api/panel-actions",
+        "POST /api/invitations",
+        "POST /api/join",
+        "PUT /api/time-zone",
+    } <= labels
 
 
 def has_inputs(operation: APIOperation) -> bool:

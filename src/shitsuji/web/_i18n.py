@@ -264,6 +264,22 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "二人ともパスワードを忘れたときは、サーバーで `shitsuji household set-password ユーザー名` を実行してください。",
         "If both of you forgot, run `shitsuji household set-password USER` on the server.",
     ),
+    # what the butler is doing, by tool (the raw names are under a card's "details")
+    "tool_list_shopping_items": ("買い物リスト", "the shopping list"),
+    "tool_list_events": ("予定", "the calendar"),
+    "tool_list_todos": ("ToDo", "the to-dos"),
+    "tool_list_expenses": ("支出", "the expenses"),
+    "tool_search_memory": ("記憶", "memories"),
+    "tool_add_shopping_item": ("買い物の追加", "adding to the shopping list"),
+    "tool_add_event": ("予定の追加", "adding an event"),
+    "tool_add_todo": ("ToDoの追加", "adding a to-do"),
+    "tool_add_expense": ("支出の記録", "recording an expense"),
+    "tool_complete_todo": ("ToDoの完了", "completing a to-do"),
+    "tool_remove_shopping_item": ("買い物の削除", "removing from the shopping list"),
+    "tool_remember": ("記憶する", "remembering"),
+    "tool_open_panel": ("パネルを開く", "opening a panel"),
+    "tool_list_segments": ("これまでの話題", "earlier topics"),
+    "tool_load_segment": ("これまでの話題", "an earlier topic"),
     # panel actions
     "add": ("追加", "Add"),
     "add_item": ("買うものを追加", "Add an item"),
@@ -352,9 +368,16 @@ class Words:
         text = pair[0] if self.lang == "ja" else pair[1]
         return text.format(**values) if values else text
 
-    def pick(self, keys: list[str]) -> dict[str, str]:
-        """Some words for the page's script, placeholders such as ``{who}`` left in."""
-        return {key: self(key) for key in keys}
+    def pick(self, keys: list[str], prefix: str = "") -> dict[str, str]:
+        """Some words for the page's script, placeholders such as ``{who}`` left in (and every word
+        whose key starts with ``prefix``, when one is given)."""
+        more = [k for k in TEXT if prefix and k.startswith(prefix)]
+        return {key: self(key) for key in [*keys, *more]}
+
+    def tools(self, names: list[str]) -> str:
+        """What the butler's tools are doing, in words: "予定・買い物リスト"."""
+        shown = dict.fromkeys(self.label("tool", n) for n in names)
+        return ("・" if self.lang == "ja" else ", ").join(shown)
 
     def label(self, kind: str, value: object) -> str:
         """A stored word (a category, a source, a channel) in this language, else as it is."""

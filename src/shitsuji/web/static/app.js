@@ -43,6 +43,16 @@
     messages.scrollTop = messages.scrollHeight;
   }
 
+  // what the tools do, in the page's language (as _i18n.Words.tools writes it)
+  function toolWords(names) {
+    const shown = [];
+    for (const name of names) {
+      const word = words["tool_" + name] || name;
+      if (shown.indexOf(word) < 0) shown.push(word);
+    }
+    return shown.join(document.body.dataset.lang === "ja" ? "・" : ", ");
+  }
+
   function showProgress(text) {
     progress.hidden = !text;
     progress.textContent = text || "";
@@ -228,9 +238,9 @@
         buffer = parseEvents(buffer + decoder.decode(chunk.value, { stream: true }), function (name, data) {
           if (name === "conversation") conversation = data.id;
           else if (name === "tools") {
-            showProgress(words.running_tools.replace("{tools}", data.names.join(", ")));
+            showProgress(words.running_tools.replace("{tools}", toolWords(data.names)));
             const li = el("li", "msg assistant");
-            li.appendChild(el("div", "tools muted", "⚙ " + data.names.join(", ")));
+            li.appendChild(el("div", "tools muted", "⚙ " + toolWords(data.names)));
             messages.appendChild(li);
             reply = null;
           }
