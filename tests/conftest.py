@@ -19,6 +19,10 @@ import pytest
 from shitsuji.cli import main
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 
+from .browser_support import base, browser, page, playwright, shoot  # noqa: F401 (fixtures)
+from .fake_anthropic import FakeMessagesAPI
+from .web_support import Site, fake_model, make_site
+
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
 
@@ -140,3 +144,19 @@ def cli(db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.M
         return Run(code, captured.out, captured.err)
 
     return run
+
+
+# -- the web app's tests: the fake Messages API and a site over it ---------------------------------
+
+
+@pytest.fixture
+def api() -> Iterator[FakeMessagesAPI]:
+    with FakeMessagesAPI().running() as fake:
+        yield fake
+
+
+@pytest.fixture
+def site(tmp_path: Path, api: FakeMessagesAPI) -> Iterator[Site]:
+    made = make_site(tmp_path / "web.db", fake_model(api.url))
+    yield made
+    made.close()

@@ -456,6 +456,22 @@ def test_cli_init_and_list_commands(cli: Cli, db_path: Path) -> None:
     assert "牛乳" in cli("household", "shopping").out
 
 
+def test_cli_sets_the_households_time_zone(cli: Cli, db_path: Path) -> None:
+    made = cli(
+        "household", "init", "--name", "futari", "--member", "wife", "--time-zone", "Asia/Tokyo", "--json"
+    )
+    assert made.code == 0 and made.json()["time_zone"] == "Asia/Tokyo"
+    bad = cli("household", "time-zone", "Tokyo/Shinjuku")
+    assert bad.code == 1 and "Asia/Tokyo" in bad.err  # says what a zone looks like
+    moved = cli("household", "time-zone", "Europe/London")
+    assert moved.code == 0 and "now lives in Europe/London" in moved.out
+    store = HouseholdStore(db_path)
+    try:
+        assert store.get("futari").time_zone == "Europe/London"
+    finally:
+        store.close()
+
+
 def test_cli_says_which_household_to_choose(cli: Cli) -> None:
     none = cli("household", "shopping", "--json")
     assert none.code == 1 and "shitsuji household init --name NAME --member YOUR_ID" in none.err

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from fastapi.testclient import TestClient
 
 from shitsuji.household import HouseholdStore
@@ -22,20 +21,7 @@ from shitsuji.web._member import message_text
 from shitsuji.web._security import SESSION_COOKIE
 
 from .fake_anthropic import FakeMessagesAPI
-from .web_support import PASSWORD, Site, fake_model, make_site, serving
-
-
-@pytest.fixture
-def api() -> Iterator[FakeMessagesAPI]:
-    with FakeMessagesAPI().running() as fake:
-        yield fake
-
-
-@pytest.fixture
-def site(tmp_path: Path, api: FakeMessagesAPI) -> Iterator[Site]:
-    made = make_site(tmp_path / "web.db", fake_model(api.url))
-    yield made
-    made.close()
+from .web_support import PASSWORD, Site, make_site, serving
 
 
 def signed_in(site: Site, user: str = "wife", household: str | None = None) -> tuple[TestClient, str]:
@@ -938,6 +924,11 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
         ("POST", "/api/chat"),
         ("GET", "/api/panels/{name}"),
         ("PUT", "/api/panel"),
+        ("POST", "/api/panel-actions"),
+        ("POST", "/api/invitations"),
+        ("POST", "/api/join"),
+        ("PUT", "/api/password"),
+        ("PUT", "/api/time-zone"),
         ("GET", "/api/events"),
         ("GET", "/api/proposals"),
         ("GET", "/api/proposals/{proposal_id}"),

@@ -8,158 +8,29 @@ phone 390×844) go to the test's tmp_path, and also to ``$SHITSUJI_SCREENSHOTS``
 from __future__ import annotations
 
 import itertools
-import os
 import re
-import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import date
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import text_response, tool_use_response
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 from shitsuji.web import Backend, create_app
 
+from .browser_support import Shoot, ja_day, mark_page, opened, same_document, send, sign_in
 from .fake_anthropic import FakeMessagesAPI
-from .web_support import HOME, PASSWORD, Site, fake_model, make_site, serving
+from .web_support import HOME, Site, serving
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 WIFE = f"household/{HOME}/user/wife"
 HUSBAND = f"household/{HOME}/user/husband"
 SHARED = f"household/{HOME}"
-WEEKDAYS_JA = "月火水木金土日"
-
-expect.set_options(timeout=10_000)
-
-REPLY = "牛乳を2本、買い物リストに追加しますね。ほかにも足りないものがあれば、いつでも気軽に声をかけてください。卵やパンも確認しておきましょうか？"
-
-
-@pytest.fixture(scope="module")
-def playwright() -> Iterator[Playwright]:
-    if not CHROMIUM.exists():
-        pytest.fail("the browser tests need Debian's chromium at /usr/bin/chromium: run `make browser`")
-    with sync_playwright() as driver:
-        yield driver
-
-
-@pytest.fixture(scope="module")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-    yield launched
-    launched.close()
-
-
-@pytest.fixture
-def api() -> Iterator[FakeMessagesAPI]:
-    with FakeMessagesAPI().running() as fake:
-        yield fake
-
-
-@pytest.fixture
-def site(tmp_path: Path, api: FakeMessagesAPI) -> Iterator[Site]:
-    made = make_site(tmp_path / "web.db", fake_model(api.url))
-    yield made
-    made.close()
-
-
-@pytest.fixture
-def base(site: Site) -> Iterator[str]:
-    with serving(site.app) as url:
-        yield url
-
-
-@contextmanager
-def opened(browser: Browser, base: str, *, locale: str = "ja-JP") -> Iterator[Page]:
-    """A fresh browser profile (no cookies) whose Accept-Language follows ``locale``.
-
-    The browser keeps the machine's time zone, as the server does: cards streamed in (dates
-    written by app.js) and cards rendered by the server must show the same times.
-    """
-    context: BrowserContext = browser.new_context(base_url=base, viewport=DESKTOP, locale=locale)
-    context.set_default_timeout(10_000)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-@pytest.fixture
-def page(browser: Browser, base: str) -> Iterator[Page]:
-    with opened(browser, base) as fresh:
-        yield fresh
-
-
-class Shoot(Protocol):
-    def __call__(self, page: Page, name: str, *, full_page: bool = True) -> None: ...
-
-
-@pytest.fixture
-def shoot(tmp_path: Path) -> Shoot:
-    """Screenshot the page at desktop and phone widths, then go back to desktop.
-
-    The chat is shot as a person sees it (the viewport: its composer sticks to the bottom);
-    the other pages whole.
-    """
-    out = os.environ.get("SHITSUJI_SCREENSHOTS")
-
-    def take(page: Page, name: str, *, full_page: bool = True) -> None:
-        for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
-            page.set_viewport_size(size)
-            path = tmp_path / "shots" / f"{name}-{label}.png"
-            page.screenshot(path=str(path), full_page=full_page, animations="disabled")
-            assert path.stat().st_size > 1000
-            if out:
-                Path(out).mkdir(parents=True, exist_ok=True)
-                shutil.copy(path, Path(out) / path.name)
-        page.set_viewport_size(DESKTOP)
-
-    return take
-
-
-def sign_in(page: Page, user: str = "wife", password: str = PASSWORD) -> None:
-    page.goto("/login")
-    page.locator("select[name=household]").select_option(HOME)
-    page.locator("input[name=user]").fill(user)
-    page.locator("input[name=password]").fill(password)
-    page.locator("form[action='/login'] button[type=submit]").click()
-    expect(page).to_have_url(re.compile(r"/(\?.*)?$"))
-    expect(page.locator(".who .me")).to_contain_text(f"{user} @ {HOME}")
-    page.wait_for_load_state()  # app.js is running
-
-
-def mark_page(page: Page) -> None:
-    """A flag that only survives while the page is not reloaded."""
-    page.evaluate("window.__sameDocument = true")
-
-
-def same_document(page: Page) -> bool:
-    return bool(page.evaluate("window.__sameDocument === true"))
-
-
-def send(page: Page, text: str) -> None:
-    box = page.locator("#composer textarea")
-    box.fill(text)
-    box.press("Enter")
-
-
-def ja_day(day: date) -> str:
-    return f"{day.month}月{day.day}日({WEEKDAYS_JA[day.weekday()]})"
+# long enough to stream in several pieces past the output sanitizer, which holds 40 characters back
+REPLY = (
+    "牛乳を2本、追加しますね。"
+    + "いつもの低脂肪のもので、近所のスーパーの特売日に合わせて買っておきます。" * 6
+)
 
 
 # -- (a) signed out ---------------------------------------------------------
@@ -224,16 +95,17 @@ def test_b_chat_streams_a_card_that_survives_reload_and_approval_updates_the_ope
     expect(page.locator(".msg.user .bubble")).to_have_text("牛乳を2本買っておいて")
     reply = page.locator(".msg.assistant .bubble")
     expect(reply).to_have_text(REPLY)
-    # it streamed in, piece by piece (the output sanitizer holds back only the last 40 characters)
-    seen: list[str] = page.evaluate("window.__seen")
+    seen: list[str] = page.evaluate("window.__seen")  # it streamed in, piece by piece
     assert len(seen) >= 3 and seen[-1] == REPLY, seen
     assert all(a and b.startswith(a) and len(a) < len(b) for a, b in itertools.pairwise(seen)), seen
 
     card = page.locator("article.proposal")
     expect(card).to_have_count(1)
-    expect(card.locator("header strong")).to_have_text("牛乳 ×2 を買い物リストに追加")
-    expect(card.locator("summary code")).to_have_text("add_shopping_item")
+    expect(card.locator("header strong")).to_have_text("買い物リストに「牛乳 ×2」を追加")
+    expect(card.locator(".fields")).to_have_text("品目牛乳数量2")  # what matters, in plain words
+    expect(card.locator("details.args pre").first).to_be_hidden()  # the tool and its JSON, one click away
     card.locator("summary").click()
+    expect(card.locator("details.args code").first).to_have_text("add_shopping_item")
     expect(card.locator("pre")).to_contain_text('"name": "牛乳"')
     expect(card.locator("pre")).to_contain_text('"quantity": 2')
     expiry = card.locator("footer .expiry")
@@ -252,7 +124,7 @@ def test_b_chat_streams_a_card_that_survives_reload_and_approval_updates_the_ope
     expect(page.locator(".msg.assistant .bubble")).to_have_text(REPLY)
     card = page.locator(f"article.proposal[data-proposal='{proposal_id}']")
     expect(card).to_have_class(re.compile(r"\bstate-pending\b"))
-    expect(card.locator("header strong")).to_have_text("牛乳 ×2 を買い物リストに追加")
+    expect(card.locator("header strong")).to_have_text("買い物リストに「牛乳 ×2」を追加")
     expect(card.locator("footer .expiry")).to_have_text(
         streamed_expiry
     )  # app.js writes dates as the server does
@@ -446,7 +318,7 @@ def test_d_memories_list_search_edit_forget_restore_and_provenance(
 def test_e_english_from_the_browser_japanese_from_the_switch_with_yen_and_dates(
     browser: Browser, base: str, site: Site, shoot: Shoot
 ) -> None:
-    today = site.backend.store.today()
+    today = site.backend.store.today(HOME)
     site.backend.store.add_expense(HOME, 1280, "食費", "スーパー", today, by="wife")
     site.backend.store.add_expense(HOME, 25000, "光熱費", None, today, by="husband")
     with opened(browser, base, locale="en-US") as page:

@@ -28,10 +28,12 @@ from ._schema import AGENT_SCHEMA
 from ._tools import Tool, Toolbox, ToolContext, ToolOutput
 
 Status = Literal["pending", "running", "approved", "rejected", "failed"]
+# why a decision came out as it did, for channels to put in a person's words (``reason`` is English)
+Outcome = Literal["approved", "rejected", "failed", "not_owner", "expired", "running", "already_decided"]
 DEFAULT_TTL = timedelta(hours=24)
 _COLUMNS = (
     "id, tool, input, input_hash, summary, owner, household, channel, conversation, status, result, "
-    "created_at, expires_at, decided_at, decided_by, tool_use_id"
+    "created_at, expires_at, decided_at, decided_by, tool_use_id, message"
 )
 
 
@@ -58,6 +60,7 @@ class Proposal:
     decided_at: datetime | None = None
     decided_by: str | None = None
     tool_use_id: str | None = None
+    message: str | None = None  # the person's message that led to it (``conversation:seq``)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,12 +82,14 @@ class Proposal:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """What an approve or reject call did: ``done`` is False when nothing changed, and ``reason`` says why."""
+    """What an approve or reject call did: ``done`` is False when nothing changed, and ``reason`` says why
+    (in English, for the model and the terminal; ``code`` is the same as data for other languages)."""
 
     proposal: Proposal
     done: bool
     reason: str
     output: ToolOutput | None = None
+    code: Outcome = "approved"
 
 
 def _row(row: Sequence[Any]) -> Proposal:
@@ -106,6 +111,7 @@ def _row(row: Sequence[Any]) -> Proposal:
         decided_at=datetime.fromisoformat(row[13]) if row[13] else None,
         decided_by=row[14],
         tool_use_id=row[15],
+        message=row[16],
     )
 
 
@@ -152,10 +158,11 @@ class Proposals:
             created_at=now,
             expires_at=now + self.ttl,
             tool_use_id=tool_use_id,
+            message=ctx.message,
         )
         with db.write(self._conn, self.path) as conn:
             conn.execute(
-                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 16)})",
+                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 17)})",
                 (
                     proposal.id,
                     proposal.tool,
@@ -173,6 +180,7 @@ class Proposals:
                     None,
                     None,
                     tool_use_id,
+                    ctx.message,
                 ),
             )
         self._record("proposal.made", proposal, ctx.user, ctx)
@@ -245,11 +253,11 @@ class Proposals:
         proposal = self.get(proposal_id)
         refusal = self._refusal(proposal, ctx)
         if refusal:
-            return Decision(proposal, False, refusal)
+            return Decision(proposal, False, refusal, code="not_owner")
         claimed = self._claim(proposal.id, ctx.user)
         if claimed is None:
             current = self.get(proposal.id)
-            return Decision(current, False, self._why_not_pending(current))
+            return self._not_pending(current)
         tool = toolbox.get(claimed.tool)
         if tool is None:
             return self._finish(claimed, "failed", f"the tool {claimed.tool!r} is no longer available")
@@ -270,7 +278,7 @@ class Proposals:
         proposal = self.get(proposal_id)
         refusal = self._refusal(proposal, ctx)
         if refusal:
-            return Decision(proposal, False, refusal)
+            return Decision(proposal, False, refusal, code="not_owner")
         now = self.clock()
         with db.write(self._conn, self.path) as conn:
             changed = conn.execute(
@@ -280,9 +288,9 @@ class Proposals:
             ).rowcount
         current = self.get(proposal.id)
         if not changed:
-            return Decision(current, False, self._why_not_pending(current))
+            return self._not_pending(current)
         self._record("proposal.rejected", current, ctx.user, ctx)
-        return Decision(current, True, f"rejected: {current.summary}")
+        return Decision(current, True, f"rejected: {current.summary}", code="rejected")
 
     def _refusal(self, proposal: Proposal, ctx: ToolContext[Any]) -> str | None:
         if ctx.household == proposal.household and ctx.user == proposal.owner:
@@ -317,11 +325,15 @@ class Proposals:
             status == "approved",
             f"{verb}: {proposal.summary}" + ("" if output else f" ({result})"),
             output,
+            code="approved" if status == "approved" else "failed",
         )
 
-    def _why_not_pending(self, proposal: Proposal) -> str:
+    @staticmethod
+    def _not_pending(proposal: Proposal) -> Decision:
         if proposal.status == "pending":
-            return f"expired at {proposal.expires_at.isoformat(timespec='minutes')}: ask again"
+            why = f"expired at {proposal.expires_at.isoformat(timespec='minutes')}: ask again"
+            return Decision(proposal, False, why, code="expired")
         if proposal.status == "running":
-            return "already being carried out"
-        return f"already {proposal.status}" + (f" by {proposal.decided_by}" if proposal.decided_by else "")
+            return Decision(proposal, False, "already being carried out", code="running")
+        by = f" by {proposal.decided_by}" if proposal.decided_by else ""
+        return Decision(proposal, False, f"already {proposal.status}{by}", code="already_decided")

@@ -119,6 +119,9 @@ AGENT_SCHEMA = Schema(
                 WHERE household IS NULL
             """,
         ),
+        # the message (``conversation:seq``) whose words led to the proposal: a fact remembered on
+        # approval points back to it ("why do you know this?")
+        Migration("0016_proposal_message", "ALTER TABLE proposals ADD COLUMN message TEXT"),
     ),
     requires=(CONTEXT_SCHEMA,),
 )

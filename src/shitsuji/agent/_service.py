@@ -241,6 +241,7 @@ class ChatService:
                 await self.follow_segment(turn.ctx, conversation, turn.segment)
             ctx = replace(turn.ctx, conversation=conversation.id, segment=self.segment_label(conversation.id))
             conversation = self._keep_words(turn, conversation, ctx)
+            ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
             kept = True
             yield Started(conversation.id)
             async for event in self._answer(ctx, conversation, turn.text, mode):
@@ -380,6 +381,7 @@ class ChatService:
             ctx,
             conversation=found.conversation,
             segment=self.segment_label(found.conversation) if found.conversation else None,
+            message=found.message,
         )
         if approve:
             return await self.proposals.approve(found.id, where, self.toolbox)

@@ -53,6 +53,7 @@ class ToolContext(Generic[Deps]):
     household: str | None = None
     conversation: str | None = None
     segment: str | None = None
+    message: str | None = None  # the person's words this turn answers, as ``conversation:seq``
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,11 +49,15 @@ def _table(title: str, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> 
 def init(
     name: Annotated[str, typer.Option("--name", "-n", help="Household name, used in memory scopes.")],
     member: Annotated[list[str], typer.Option("--member", "-m", help="A member's user id (repeat).")],
+    time_zone: Annotated[
+        str | None,
+        typer.Option("--time-zone", help="IANA zone, e.g. Asia/Tokyo (default: the server's own)."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Create household NAME with its members (refused if the name is taken)."""
     with _store() as store:
-        home = store.create(name, member)
+        home = store.create(name, member, time_zone=time_zone)
     if as_json:
         print_json(home.to_json())
     else:
@@ -86,7 +90,7 @@ def events(
     """Events from today (or --from) on."""
     with _store() as store:
         home = store.resolve(name)
-        rows = [e.to_json() for e in store.events(home.name, first or store.today(), last)]
+        rows = [e.to_json() for e in store.events(home.name, first or store.today(home.name), last)]
     if as_json:
         print_json(rows)
     else:
@@ -124,6 +128,22 @@ def expenses(
         return
     console.print(_table(f"{home.name}: expenses", ("id", "date", "amount_yen", "category", "note"), rows))
     console.print(f"total ¥{sum(r['amount_yen'] for r in rows):,} ({len(rows)} expenses)")
+
+
+@household_app.command("time-zone")
+def time_zone(
+    zone: Annotated[str, typer.Argument(help="IANA time zone, e.g. Asia/Tokyo or Europe/London.")],
+    name: NameOpt = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Set the household's time zone: it decides "today", "this month" and every time shown."""
+    with _store() as store:
+        home = store.set_time_zone(store.resolve(name).name, zone)
+        today = store.today(home.name)
+    if as_json:
+        print_json(home.to_json())
+    else:
+        console.print(f"household [bold]{home.name}[/] now lives in {home.time_zone} (today is {today})")
 
 
 def _read_password(from_stdin: bool) -> str:

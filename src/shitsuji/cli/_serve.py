@@ -69,6 +69,15 @@ def serve(
         console.print("[yellow]nobody can sign in yet:[/] run `shitsuji household set-password YOUR_ID`")
     if backend.model_problem:
         console.print(f"[yellow]chat is off:[/] {backend.model_problem}")
+        if STATE.settings().endpoint.openai_url is None:
+            from ..llm import probe_local
+
+            backend.local_model = probe_local()  # loopback only, 0.3 s at most
+        if backend.local_model:
+            console.print(
+                f"an OpenAI-compatible server answers at {backend.local_model.url}: to use it, run\n"
+                f"  {backend.local_model.hint}"
+            )
     console.print(f"shitsuji is serving at http://{host}:{port}  (Ctrl-C stops)")
     uvicorn.run(
         create_app(backend, secure_cookies=secure_cookies),

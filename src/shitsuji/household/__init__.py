@@ -7,10 +7,11 @@ with every turn instead of the data; the panels (``panel_view``, ``open_panel``)
 app's views; ``Butler`` wires all of it to the conversation service the channels drive.
 """
 
+from ._actions import ACTIONS, Applied, PanelAction, apply
 from ._bench import estimate_tokens, prompt_tokens_benchmark
 from ._butler import Butler, butler_toolbox
 from ._deps import Ctx, HouseholdDeps
-from ._index import count_index, format_counts
+from ._index import count_index, format_counts, household_now
 from ._panels import PANELS, OpenPanel, Panel, check_panel, label_of, open_panel, panel_of, panel_view
 from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
 from ._schema import HOUSEHOLD_SCHEMA
@@ -18,10 +19,12 @@ from ._store import HouseholdStore
 from ._tools import TOOLS, household_toolbox
 
 __all__ = [
+    "ACTIONS",
     "HOUSEHOLD_SCHEMA",
     "PANELS",
     "TOOLS",
     "Anniversary",
+    "Applied",
     "Butler",
     "Counts",
     "Ctx",
@@ -32,13 +35,16 @@ __all__ = [
     "HouseholdStore",
     "OpenPanel",
     "Panel",
+    "PanelAction",
     "ShoppingItem",
     "Todo",
+    "apply",
     "butler_toolbox",
     "check_panel",
     "count_index",
     "estimate_tokens",
     "format_counts",
+    "household_now",
     "household_toolbox",
     "label_of",
     "open_panel",

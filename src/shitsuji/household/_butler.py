@@ -31,7 +31,7 @@ from ..llm import CHEAP_MODEL, NO_ENDPOINT, Model
 from ..memory import MemoryEngine
 from ..safety import InputFilter, Judge, Policy
 from ._deps import HouseholdDeps
-from ._index import count_index
+from ._index import household_now
 from ._panels import open_panel
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HouseholdStore
@@ -120,7 +120,7 @@ class Butler:
             proposals=self.proposals,
             router_model=router_model,
             memories=lambda text, ctx: memory.recall(text, ctx.scope, k=RECALLED_MEMORIES),
-            count_index=lambda ctx: count_index(store, ctx.household or "", store.today()),
+            count_index=lambda ctx: household_now(store, ctx.household or ""),
         )
         if modes is not None:
             assistant.modes = dict(modes)

@@ -33,3 +33,13 @@ def format_counts(counts: Counts, *, lang: Lang = "ja") -> str:
         f"予定 {counts.upcoming_events}件・ToDo {counts.open_todos}件・買い物 {counts.shopping_items}件・"
         f"今月の支出 {counts.month_expenses}件（¥{counts.month_expenses_yen:,}）"
     )
+
+
+def household_now(store: HouseholdStore, household: str) -> str:
+    """The count index after the household's date and time zone, so "today" and "tomorrow" mean theirs.
+
+    E.g. 「2026-12-01 (Tue) 09:30 Asia/Tokyo · 予定 3件・…」.
+    """
+    now = store.now(household)
+    zone = store.get(household).time_zone or "server time"
+    return f"{now:%Y-%m-%d (%a) %H:%M} {zone} · {count_index(store, household, now.date())}"

@@ -9,17 +9,19 @@ labelled ``household.<panel>``. The label therefore always comes from what the U
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, Literal, get_args
 
 from ..agent import ToolOutput, UiEffect, tool
 from ..errors import UserInputError
 from ._deps import Ctx
 from ._store import HouseholdStore
+from ._values import month_of
 
 Panel = Literal["shopping", "calendar", "todos", "budget"]
 PANELS: tuple[Panel, ...] = get_args(Panel)
 LABEL_PREFIX = "household."
+RECENTLY_DONE = 5
 
 
 def check_panel(name: str) -> Panel:
@@ -62,13 +64,16 @@ def panel_view(
     store: HouseholdStore, household: str, name: Panel, month: str | None = None
 ) -> dict[str, Any]:
     """What a panel shows: the shopping list, upcoming events, open to-dos, or a month's budget."""
-    today = store.today()
+    today = store.today(household)
     if name == "shopping":
         return {"panel": name, "items": [i.to_json() for i in store.shopping_items(household)]}
     if name == "calendar":
         return {"panel": name, "events": [e.to_json() for e in store.events(household, today, None)]}
-    if name == "todos":
-        return {"panel": name, "todos": [t.to_json() for t in store.todos(household)]}
+    if name == "todos":  # the open ones, then the last few done (to reopen one ticked by mistake)
+        every = store.todos(household, include_done=True)
+        done = sorted((t for t in every if t.done), key=lambda t: t.done_at or "", reverse=True)
+        shown = [t for t in every if not t.done] + done[:RECENTLY_DONE]
+        return {"panel": name, "todos": [t.to_json() for t in shown]}
     return budget(store, household, month, today)
 
 
@@ -81,9 +86,15 @@ def budget(store: HouseholdStore, household: str, month: str | None, today: date
     by_category: dict[str, int] = {}
     for row in rows:
         by_category[row["category"]] = by_category.get(row["category"], 0) + row["amount_yen"]
+    shown = month or month_of(today)
+    first = date.fromisoformat(shown + "-01")
+    before = month_of(first - timedelta(days=1)) if first > date(1, 1, 1) else shown
+    after = month_of(first + timedelta(days=31)) if shown < "9999-11" else shown  # 9999-12 has no end
     return {
         "panel": "budget",
-        "month": month or today.strftime("%Y-%m"),
+        "month": shown,
+        "previous": before,
+        "next": after,
         "expenses": rows,
         "total_yen": sum(r["amount_yen"] for r in rows),
         "by_category": dict(sorted(by_category.items(), key=lambda kv: -kv[1])),

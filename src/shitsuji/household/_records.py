@@ -20,6 +20,7 @@ class Household:
     name: str
     members: tuple[str, ...]
     created_at: str
+    time_zone: str | None = None  # IANA name; None: not chosen, the server's zone is used
 
     @property
     def scope(self) -> str:
@@ -30,7 +31,12 @@ class Household:
         return f"{self.scope}/user/{user}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "members": list(self.members), "created_at": self.created_at}
+        return {
+            "name": self.name,
+            "members": list(self.members),
+            "created_at": self.created_at,
+            "time_zone": self.time_zone,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +46,12 @@ class ShoppingItem:
     quantity: int
     added_by: str
     created_at: str
+    checked_at: str | None = None  # ticked off in the panel (still on the list, struck through)
+    checked_by: str | None = None
+
+    @property
+    def checked(self) -> bool:
+        return self.checked_at is not None
 
     def to_json(self) -> dict[str, Any]:
         return _compact(self)

@@ -75,5 +75,15 @@ HOUSEHOLD_SCHEMA = Schema(
             CREATE INDEX anniversaries_household ON anniversaries (household, day);
             """,
         ),
+        # the household's IANA time zone (NULL: not chosen yet, the server's own zone is used)
+        Migration("0016_household_time_zone", "ALTER TABLE households ADD COLUMN time_zone TEXT;"),
+        # ticked off in the shopping panel (and ticked back): kept on the list, struck through
+        Migration(
+            "0017_shopping_checked",
+            """
+            ALTER TABLE shopping_items ADD COLUMN checked_at TEXT;
+            ALTER TABLE shopping_items ADD COLUMN checked_by TEXT;
+            """,
+        ),
     ),
 )

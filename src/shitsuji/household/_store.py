@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 import sqlite3
 from collections.abc import Callable, Iterable
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -26,17 +26,19 @@ from ._values import (
     check_note,
     check_quantity,
     check_text,
+    check_time_zone,
     check_yen,
     day_after,
     month_of,
     month_range,
     parse_day,
     parse_when,
+    zone_of,
 )
 
 Clock = Callable[[], datetime]
 
-_SHOPPING = "id, name, quantity, added_by, created_at"
+_SHOPPING = "id, name, quantity, added_by, created_at, checked_at, checked_by"
 _EVENT = "id, title, start_at, end_at, note, added_by, created_at"
 _TODO = "id, title, due, done_at, done_by, added_by, created_at"
 _EXPENSE = "id, amount_yen, category, note, spent_on, added_by, created_at"
@@ -59,16 +61,26 @@ class HouseholdStore:
     def close(self) -> None:
         self._conn.close()
 
-    def today(self) -> date:
-        """Today on the server's local calendar (the household is assumed to live there)."""
-        return self.clock().astimezone().date()
+    def zone(self, household: str) -> tzinfo:
+        """The household's time zone (the server's own until the household chooses one)."""
+        row = self._conn.execute("SELECT time_zone FROM households WHERE name = ?", (household,)).fetchone()
+        return zone_of(row[0] if row else None)
+
+    def now(self, household: str) -> datetime:
+        """The household's wall clock: what "today", "this month" and every shown time go by."""
+        return self.clock().astimezone(self.zone(household))
+
+    def today(self, household: str) -> date:
+        """Today on the household's calendar, wherever the server runs."""
+        return self.now(household).date()
 
     # -- households -------------------------------------------------------
 
-    def create(self, name: str, members: Iterable[str]) -> Household:
+    def create(self, name: str, members: Iterable[str], *, time_zone: str | None = None) -> Household:
         """A new household with at least one member; refuses a name already taken."""
         name = check_name(name, "household name")
         people = list(dict.fromkeys(check_name(m, "member") for m in members))
+        zone = check_time_zone(time_zone) if time_zone is not None else None
         if not people:
             raise UserInputError(f"household {name!r} needs at least one member: add --member YOUR_ID")
         now = self._now()
@@ -79,12 +91,22 @@ class HouseholdStore:
                     f"household {name!r} already exists (members: {', '.join(existing)}): "
                     "pick another --name, or keep using this one"
                 )
-            conn.execute("INSERT INTO households (name, created_at) VALUES (?, ?)", (name, now))
+            conn.execute(
+                "INSERT INTO households (name, created_at, time_zone) VALUES (?, ?, ?)", (name, now, zone)
+            )
             conn.executemany(
                 "INSERT INTO household_members (household, user, created_at) VALUES (?, ?, ?)",
                 [(name, person, now) for person in people],
             )
-        return Household(name, tuple(people), now)
+        return Household(name, tuple(people), now, zone)
+
+    def set_time_zone(self, name: str, time_zone: str) -> Household:
+        """Change the household's time zone (an IANA name such as Asia/Tokyo)."""
+        zone = check_time_zone(time_zone)
+        home = self.get(name)
+        with db.write(self._conn, self.path) as conn:
+            conn.execute("UPDATE households SET time_zone = ? WHERE name = ?", (zone, home.name))
+        return self.get(home.name)
 
     def add_member(self, name: str, user: str) -> Household:
         """Add ``user`` to household ``name``; refused if they already belong to it."""
@@ -100,18 +122,22 @@ class HouseholdStore:
         return self.get(home.name)
 
     def get(self, name: str) -> Household:
-        row = self._conn.execute("SELECT name, created_at FROM households WHERE name = ?", (name,)).fetchone()
+        row = self._conn.execute(
+            "SELECT name, created_at, time_zone FROM households WHERE name = ?", (name,)
+        ).fetchone()
         if row is None:
             known = ", ".join(h.name for h in self.households()) or "none yet"
             raise NotFoundError(
                 f"no household named {name!r} (known: {known}): "
                 f"create it with `shitsuji household init --name {name} --member YOUR_ID`"
             )
-        return Household(row[0], self._members(row[0]), row[1])
+        return Household(row[0], self._members(row[0]), row[1], row[2])
 
     def households(self) -> list[Household]:
-        rows = self._conn.execute("SELECT name, created_at FROM households ORDER BY name").fetchall()
-        return [Household(name, self._members(name), created) for name, created in rows]
+        rows = self._conn.execute(
+            "SELECT name, created_at, time_zone FROM households ORDER BY name"
+        ).fetchall()
+        return [Household(name, self._members(name), created, zone) for name, created, zone in rows]
 
     def resolve(self, name: str | None = None) -> Household:
         """The household called ``name``, or the only one there is."""
@@ -172,15 +198,32 @@ class HouseholdStore:
         return ShoppingItem(row_id, name, quantity, by, now)
 
     def shopping_items(self, household: str) -> list[ShoppingItem]:
-        rows = self._select(_SHOPPING, "shopping_items", household, "", (), "created_at, rowid")
-        return [ShoppingItem(*r) for r in rows]
+        """The list, still-to-buy items first (ticked-off ones stay until removed)."""
+        order = "checked_at IS NOT NULL, created_at, rowid"
+        return [ShoppingItem(*r) for r in self._select(_SHOPPING, "shopping_items", household, "", (), order)]
+
+    def check_shopping_item(
+        self, household: str, item_id: str, *, checked: bool = True, by: str
+    ) -> tuple[ShoppingItem, bool]:
+        """Tick an item off (``checked``) or back on; the flag is False when it already was so."""
+        now = self._now()
+        with db.write(self._conn, self.path) as conn:
+            self._one(conn, _SHOPPING, "shopping_items", household, item_id, "shopping item")
+            if checked:
+                sql = (
+                    "SET checked_at = ?, checked_by = ? WHERE household = ? AND id = ? AND checked_at IS NULL"
+                )
+                params: tuple[Any, ...] = (now, by, household, item_id)
+            else:
+                sql = "SET checked_at = NULL, checked_by = NULL WHERE household = ? AND id = ? AND checked_at IS NOT NULL"
+                params = (household, item_id)
+            changed = conn.execute(f"UPDATE shopping_items {sql}", params).rowcount
+            row = self._one(conn, _SHOPPING, "shopping_items", household, item_id, "shopping item")
+        return ShoppingItem(*row), bool(changed)
 
     def remove_shopping_item(self, household: str, item_id: str) -> ShoppingItem:
         """Delete one item of this household's list, or raise ``NotFoundError``."""
-        with db.write(self._conn, self.path) as conn:
-            row = self._one(conn, _SHOPPING, "shopping_items", household, item_id, "shopping item")
-            conn.execute("DELETE FROM shopping_items WHERE household = ? AND id = ?", (household, item_id))
-        return ShoppingItem(*row)
+        return ShoppingItem(*self._delete(_SHOPPING, "shopping_items", household, item_id, "shopping item"))
 
     # -- events -----------------------------------------------------------
 
@@ -216,6 +259,9 @@ class HouseholdStore:
         rows = self._select(_EVENT, "events", household, where, params, "start_at, rowid")
         return [Event(*r) for r in rows]
 
+    def remove_event(self, household: str, event_id: str) -> Event:
+        return Event(*self._delete(_EVENT, "events", household, event_id, "event"))
+
     # -- to-dos -----------------------------------------------------------
 
     def add_todo(self, household: str, title: str, due: str | None = None, *, by: str) -> Todo:
@@ -242,6 +288,21 @@ class HouseholdStore:
             return todo, False
         return Todo(todo.id, todo.title, todo.due, now, by, todo.added_by, todo.created_at), True
 
+    def reopen_todo(self, household: str, todo_id: str) -> tuple[Todo, bool]:
+        """Mark a done to-do open again; the flag is False when it was open (nothing changes then)."""
+        with db.write(self._conn, self.path) as conn:
+            row = self._one(conn, _TODO, "todos", household, todo_id, "to-do")
+            changed = conn.execute(
+                "UPDATE todos SET done_at = NULL, done_by = NULL "
+                "WHERE household = ? AND id = ? AND done_at IS NOT NULL",
+                (household, todo_id),
+            ).rowcount
+        todo = Todo(*row)
+        return Todo(todo.id, todo.title, todo.due, None, None, todo.added_by, todo.created_at), bool(changed)
+
+    def remove_todo(self, household: str, todo_id: str) -> Todo:
+        return Todo(*self._delete(_TODO, "todos", household, todo_id, "to-do"))
+
     # -- expenses ---------------------------------------------------------
 
     def add_expense(
@@ -255,19 +316,25 @@ class HouseholdStore:
         by: str,
     ) -> Expense:
         amount, category = check_yen(amount_yen), check_text(category, "category", MAX_CATEGORY)
-        note, spent_on = check_note(note), parse_day(day if day is not None else self.today(), "date")
+        note, spent_on = (
+            check_note(note),
+            parse_day(day if day is not None else self.today(household), "date"),
+        )
         values = {"amount_yen": amount, "category": category, "note": note, "spent_on": spent_on}
         row_id, now = self._insert("expenses", household, values, by)
         return Expense(row_id, amount, category, note, spent_on, by, now)
 
     def expenses(self, household: str, month: str | None = None) -> list[Expense]:
         """The expenses of ``month`` (``YYYY-MM``; this month by default), oldest first."""
-        first, following = month_range(month or month_of(self.today()))
+        first, following = month_range(month or month_of(self.today(household)))
         where = " AND spent_on >= ? AND spent_on < ?"
         rows = self._select(
             _EXPENSE, "expenses", household, where, (first, following), "spent_on, created_at, rowid"
         )
         return [Expense(*r) for r in rows]
+
+    def remove_expense(self, household: str, expense_id: str) -> Expense:
+        return Expense(*self._delete(_EXPENSE, "expenses", household, expense_id, "expense"))
 
     # -- anniversaries ----------------------------------------------------
 
@@ -284,6 +351,17 @@ class HouseholdStore:
         rows = self._select(_ANNIVERSARY, "anniversaries", household, "", (), "substr(day, 6), title")
         return [Anniversary(*r) for r in rows]
 
+    def title_of(self, household: str, row_id: str) -> str | None:
+        """What a row is called (an item's name, an event's title …), found by its id; None if gone."""
+        table = next((t for t, prefix in _PREFIX.items() if row_id.startswith(prefix)), None)
+        column = {"shopping_items": "name", "expenses": "category"}.get(table or "", "title")
+        if table is None:
+            return None
+        row = self._conn.execute(
+            f"SELECT {column} FROM {table} WHERE household = ? AND id = ?", (household, row_id)
+        ).fetchone()
+        return str(row[0]) if row else None
+
     # -- summaries --------------------------------------------------------
 
     def counts(self, household: str, today: date) -> Counts:
@@ -295,7 +373,7 @@ class HouseholdStore:
             SELECT e.n, t.n, s.n, x.n, x.total FROM
               (SELECT COUNT(*) AS n FROM events WHERE household = ? AND COALESCE(end_at, start_at) >= ?) AS e,
               (SELECT COUNT(*) AS n FROM todos WHERE household = ? AND done_at IS NULL) AS t,
-              (SELECT COUNT(*) AS n FROM shopping_items WHERE household = ?) AS s,
+              (SELECT COUNT(*) AS n FROM shopping_items WHERE household = ? AND checked_at IS NULL) AS s,
               (SELECT COUNT(*) AS n, COALESCE(SUM(amount_yen), 0) AS total FROM expenses
                  WHERE household = ? AND spent_on >= ? AND spent_on < ?) AS x
             """,
@@ -341,6 +419,13 @@ class HouseholdStore:
     ) -> list[tuple[Any, ...]]:
         sql = f"SELECT {columns} FROM {table} WHERE household = ?{where} ORDER BY {order}"
         return self._conn.execute(sql, (household, *params)).fetchall()
+
+    def _delete(self, columns: str, table: str, household: str, row_id: str, what: str) -> tuple[Any, ...]:
+        """Delete one row of this household's ``table`` and return it, or raise ``NotFoundError``."""
+        with db.write(self._conn, self.path) as conn:
+            row = self._one(conn, columns, table, household, row_id, what)
+            conn.execute(f"DELETE FROM {table} WHERE household = ? AND id = ?", (household, row_id))
+        return row
 
     @staticmethod
     def _one(

@@ -101,7 +101,7 @@ async def list_events(
 ) -> str:
     """List the household's events from a day (today by default) up to another."""
     store, household = _household(ctx)
-    return _json([e.to_json() for e in store.events(household, from_ or store.today(), to)])
+    return _json([e.to_json() for e in store.events(household, from_ or store.today(household), to)])
 
 
 @tool(effect="read")
@@ -118,7 +118,7 @@ async def list_expenses(ctx: Ctx, month: Month | None = None) -> str:
     rows = store.expenses(household, month)
     return _json(
         {
-            "month": month or f"{store.today():%Y-%m}",
+            "month": month or f"{store.today(household):%Y-%m}",
             "count": len(rows),
             "total_yen": sum(r.amount_yen for r in rows),
             "expenses": [r.to_json() for r in rows],
@@ -225,7 +225,9 @@ def remember(
     category: Literal["profile", "preference", "media", "event", "misc"],
 ) -> str:
     """Remember one lasting fact the speaker told you about themselves."""
-    provenance = {"by": ctx.user, "channel": ctx.channel, "conversation": ctx.conversation}
+    provenance: dict[str, object] = {"by": ctx.user, "channel": ctx.channel, "conversation": ctx.conversation}
+    if ctx.message:  # "why do you know this?" quotes the words it was asked in
+        provenance["message_ids"] = [ctx.message]
     result = ctx.deps.memory.remember(content, ctx.scope, category=category, provenance=provenance)
     if result.duplicate:
         return f"already remembered: {_short(result.memory.content, 200)}"

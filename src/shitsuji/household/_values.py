@@ -14,8 +14,9 @@ text, so range queries are plain string comparisons in SQL.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Final
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import UserInputError
 from ..memory._scopes import INVISIBLE
@@ -26,6 +27,7 @@ MAX_CATEGORY: Final = 20
 MAX_NAME: Final = 40
 MAX_QUANTITY: Final = 99
 MAX_YEN: Final = 100_000_000
+MAX_ZONE: Final = 64
 
 _NAME: Final = re.compile(r"^[^/\s\x00-\x1f]+$")
 _MONTH: Final = re.compile(r"^\d{4}-\d{2}$")
@@ -62,6 +64,29 @@ def check_name(value: str, what: str) -> str:
             "e.g. futari or wife"
         )
     return name
+
+
+def check_time_zone(value: str) -> str:
+    """An IANA time zone name such as ``Asia/Tokyo`` or ``Europe/London``."""
+    name = value.strip()
+    try:
+        if not name or len(name) > MAX_ZONE:
+            raise ValueError(name)
+        ZoneInfo(name)
+    except (ValueError, ZoneInfoNotFoundError):
+        raise UserInputError(
+            f"time zone {value!r} is not known: use an IANA name such as Asia/Tokyo or Europe/London"
+        ) from None
+    return name
+
+
+def zone_of(name: str | None) -> tzinfo:
+    """The zone called ``name``; None (a household that has not chosen one) is the server's own."""
+    if name:
+        return ZoneInfo(name)
+    local = datetime.now().astimezone().tzinfo
+    assert local is not None
+    return local
 
 
 def parse_when(value: str, what: str) -> str:

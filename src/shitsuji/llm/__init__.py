@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._env import CHEAP_MODEL, MAIN_MODEL, NO_ENDPOINT, Endpoint, open_model
 from ._model import Model, TextSink
+from ._probe import LocalServer, probe_local
 from ._scripted import ScriptedModel
 from ._types import (
     STOP_REASONS,
@@ -30,6 +31,7 @@ __all__ = [
     "AnthropicModel",
     "Block",
     "Endpoint",
+    "LocalServer",
     "Message",
     "Model",
     "ModelRequest",
@@ -40,6 +42,7 @@ __all__ = [
     "TextSink",
     "Usage",
     "open_model",
+    "probe_local",
     "text_response",
     "tool_use_response",
     "web_search_response",

@@ -8,14 +8,16 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
-from ..household import Panel, label_of
+from ..household import Panel, PanelAction, label_of
 from ._backend import Backend
+from ._cards import card_view, decision_text
+from ._locale import words
 from ._member import Member
 from ._security import (
     RateLimited,
@@ -44,9 +46,15 @@ class SignIn(Strict):
     household: Annotated[str | None, Field(max_length=64)] = None
 
 
+Key = Annotated[str, Field(min_length=8, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
 class ChatIn(Strict):
     message: Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS)]
     conversation: Annotated[str | None, Field(max_length=64)] = None
+    key: Annotated[
+        Key | None, Field(description="One per composed message: a resend with the same key is stored once.")
+    ] = None
 
 
 class PanelIn(Strict):
@@ -58,6 +66,11 @@ class MemoryEdit(Strict):
     content: Annotated[str | None, Field(min_length=1, max_length=4000)] = None
     category: Annotated[str | None, Field(min_length=1, max_length=40)] = None
     importance: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
+
+
+def shown(request: Request, member: Member, card: dict[str, Any]) -> dict[str, Any]:
+    """A card with ``view``: what it says in the request's language and the household's time zone."""
+    return {**card, "view": card_view(card, words(request, member))}
 
 
 def me_json(backend: Backend, member: Member) -> dict[str, Any]:
@@ -173,11 +186,11 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
     """
     backend = backend_of(request)
     # claimed before the stream starts: 400 for bad words, 409 while a turn runs there, 503 without a model
-    turn = backend.begin(member, body.message, body.conversation)
+    turn = backend.begin(member, body.message, body.conversation, key=body.key)
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     def emit(event: str, data: dict[str, Any]) -> None:
-        queue.put_nowait(_sse(event, data))
+        queue.put_nowait(_sse(event, shown(request, member, data) if event == "proposal" else data))
 
     async def run() -> None:
         try:
@@ -218,6 +231,18 @@ async def set_panel(body: PanelIn, member: Signed, request: Request) -> dict[str
     return {"panel": opened, "label": label_of(opened) if opened else None}
 
 
+@router.post("/panel-actions", tags=["panels"])
+async def panel_action(
+    action: Annotated[PanelAction, Body()], member: Signed, request: Request
+) -> dict[str, Any]:
+    """Change a list directly, as the signed-in member (no card): ``action`` is one of
+    ``add_shopping_item``, ``check_shopping_item`` (``checked`` false ticks it back on),
+    ``remove_shopping_item``, ``add_event``, ``remove_event``, ``add_todo``, ``complete_todo``
+    (``done`` false reopens), ``remove_todo``, ``add_expense``, ``remove_expense``. Answers the row
+    and ``changed`` (false when it already was so, e.g. the spouse ticked it a moment ago)."""
+    return (await backend_of(request).act(member, action)).to_json()
+
+
 @router.get(
     "/events",
     tags=["panels"],
@@ -255,7 +280,7 @@ async def proposals(
 ) -> list[dict[str, Any]]:
     """The member's proposals, newest first; ``state`` picks pending, decided or expired ones."""
     backend = backend_of(request)
-    cards = [backend.card(p) for p in backend.proposal_list(member)]
+    cards = [shown(request, member, backend.card(p)) for p in backend.proposal_list(member)]
     if state == "all":
         return cards
     if state == "decided":
@@ -266,16 +291,19 @@ async def proposals(
 @router.get("/proposals/{proposal_id}", tags=["proposals"])
 async def proposal(proposal_id: Id, member: Signed, request: Request) -> dict[str, Any]:
     backend = backend_of(request)
-    return backend.card(backend.proposal(member, proposal_id))
+    return shown(request, member, backend.card(backend.proposal(member, proposal_id)))
 
 
 async def _decide(request: Request, member: Member, proposal_id: str, approve: bool) -> JSONResponse:
     backend = backend_of(request)
     decision, opened = await backend.decide(member, proposal_id, approve)
+    card = shown(request, member, backend.card(decision.proposal))
     body = {
         "done": decision.done,
         "reason": decision.reason,
-        "proposal": backend.card(decision.proposal),
+        "code": decision.code,
+        "reason_text": decision_text(decision.code, card, words(request, member)),
+        "proposal": card,
         "panel": opened,  # an approved open_panel: the page shows the panel
     }
     return JSONResponse(body, status_code=200 if decision.done else 409)

@@ -23,6 +23,8 @@ from ._backend import Backend
 from ._pages import render_error
 from ._pages import router as page_router
 from ._security import CsrfRejected, LimitBody, NotSignedIn, RateLimited
+from ._settings import api as settings_api
+from ._settings import router as settings_router
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(backend.warm_up)  # the first reply is as fast as the later ones
         worker = (
             asyncio.create_task(_extraction_loop(backend))
             if background and backend.service.extraction
@@ -98,7 +101,9 @@ def create_app(
     app.add_middleware(LimitBody, limit=max_body)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(api_router)
+    app.include_router(settings_api)
     app.include_router(page_router)
+    app.include_router(settings_router)
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Response:

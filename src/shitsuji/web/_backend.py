@@ -33,8 +33,22 @@ from ..agent import (
     Turn,
 )
 from ..errors import NotFoundError, ShitsujiError
-from ..household import Butler, HouseholdDeps, OpenPanel, Panel, check_panel, label_of, panel_of, panel_view
+from ..household import (
+    Applied,
+    Butler,
+    HouseholdDeps,
+    OpenPanel,
+    Panel,
+    PanelAction,
+    apply,
+    check_panel,
+    label_of,
+    panel_of,
+    panel_view,
+)
+from ..llm import LocalServer
 from ._accounts import Accounts
+from ._invites import Invitations
 from ._member import Member, message_text, tools_used
 from ._memories import MemoryBrowser
 
@@ -82,8 +96,10 @@ class Backend:
         self.store = butler.store
         self.memory = butler.memory
         self.accounts = Accounts(butler.path, audit=butler.audit)
+        self.invitations = Invitations(butler.path)
         self.memories = MemoryBrowser(butler.memory, butler.store, butler.conversations)
         self.hub = Hub()
+        self.local_model: LocalServer | None = None  # found by `serve` when no endpoint is set
 
     @property
     def model_ready(self) -> bool:
@@ -93,9 +109,18 @@ class Backend:
     def model_problem(self) -> str | None:
         return None if self.model_ready else self.service.no_model
 
+    def warm_up(self) -> None:
+        """Load at start-up what the first message would otherwise wait for: the embedding model
+        (one query), each household's memory indexes, and the tools' schemas."""
+        for home in self.store.households():
+            self.memory.recall("…", home.scope, k=1)
+        for tool in self.butler.toolbox:
+            tool.definition()
+
     def close(self) -> None:
         self.butler.close()
         self.accounts.close()
+        self.invitations.close()
 
     def context(self, member: Member) -> ToolContext[HouseholdDeps]:
         return self.butler.member(member.user, CHANNEL, household=member.household)
@@ -147,8 +172,12 @@ class Backend:
         return items + [{"kind": "card", "proposal": self.card(p)} for p in unplaced.values()]
 
     def card(self, p: Proposal) -> dict[str, Any]:
+        """The proposal as JSON, with its state now and the name of the row its ``id`` argument points to."""
         data = p.to_json()
         data["state"] = self.state(p)
+        row = p.input.get("id")
+        if isinstance(row, str) and p.household:
+            data["subject"] = self.store.title_of(p.household, row)
         return data
 
     def state(self, p: Proposal) -> str:
@@ -158,10 +187,13 @@ class Backend:
 
     # -- turns --------------------------------------------------------------
 
-    def begin(self, member: Member, text: str, conversation_id: str | None = None) -> Turn:
+    def begin(
+        self, member: Member, text: str, conversation_id: str | None = None, *, key: str | None = None
+    ) -> Turn:
         """Claim the conversation for a turn: ``Busy`` while one runs there (in any process),
-        ``ModelNotConfigured`` without a model, ``UserInputError`` for empty or oversized words."""
-        return self.service.begin(self.context(member), text, conversation=conversation_id)
+        ``ModelNotConfigured`` without a model, ``UserInputError`` for empty or oversized words.
+        ``key`` (one per composed message) stores a resend's words once."""
+        return self.service.begin(self.context(member), text, conversation=conversation_id, key=key)
 
     async def run(self, member: Member, turn: Turn, emit: Emit) -> Finished | Failed:
         """Run a claimed turn, showing each of its events as a server-sent event."""
@@ -213,6 +245,17 @@ class Backend:
 
     def panel(self, member: Member, panel: str, month: str | None = None) -> dict[str, Any]:
         return panel_view(self.store, member.household, check_panel(panel), month)
+
+    async def act(self, member: Member, action: PanelAction) -> Applied:
+        """A member's own change on a panel (tick, complete, delete, add): no card, it is theirs to make.
+
+        Every panel action of every page and API call passes here, once: record it here.
+        The other member's open page hears of it through the hub.
+        """
+        done = apply(self.store, member.household, action, by=member.user)
+        if done.changed:
+            await self.hub.bump(member.household)
+        return done
 
     def fingerprint(self, household: str) -> str:
         """Changes when any of the household's lists changes (also from other processes)."""

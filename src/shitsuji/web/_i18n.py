@@ -6,7 +6,7 @@ The language is the ``lang`` cookie when the person chose one, else the browser'
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, tzinfo
 from typing import Literal
 
 Lang = Literal["ja", "en"]
@@ -50,9 +50,35 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "まだ世帯がありません。世帯の名前と、あなたのユーザー名・パスワードを決めてください。家族は後から追加できます。",
         "There is no household yet. Name it and choose your user id and password; add the others now or later.",
     ),
-    "setup_household": ("世帯の名前(英数字、例: futari)", "Household name (letters/digits, e.g. futari)"),
-    "setup_user": ("あなたのユーザー名(例: wife)", "Your user id (e.g. wife)"),
-    "setup_others": ("ほかのメンバー(空白区切り、任意)", "Other members (space-separated, optional)"),
+    "setup_household": (
+        "世帯の名前(40文字まで・空白と「/」なし。例: futari、山田家)",
+        "Household name (up to 40 characters, no spaces or '/'; e.g. futari)",
+    ),
+    "setup_user": (
+        "あなたのユーザー名(40文字まで・空白と「/」なし。例: wife、はなこ)",
+        "Your user id (up to 40 characters, no spaces or '/'; e.g. wife)",
+    ),
+    "setup_others": (
+        "ほかのメンバー(空白区切り、任意。あとで設定から招待できます)",
+        "Other members (space-separated, optional; invite them later from Settings)",
+    ),
+    "bad_household": (
+        "世帯の名前「{name}」は使えません。空白と「/」を含まない40文字までにしてください。",
+        "The household name “{name}” cannot be used: up to 40 characters, without spaces or '/'.",
+    ),
+    "bad_user": (
+        "ユーザー名「{name}」は使えません。空白と「/」を含まない40文字までにしてください。",
+        "The user id “{name}” cannot be used: up to 40 characters, without spaces or '/'.",
+    ),
+    "bad_time_zone": (
+        "タイムゾーン「{zone}」はわかりません。一覧から選んでください。",
+        "Unknown time zone “{zone}”: pick one from the list.",
+    ),
+    "password_short": (
+        "パスワードは8文字以上にしてください。",
+        "The password is too short: use at least 8 characters.",
+    ),
+    "time_zone": ("タイムゾーン", "Time zone"),
     "password_again": ("パスワード(確認)", "Password again"),
     "passwords_differ": ("パスワードが一致しません。", "The passwords differ."),
     "create": ("作成してはじめる", "Create and start"),
@@ -68,6 +94,10 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "(OpenAI 互換サーバー)を設定して `shitsuji serve` を再起動してください。パネル・記憶・確認待ちはそのまま使えます。",
         "No model endpoint is configured: set ANTHROPIC_API_KEY (Claude) or SHITSUJI_MODEL_URL "
         "(an OpenAI-compatible server) and restart `shitsuji serve`. Panels, memories and proposals still work.",
+    ),
+    "local_model": (
+        "このマシンで OpenAI 互換サーバーが応答しています({url})。これを使うには、次のように起動し直してください:",
+        "An OpenAI-compatible server answers on this machine ({url}). To use it, restart like this:",
     ),
     "empty_chat": (
         "買い物、予定、ToDo、家計のことを頼んでください。書き込みは確認してから行います。",
@@ -190,6 +220,122 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "error_502": ("モデルの応答でエラーが起きました。", "The model answered with an error."),
     "error_503": ("モデルが設定されていません。", "No model is configured."),
     "error": ("エラー", "Error"),
+    # settings, invitations
+    "settings": ("設定", "Settings"),
+    "time_zone_note": (
+        "「今日」「今月」、予定の時刻、表示されるすべての時刻はこのタイムゾーンで決まります。",
+        "“Today”, “this month”, event times and every time shown follow this zone.",
+    ),
+    "zone_unset": ("未設定(サーバーの時刻を使用中)", "Not chosen (the server's time is used)"),
+    "saved": ("保存しました。", "Saved."),
+    "change_password": ("パスワードの変更", "Change your password"),
+    "current_password": ("いまのパスワード", "Current password"),
+    "new_password": ("新しいパスワード(8文字以上)", "New password (at least 8 characters)"),
+    "password_changed": (
+        "パスワードを変更しました。ほかの端末ではログインし直してください。",
+        "Password changed. Other devices need to sign in again.",
+    ),
+    "wrong_password": ("いまのパスワードが違います。", "The current password is wrong."),
+    "members": ("メンバー", "Members"),
+    "can_sign_in": ("ログインできます", "can sign in"),
+    "no_password_yet": ("パスワード未設定", "no password yet"),
+    "you": ("あなた", "you"),
+    "make_link": ("招待リンクを作る", "Make a link"),
+    "invite_note": (
+        "新しいメンバーのユーザー名、またはパスワードを忘れたメンバーのユーザー名を入れてください。"
+        "リンクは一度だけ表示され、48時間・1回だけ使えます。開いた人が自分でパスワードを決めます。",
+        "Type a new member's user id, or the id of a member who forgot their password. The link is shown "
+        "once and works once, for 48 hours; whoever opens it chooses their own password.",
+    ),
+    "invite_user": ("ユーザー名", "User id"),
+    "link_for": (
+        "{user} さん用のリンク(期限 {at})。いまコピーして渡してください:",
+        "The link for {user} (until {at}). Copy it now and pass it on:",
+    ),
+    "invite_self": (
+        "自分のパスワードは下の「パスワードの変更」で変えられます。",
+        "That is you: change your own password below.",
+    ),
+    "link_gone": (
+        "このリンクは使えません(期限切れか、使用済み)。メンバーに新しいリンクを頼んでください。",
+        "This link cannot be used (expired or used). Ask a member for a new one.",
+    ),
+    "join": ("世帯に参加", "Join the household"),
+    "join_note": (
+        "{household} に {user} として参加します。パスワードを決めてください。",
+        "You are joining {household} as {user}. Choose your password.",
+    ),
+    "reset_note": (
+        "{household} の {user} さんの新しいパスワードを決めてください。",
+        "Choose a new password for {user} in {household}.",
+    ),
+    "cli_reset": (
+        "二人ともパスワードを忘れたときは、サーバーで `shitsuji household set-password ユーザー名` を実行してください。",
+        "If both of you forgot, run `shitsuji household set-password USER` on the server.",
+    ),
+    # what the butler is doing, by tool (the raw names are under a card's "details")
+    "tool_list_shopping_items": ("買い物リスト", "the shopping list"),
+    "tool_list_events": ("予定", "the calendar"),
+    "tool_list_todos": ("ToDo", "the to-dos"),
+    "tool_list_expenses": ("支出", "the expenses"),
+    "tool_search_memory": ("記憶", "memories"),
+    "tool_add_shopping_item": ("買い物の追加", "adding to the shopping list"),
+    "tool_add_event": ("予定の追加", "adding an event"),
+    "tool_add_todo": ("ToDoの追加", "adding a to-do"),
+    "tool_add_expense": ("支出の記録", "recording an expense"),
+    "tool_complete_todo": ("ToDoの完了", "completing a to-do"),
+    "tool_remove_shopping_item": ("買い物の削除", "removing from the shopping list"),
+    "tool_remember": ("記憶する", "remembering"),
+    "tool_open_panel": ("パネルを開く", "opening a panel"),
+    "tool_list_segments": ("これまでの話題", "earlier topics"),
+    "tool_load_segment": ("これまでの話題", "an earlier topic"),
+    # panel actions
+    "add": ("追加", "Add"),
+    "add_item": ("買うものを追加", "Add an item"),
+    "add_event": ("予定を追加", "Add an event"),
+    "add_todo": ("ToDoを追加", "Add a to-do"),
+    "tick": ("買った", "Bought"),
+    "untick": ("まだ買っていない", "Not bought yet"),
+    "checked_by": ("{who} が購入", "bought by {who}"),
+    "complete": ("完了にする", "Mark done"),
+    "reopen": ("未完了に戻す", "Reopen"),
+    "done_by": ("{who} が完了", "done by {who}"),
+    "delete": ("削除", "Delete"),
+    "month": ("月", "Month"),
+    "panel_400": ("入力を確認してください。", "Please check what you entered."),
+    "panel_422": ("入力を確認してください。", "Please check what you entered."),
+    "panel_401": (
+        "ログインが切れました。ページを再読み込みしてください。",
+        "You were signed out: reload the page.",
+    ),
+    "panel_403": ("ページが古くなりました。再読み込みしてください。", "The page is out of date: reload it."),
+    "panel_404": (
+        "見つかりません。もう一人が先に削除したのかもしれません。",
+        "Not found: perhaps the other member deleted it a moment ago.",
+    ),
+    # cards
+    "details": ("詳細", "Details"),
+    "this_one": ("この項目", "this one"),
+    "today": ("今日", "today"),
+    "field_item": ("品目", "Item"),
+    "field_title": ("件名", "Title"),
+    "field_when": ("日時", "When"),
+    "field_note": ("メモ", "Note"),
+    "field_due": ("期限", "Due"),
+    "field_amount": ("金額", "Amount"),
+    "field_date": ("日付", "Date"),
+    "field_fact": ("内容", "Fact"),
+    "card_failed": ("実行できませんでした。", "It could not be carried out."),
+    "why_approved": ("実行しました。", "Done."),
+    "why_rejected": ("却下しました。", "Rejected."),
+    "why_failed": ("実行できませんでした。", "It could not be carried out."),
+    "why_not_owner": (
+        "このカードは {owner} さんだけが判断できます。",
+        "Only {owner} can decide on this card.",
+    ),
+    "why_expired": ("期限が切れています。もう一度頼んでください。", "This card has expired: ask again."),
+    "why_running": ("いま実行しているところです。", "It is being carried out right now."),
+    "why_already_decided": ("すでに{state}です({who}、{at})。", "Already {state} by {who} ({at})."),
 }
 
 
@@ -215,10 +361,14 @@ def choose(cookie: str | None, accept_language: str | None) -> Lang:
 
 
 class Words:
-    """``t("key", name=...)`` in one language, plus its date and money formats."""
+    """``t("key", name=...)`` in one language, plus its date and money formats.
 
-    def __init__(self, lang: Lang) -> None:
+    Times are shown in ``zone`` (the household's time zone; None: the server's).
+    """
+
+    def __init__(self, lang: Lang, zone: tzinfo | None = None) -> None:
         self.lang = lang
+        self.zone = zone
 
     def __call__(self, key: str, **values: object) -> str:
         pair = TEXT.get(key)
@@ -226,6 +376,17 @@ class Words:
             return key
         text = pair[0] if self.lang == "ja" else pair[1]
         return text.format(**values) if values else text
+
+    def pick(self, keys: list[str], prefix: str = "") -> dict[str, str]:
+        """Some words for the page's script, placeholders such as ``{who}`` left in (and every word
+        whose key starts with ``prefix``, when one is given)."""
+        more = [k for k in TEXT if prefix and k.startswith(prefix)]
+        return {key: self(key) for key in [*keys, *more]}
+
+    def tools(self, names: list[str]) -> str:
+        """What the butler's tools are doing, in words: "予定・買い物リスト"."""
+        shown = dict.fromkeys(self.label("tool", n) for n in names)
+        return ("・" if self.lang == "ja" else ", ").join(shown)
 
     def label(self, kind: str, value: object) -> str:
         """A stored word (a category, a source, a channel) in this language, else as it is."""
@@ -253,7 +414,7 @@ class Words:
         return day.strftime("%a %d %b")
 
     def when(self, value: datetime | str | None) -> str:
-        """A time of day with its date, in the server's local time."""
+        """A moment with its date in the household's zone; a wall-clock time (an event's) as it is."""
         if value is None or value == "":
             return ""
         if isinstance(value, str):
@@ -263,5 +424,18 @@ class Words:
         else:
             stamp = value
         if stamp.tzinfo is not None:
-            stamp = stamp.astimezone()
+            stamp = stamp.astimezone(self.zone)
         return f"{self.day(stamp.date())} {stamp:%H:%M}"
+
+    def span(self, start: str, end: str | None) -> str:
+        """An event's time: "12月3日(木) 10:00–11:30", or two whole moments on different days."""
+        if not end:
+            return self.when(start)
+        if end[:10] == start[:10] and len(end) > 10:
+            return f"{self.when(start)}–{end[11:16]}"
+        return f"{self.when(start)} – {self.when(end)}"
+
+    @staticmethod
+    def short(text: str, width: int) -> str:
+        line = " ".join(text.split())
+        return line if len(line) <= width else line[: width - 1] + "…"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -9,12 +10,16 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
 
 from ..agent import Failed
 from ..errors import UserInputError
-from ..household import PANELS, check_panel
+from ..household import ACTIONS, PANELS, check_panel
+from ..household._values import MAX_NAME
 from ._backend import Backend
-from ._i18n import LANGS, Words, choose
+from ._cards import card_view, decision_text
+from ._i18n import LANGS
+from ._locale import said, words
 from ._member import Member
 from ._security import (
     LANG_COOKIE,
@@ -32,26 +37,26 @@ from ._security import (
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+templates.env.filters["pretty"] = lambda value: json.dumps(value, ensure_ascii=False, indent=2)
 
 Signed = Annotated[Member, Depends(signed_in)]
 
 
-def words(request: Request) -> Words:
-    return Words(choose(request.cookies.get(LANG_COOKIE), request.headers.get("accept-language")))
-
-
 def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
-    t = words(request)
     member = values.get("member")
+    t = words(request, member if isinstance(member, Member) else None)
     backend = backend_of(request)
     context = {
         "t": t,
+        "view": lambda card: card_view(card, t),
+        "here": request.url.path + (f"?{request.url.query}" if request.url.query else ""),
         "lang": t.lang,
         "langs": LANGS,
         "panels": PANELS,
         "path": request.url.path,
         "csrf": member.csrf if isinstance(member, Member) else "",
         "model_ready": backend.model_ready,
+        "max_name": MAX_NAME,
         **values,
     }
     return templates.TemplateResponse(request, name, context, status_code=status)
@@ -75,7 +80,7 @@ def see(target: str) -> RedirectResponse:
 # -- sign-in ----------------------------------------------------------------
 
 
-def _signed_out_form(request: Request, name: str, status: int, **values: Any) -> Response:
+def signed_out_form(request: Request, name: str, status: int, **values: Any) -> Response:
     """A sign-in or first-run page, with its double-submit token in the form and the cookie."""
     token = secrets.token_urlsafe(24)
     response = page(request, name, status, login_csrf=token, **values)
@@ -85,7 +90,7 @@ def _signed_out_form(request: Request, name: str, status: int, **values: Any) ->
 
 def _login_page(request: Request, error: str | None = None, status: int = 200, user: str = "") -> Response:
     households = [h.name for h in backend_of(request).store.households()]
-    return _signed_out_form(request, "login.html", status, error=error, households=households, user=user)
+    return signed_out_form(request, "login.html", status, error=error, households=households, user=user)
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -98,7 +103,9 @@ async def login_form(request: Request) -> Response:
 
 
 def _setup_page(request: Request, error: str | None = None, status: int = 200, **values: str) -> Response:
-    return _signed_out_form(request, "setup.html", status, error=error, **values)
+    from ._settings import time_zones
+
+    return signed_out_form(request, "setup.html", status, error=error, zones=time_zones(), **values)
 
 
 @router.get("/setup", response_class=HTMLResponse)
@@ -115,27 +122,29 @@ async def setup(
     household: Annotated[str, Form(max_length=64)] = "",
     user: Annotated[str, Form(max_length=64)] = "",
     others: Annotated[str, Form(max_length=500)] = "",
+    time_zone: Annotated[str, Form(max_length=64)] = "",
     password: Annotated[str, Form(max_length=1024)] = "",
     password2: Annotated[str, Form(max_length=1024)] = "",
     csrf: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
-    from ._accounts import check_password
+    from ._settings import household_name, member_name, new_password, zone_name
 
     backend = backend_of(request)
     if backend.store.households():
         return see("/login")
-    values = {"household": household, "user": user, "others": others}
+    t = words(request)
+    values = {"household": household, "user": user, "others": others, "time_zone": time_zone}
     if not login_form_ok(request, csrf):
-        return _setup_page(request, str(CsrfRejected("the form expired: try again")), 403, **values)
+        return _setup_page(request, t("error_403"), 403, **values)
     try:
-        if password != password2:
-            raise UserInputError(words(request)("passwords_differ"))
-        check_password(password)
-        members = [user.strip(), *(m for m in others.replace(",", " ").replace("、", " ").split() if m)]
-        home = backend.store.create(household.strip(), members)
-        backend.accounts.set_password(home.name, home.members[0], password)
+        name = household_name(household)
+        members = [member_name(m) for m in (user, *others.replace(",", " ").replace("、", " ").split())]
+        zone = zone_name(time_zone) if time_zone.strip() else None
+        chosen = new_password(password, password2)
+        home = backend.store.create(name, members, time_zone=zone)
+        backend.accounts.set_password(home.name, home.members[0], chosen)
     except UserInputError as exc:
-        return _setup_page(request, str(exc), 400, **values)
+        return _setup_page(request, said(t, exc), 400, **values)
     response = see("/")
     open_session(request, response, home.name, home.members[0])
     return response
@@ -193,7 +202,10 @@ def _panel_values(
 
 @router.get("/", response_class=HTMLResponse)
 async def chat_page(
-    member: Signed, request: Request, c: Annotated[str | None, Query(max_length=64)] = None
+    member: Signed,
+    request: Request,
+    c: Annotated[str | None, Query(max_length=64)] = None,
+    month: Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}$")] = None,
 ) -> Response:
     backend = backend_of(request)
     conversation = backend.conversation(member, c)
@@ -205,8 +217,10 @@ async def chat_page(
         conversation=conversation.id,
         items=backend.timeline(member, conversation),
         recent=[c for c in backend.recent_conversations(member) if c["id"] != conversation.id],
+        key=secrets.token_urlsafe(12),
         model_problem=backend.model_problem,
-        **_panel_values(backend, member, panel),
+        local_model=backend.local_model,
+        **_panel_values(backend, member, panel, month),
     )
 
 
@@ -216,10 +230,11 @@ async def chat_form(
     request: Request,
     message: Annotated[str, Form(max_length=20000)] = "",
     conversation: Annotated[str, Form(max_length=64)] = "",
+    key: Annotated[str, Form(max_length=64, pattern=r"^[A-Za-z0-9_-]*$")] = "",
 ) -> Response:
-    """Without JavaScript: the whole reply, then back to the chat."""
+    """Without JavaScript: the whole reply, then back to the chat (the form's key: a resend is stored once)."""
     backend = backend_of(request)
-    turn = backend.begin(member, message, conversation or None)
+    turn = backend.begin(member, message, conversation or None, key=key or None)
     outcome = await backend.run(member, turn, lambda event, data: None)
     if isinstance(outcome, Failed):
         raise outcome.error  # the error page explains it; the words are kept
@@ -243,6 +258,21 @@ async def panel_form(
     found = backend.conversation(member, conversation or None)
     await backend.set_panel(member, check_panel(name) if name else None, found.id)
     return see(f"/?c={found.id}")
+
+
+@router.post("/panel-actions")
+async def panel_action_form(member: Signed, request: Request) -> Response:
+    """Without JavaScript: one panel action (the fields of ``POST /api/panel-actions``), then back."""
+    form = await request.form()
+    fields = {k: v for k, v in form.items() if k not in ("csrf", "back") and isinstance(v, str) and v != ""}
+    try:
+        action = ACTIONS.validate_python(fields)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
+        raise UserInputError(f"invalid panel action: {problems}") from None
+    await backend_of(request).act(member, action)
+    back = form.get("back")
+    return see(back_to(back if isinstance(back, str) else None))
 
 
 @router.get("/panels/{name}", response_class=HTMLResponse)
@@ -282,9 +312,11 @@ async def decide_form(
     request: Request,
     next: Annotated[str, Form(max_length=300)] = "/proposals",
 ) -> Response:
-    decision, _ = await backend_of(request).decide(member, proposal_id, verb == "approve")
+    backend = backend_of(request)
+    decision, _ = await backend.decide(member, proposal_id, verb == "approve")
     if not decision.done:
-        return render_error(request, decision.reason, 409)
+        card = backend.card(decision.proposal)
+        return render_error(request, decision_text(decision.code, card, words(request, member)), 409)
     return see(back_to(next, "/proposals"))
 
 

@@ -1,4 +1,4 @@
-"""The web app's tables: passwords, sessions and failed sign-ins."""
+"""The web app's tables: passwords, sessions, failed sign-ins and invitations."""
 
 from __future__ import annotations
 
@@ -31,6 +31,22 @@ WEB_SCHEMA = Schema(
                 at TEXT NOT NULL
             );
             CREATE INDEX login_failures_key ON login_failures (key, at);
+            """,
+        ),
+        # one-time links to join a household (or to set a forgotten password), stored hashed
+        Migration(
+            "0016_web_invitations",
+            """
+            CREATE TABLE invitations (
+                token_hash TEXT PRIMARY KEY,
+                household TEXT NOT NULL,
+                user TEXT NOT NULL,
+                created_by TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL,
+                used_at TEXT
+            );
+            CREATE INDEX invitations_member ON invitations (household, user);
             """,
         ),
     ),

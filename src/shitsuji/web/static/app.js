@@ -3,6 +3,14 @@
 // panels open without a reload and refresh when the household changes.
 "use strict";
 
+// first run: the household's time zone defaults to the browser's
+(function () {
+  const picker = document.querySelector("select[data-browser-zone]:not([data-chosen])");
+  if (!picker || !window.Intl) return;
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (Array.from(picker.options).some((o) => o.value === zone)) picker.value = zone;
+})();
+
 (function () {
   const csrf = document.body.dataset.csrf || "";
   const chat = document.querySelector(".chat");
@@ -31,23 +39,18 @@
     return node;
   }
 
-  // dates as the server writes them (_i18n.Words.when): "12月1日(火) 06:48" / "Tue 01 Dec 06:48"
-  function when(iso) {
-    const d = new Date(iso);
-    if (isNaN(d)) return "";
-    const pad = (n) => String(n).padStart(2, "0");
-    const time = pad(d.getHours()) + ":" + pad(d.getMinutes());
-    if (document.body.dataset.lang === "ja") {
-      return (d.getMonth() + 1) + "月" + d.getDate() + "日(" + "日月火水木金土"[d.getDay()] + ") " + time;
-    }
-    const days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    return days[d.getDay()] + " " + pad(d.getDate()) + " " + months[d.getMonth()] + " " + time;
-  }
-
   function scrollDown() {
     messages.scrollTop = messages.scrollHeight;
-    window.scrollTo(0, document.body.scrollHeight);
+  }
+
+  // what the tools do, in the page's language (as _i18n.Words.tools writes it)
+  function toolWords(names) {
+    const shown = [];
+    for (const name of names) {
+      const word = words["tool_" + name] || name;
+      if (shown.indexOf(word) < 0) shown.push(word);
+    }
+    return shown.join(document.body.dataset.lang === "ja" ? "・" : ", ");
   }
 
   function showProgress(text) {
@@ -73,23 +76,43 @@
 
   // -- cards -----------------------------------------------------------------
 
+  // a card as the server renders one (_card.html), from its "view": the words are the server's,
+  // in the page's language and the household's time zone
+  function detailsNode(p) {
+    const details = el("details", "args");
+    details.appendChild(el("summary", "", words.details));
+    const ids = el("p", "muted");
+    ids.appendChild(el("code", "", p.tool));
+    ids.appendChild(document.createTextNode(" · "));
+    ids.appendChild(el("code", "", p.id));
+    details.appendChild(ids);
+    details.appendChild(el("pre", "", JSON.stringify(p.input, null, 2)));
+    if (p.view.detail) details.appendChild(el("pre", "detail", p.view.detail));
+    return details;
+  }
+
   function cardNode(p) {
-    const article = el("article", "proposal state-" + p.state);
+    const v = p.view;
+    const article = el("article", "proposal state-" + v.state);
     article.dataset.proposal = p.id;
     const header = el("header");
     header.appendChild(el("span", "tag", words.confirm));
     header.appendChild(document.createTextNode(" "));
-    header.appendChild(el("strong", "", p.summary));
+    header.appendChild(el("strong", "title", v.title));
     article.appendChild(header);
-    const details = el("details", "args");
-    const summary = el("summary", "", words.arguments + " · ");
-    summary.appendChild(el("code", "", p.tool));
-    details.appendChild(summary);
-    details.appendChild(el("pre", "", JSON.stringify(p.input, null, 2)));
-    article.appendChild(details);
+    if (v.fields.length) {
+      const dl = el("dl", "fields");
+      for (const f of v.fields) {
+        dl.appendChild(el("dt", "", f.label));
+        dl.appendChild(el("dd", "", f.value));
+      }
+      article.appendChild(dl);
+    }
     const footer = el("footer");
     const expiry = el("span", "muted expiry", words.expires + " ");
-    expiry.appendChild(el("time", "", when(p.expires_at)));
+    const time = el("time", "", v.expires);
+    time.setAttribute("datetime", p.expires_at);
+    expiry.appendChild(time);
     footer.appendChild(expiry);
     for (const verb of ["approve", "reject"]) {
       const form = el("form", "inline");
@@ -102,23 +125,22 @@
       footer.appendChild(form);
     }
     article.appendChild(footer);
+    article.appendChild(detailsNode(p));
     return article;
   }
 
-  // the card as the server renders a decided one (_card.html): state, who and when, the result
+  // the card as the server renders a decided one: state, who and when, the outcome
   function settle(article, data) {
     const p = data.proposal;
-    article.className = "proposal state-" + p.state;
+    const v = p.view;
+    article.className = "proposal state-" + v.state;
     const footer = article.querySelector("footer");
     footer.textContent = "";
-    footer.appendChild(el("span", "status", words["status_" + p.state] || p.state));
-    if (p.decided_by) {
-      const who = el("span", "muted", words.decided_by.replace("{who}", p.decided_by) + " · ");
-      who.appendChild(el("time", "", when(p.decided_at)));
-      footer.appendChild(who);
-    }
-    const note = data.done ? p.result : data.reason;
+    footer.appendChild(el("span", "status", v.state_text));
+    if (v.decided) footer.appendChild(el("span", "muted decided", v.decided));
+    const note = data.done ? v.outcome : data.reason_text;
     if (note) footer.appendChild(el("p", "result", note));
+    article.querySelector("details.args").replaceWith(detailsNode(p));
     // an approved open_panel card: the server opened the panel in the card's conversation
     if (data.panel && side && p.conversation === conversation) openPanel(data.panel);
   }
@@ -162,29 +184,49 @@
     return buffer;
   }
 
+  // one key per composed message: sending the same words again after a failure reuses it, so the
+  // server stores them once. The words stay in the box until the reply has come.
+  let draft = { text: null, key: null };
+
+  function keyFor(text) {
+    if (draft.text !== text) {
+      const bytes = new Uint8Array(12);
+      crypto.getRandomValues(bytes);
+      draft = { text: text, key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") };
+    }
+    return draft.key;
+  }
+
+  function showMine(text, key) {
+    if (messages.querySelector('[data-key="' + key + '"]')) return; // a retry: shown already
+    const mine = el("li", "msg user");
+    mine.dataset.key = key;
+    mine.appendChild(el("div", "bubble", text));
+    messages.appendChild(mine);
+  }
+
   composer.addEventListener("submit", async function (event) {
     event.preventDefault();
     const box = composer.querySelector("textarea");
     const button = composer.querySelector("button");
     const text = box.value.trim();
-    if (!text) return;
+    if (!text || box.readOnly) return;
+    const key = keyFor(text);
     const hint = messages.querySelector(".hint");
     if (hint) hint.remove();
-    const mine = el("li", "msg user");
-    mine.appendChild(el("div", "bubble", text));
-    messages.appendChild(mine);
-    box.value = "";
+    showMine(text, key);
+    box.readOnly = true;
     button.disabled = true;
     showProgress(words.thinking);
     let reply = null;
     let streamed = false;
+    let finished = false;
     scrollDown();
     try {
-      const response = await api("POST", "/api/chat", { message: text, conversation: conversation });
+      const response = await api("POST", "/api/chat", { message: text, conversation: conversation, key: key });
       if (!response.ok) {
         const data = await response.json().catch(() => ({}));
         errorLine(chatProblem(response.status), data.error);
-        box.value = text;
         return;
       }
       const reader = response.body.getReader();
@@ -196,9 +238,9 @@
         buffer = parseEvents(buffer + decoder.decode(chunk.value, { stream: true }), function (name, data) {
           if (name === "conversation") conversation = data.id;
           else if (name === "tools") {
-            showProgress(words.running_tools.replace("{tools}", data.names.join(", ")));
+            showProgress(words.running_tools.replace("{tools}", toolWords(data.names)));
             const li = el("li", "msg assistant");
-            li.appendChild(el("div", "tools muted", "⚙ " + data.names.join(", ")));
+            li.appendChild(el("div", "tools muted", "⚙ " + toolWords(data.names)));
             messages.appendChild(li);
             reply = null;
           }
@@ -219,6 +261,7 @@
             reply = null;
           } else if (name === "panel") openPanel(data.open_panel);
           else if (name === "done") {
+            finished = true;
             if (!streamed && data.text) {
               const li = el("li", "msg assistant");
               li.appendChild(el("div", "bubble", data.text));
@@ -230,8 +273,12 @@
       }
     } catch (err) {
       errorLine(words.error + ": " + err);
-      box.value = text;
     } finally {
+      if (finished) {
+        box.value = "";
+        draft = { text: null, key: null };
+      }
+      box.readOnly = false;
       button.disabled = false;
       showProgress("");
       box.focus();
@@ -247,10 +294,51 @@
 
   // -- panels ----------------------------------------------------------------
 
+  // the budget panel's month stays as chosen across live refreshes
+  let month = null;
+
   async function loadPanel(name) {
-    const response = await fetch("/panels/" + name, { credentials: "same-origin" });
+    const query = name === "budget" && month ? "?month=" + month : "";
+    const response = await fetch("/panels/" + name + query, { credentials: "same-origin" });
     if (response.ok) document.getElementById("panel-content").innerHTML = await response.text();
   }
+
+  // a person's own change on a panel (tick, complete, delete, add): sent as JSON, then the panel
+  // is drawn again; the spouse's page hears of it through /api/events
+  async function act(form) {
+    const body = {};
+    for (const [name, value] of new FormData(form)) {
+      if (name !== "csrf" && name !== "back" && value !== "") body[name] = value;
+    }
+    for (const b of form.querySelectorAll("button")) b.disabled = true;
+    let problem = null;
+    try {
+      const response = await api("POST", "/api/panel-actions", body);
+      if (!response.ok) {
+        const data = await response.json().catch(() => ({}));
+        problem = (words["panel_" + response.status] || words.error + " " + response.status) +
+          (data.error ? " (" + data.error + ")" : "");
+      }
+    } catch (err) {
+      problem = words.error + ": " + err;
+    }
+    await loadPanel(side.dataset.open);
+    if (problem) {
+      const note = el("p", "alert panel-problem", problem);
+      note.setAttribute("role", "alert");
+      document.getElementById("panel-content").prepend(note);
+    } else {
+      const first = document.querySelector("#panel-content .adder input:not([type=hidden])");
+      if (first && form.classList.contains("adder")) first.focus();
+    }
+  }
+
+  side.addEventListener("submit", function (event) {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-act")) return;
+    event.preventDefault();
+    act(form);
+  });
 
   function markTabs(name) {
     for (const button of side.querySelectorAll("[data-panel]")) {
@@ -275,8 +363,15 @@
   }
 
   side.addEventListener("click", function (event) {
+    const link = event.target.closest("a[data-month]");
+    if (link) {
+      event.preventDefault();
+      month = link.dataset.month;
+      loadPanel("budget");
+      return;
+    }
     const button = event.target.closest("button");
-    if (!button) return;
+    if (!button || button.closest("[data-act]")) return;
     event.preventDefault();
     if (button.hasAttribute("data-panel-close")) openPanel(null);
     else openPanel(side.dataset.open === button.dataset.panel ? null : button.dataset.panel);

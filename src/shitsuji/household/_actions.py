@@ -1,0 +1,166 @@
+"""What a member does directly on a panel: tick, complete, reopen, delete, add — no card needed.
+
+These are the person's own actions in their signed-in session (the butler asked for
+nothing), so they run at once. Each kind is one typed action (a discriminated union on
+``action``, as a client sends it) and ``apply`` is the single door through which every one
+reaches the store, naming the household and the member who acted — the place to record
+them. The butler sees the result the next time it looks: the count index and its lists
+read the same rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, assert_never
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from ._store import HouseholdStore
+from ._values import MAX_CATEGORY, MAX_NOTE, MAX_QUANTITY, MAX_TITLE, MAX_YEN
+
+Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE)]
+RowId = Annotated[str, Field(min_length=1, max_length=40)]
+Note = Annotated[str | None, Field(max_length=MAX_NOTE)]
+Moment = Annotated[str, Field(min_length=10, max_length=25, description="Local time, e.g. 2026-12-03T10:00")]
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AddShoppingItem(_Action):
+    action: Literal["add_shopping_item"]
+    name: Title
+    quantity: Annotated[int, Field(ge=1, le=MAX_QUANTITY)] = 1
+
+
+class CheckShoppingItem(_Action):
+    """Tick an item off (``checked``) or back on."""
+
+    action: Literal["check_shopping_item"]
+    id: RowId
+    checked: bool = True
+
+
+class RemoveShoppingItem(_Action):
+    action: Literal["remove_shopping_item"]
+    id: RowId
+
+
+class AddEvent(_Action):
+    action: Literal["add_event"]
+    title: Title
+    start: Moment
+    end: Moment | None = None
+    note: Note = None
+
+
+class RemoveEvent(_Action):
+    action: Literal["remove_event"]
+    id: RowId
+
+
+class AddTodo(_Action):
+    action: Literal["add_todo"]
+    title: Title
+    due: Moment | None = None
+
+
+class CompleteTodo(_Action):
+    """Mark a to-do done (``done``) or open again."""
+
+    action: Literal["complete_todo"]
+    id: RowId
+    done: bool = True
+
+
+class RemoveTodo(_Action):
+    action: Literal["remove_todo"]
+    id: RowId
+
+
+class AddExpense(_Action):
+    action: Literal["add_expense"]
+    amount: Annotated[int, Field(gt=0, le=MAX_YEN)]
+    category: Annotated[str, Field(min_length=1, max_length=MAX_CATEGORY)]
+    note: Note = None
+    date: Annotated[str | None, Field(max_length=10)] = None
+
+
+class RemoveExpense(_Action):
+    action: Literal["remove_expense"]
+    id: RowId
+
+
+PanelAction = Annotated[
+    AddShoppingItem
+    | CheckShoppingItem
+    | RemoveShoppingItem
+    | AddEvent
+    | RemoveEvent
+    | AddTodo
+    | CompleteTodo
+    | RemoveTodo
+    | AddExpense
+    | RemoveExpense,
+    Field(discriminator="action"),
+]
+ACTIONS: TypeAdapter[PanelAction] = TypeAdapter(PanelAction)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What an action did: the row as it is now (or was, when deleted), and whether anything changed
+    (ticking an item that the spouse ticked a moment ago changes nothing)."""
+
+    action: str
+    row: dict[str, Any]
+    changed: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action, "row": self.row, "changed": self.changed}
+
+
+def _empty(value: str | None) -> str | None:
+    return value if value and value.strip() else None
+
+
+def apply(store: HouseholdStore, household: str, action: PanelAction, *, by: str) -> Applied:
+    """Carry out ``action`` in ``household`` as member ``by``: the one way a panel changes the lists.
+
+    Ids are looked up in this household only (another household's id is "not found"); the
+    store checks every value as it does for the tools.
+    """
+    name = action.action
+    if isinstance(action, AddShoppingItem):
+        return Applied(
+            name, store.add_shopping_item(household, action.name, action.quantity, by=by).to_json()
+        )
+    if isinstance(action, CheckShoppingItem):
+        item, changed = store.check_shopping_item(household, action.id, checked=action.checked, by=by)
+        return Applied(name, item.to_json(), changed)
+    if isinstance(action, RemoveShoppingItem):
+        return Applied(name, store.remove_shopping_item(household, action.id).to_json())
+    if isinstance(action, AddEvent):
+        event = store.add_event(household, action.title, action.start, _empty(action.end), action.note, by=by)
+        return Applied(name, event.to_json())
+    if isinstance(action, RemoveEvent):
+        return Applied(name, store.remove_event(household, action.id).to_json())
+    if isinstance(action, AddTodo):
+        return Applied(name, store.add_todo(household, action.title, _empty(action.due), by=by).to_json())
+    if isinstance(action, CompleteTodo):
+        if action.done:
+            todo, changed = store.complete_todo(household, action.id, by=by)
+        else:
+            todo, changed = store.reopen_todo(household, action.id)
+        return Applied(name, todo.to_json(), changed)
+    if isinstance(action, RemoveTodo):
+        return Applied(name, store.remove_todo(household, action.id).to_json())
+    if isinstance(action, AddExpense):
+        expense = store.add_expense(
+            household, action.amount, action.category, action.note, _empty(action.date), by=by
+        )
+        return Applied(name, expense.to_json())
+    if isinstance(action, RemoveExpense):
+        return Applied(name, store.remove_expense(household, action.id).to_json())
+    assert_never(action)

@@ -1,0 +1,36 @@
+"""The words of one request: the page's language (cookie, else ``Accept-Language``) and the household's zone.
+
+Pages and the JSON API both use it, so a card streamed into a page and the same card
+rendered after a reload read the same: the same language, the same times.
+"""
+
+from __future__ import annotations
+
+from fastapi import Request
+
+from ..errors import UserInputError
+from ._i18n import Words, choose
+from ._member import Member
+from ._security import LANG_COOKIE, backend_of
+
+
+def words(request: Request, member: Member | None = None) -> Words:
+    """``member``'s household zone for times (signed out: the server's)."""
+    lang = choose(request.cookies.get(LANG_COOKIE), request.headers.get("accept-language"))
+    zone = backend_of(request).store.zone(member.household) if member is not None else None
+    return Words(lang, zone)
+
+
+class Refusal(UserInputError):
+    """A refusal a page can put in its own language: ``key`` (and ``values``) in the words table;
+    the English text is what the API and logs say."""
+
+    def __init__(self, key: str, english: str, **values: object) -> None:
+        super().__init__(english)
+        self.key = key
+        self.values = values
+
+
+def said(t: Words, exc: UserInputError) -> str:
+    """An input error in the page's language when it is a ``Refusal``, else as it was raised."""
+    return t(exc.key, **exc.values) if isinstance(exc, Refusal) else str(exc)

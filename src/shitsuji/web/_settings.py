@@ -1,0 +1,271 @@
+"""The household's settings from the web: its time zone, your password, and links for the others.
+
+A member can change the household's time zone and their own password (every other session
+of theirs ends), make a one-time link for a new member to join, or for the other member to
+choose a new password after forgetting it (``_invites``). Whoever opens the link chooses
+their own password there; nobody learns anyone else's. The pages and the JSON API share
+the rules below.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from functools import cache
+from typing import Annotated, Any, Literal
+from zoneinfo import available_timezones
+
+from fastapi import APIRouter, Depends, Form, Request, Response
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import NotFoundError, UserInputError
+from ..household import Household
+from ..household._values import check_name, check_time_zone
+from ._accounts import MAX_PASSWORD, check_password
+from ._backend import Backend
+from ._invites import Invitation
+from ._locale import Refusal, said, words
+from ._member import Member
+from ._pages import page, see, signed_out_form
+from ._security import backend_of, close_session, login_form_ok, open_session, signed_in
+
+router = APIRouter(include_in_schema=False)
+api = APIRouter(prefix="/api")
+Signed = Annotated[Member, Depends(signed_in)]
+Password = Annotated[str, Form(max_length=MAX_PASSWORD)]
+
+
+@cache
+def time_zones() -> list[str]:
+    """Every IANA zone this machine knows, for the pickers (Asia/Tokyo first)."""
+    return ["Asia/Tokyo", *sorted(z for z in available_timezones() if "/" in z and z != "Asia/Tokyo"), "UTC"]
+
+
+# -- the rules ----------------------------------------------------------------
+
+
+def household_name(value: str) -> str:
+    try:
+        return check_name(value, "household name")
+    except UserInputError as exc:
+        raise Refusal("bad_household", str(exc), name=value) from None
+
+
+def member_name(value: str) -> str:
+    try:
+        return check_name(value, "member")
+    except UserInputError as exc:
+        raise Refusal("bad_user", str(exc), name=value) from None
+
+
+def zone_name(value: str) -> str:
+    try:
+        return check_time_zone(value)
+    except UserInputError as exc:
+        raise Refusal("bad_time_zone", str(exc), zone=value) from None
+
+
+def new_password(password: str, again: str) -> str:
+    if password != again:
+        raise Refusal("passwords_differ", "the passwords differ")
+    try:
+        return check_password(password)
+    except UserInputError as exc:
+        raise Refusal("password_short", str(exc)) from None
+
+
+def invite(backend: Backend, member: Member, user: str) -> tuple[str, Invitation]:
+    """A one-time link for a new member, or for a member who forgot their password (not for yourself)."""
+    name = member_name(user)
+    if name == member.user:
+        raise Refusal("invite_self", "that is you: change your own password instead")
+    return backend.invitations.create(member.household, name, by=member.user)
+
+
+def accept(backend: Backend, token: str, password: str) -> Invitation:
+    """Use a link: its person joins the household if new, with the password they chose."""
+    check_password(password)
+    found = backend.invitations.redeem(token)
+    if found is None:
+        raise NotFoundError("this link is unknown, used or expired: ask a member for a new one")
+    if found.user not in backend.store.get(found.household).members:
+        backend.store.add_member(found.household, found.user)
+    backend.accounts.set_password(found.household, found.user, password)
+    return found
+
+
+async def change_password(backend: Backend, member: Member, current: str, password: str) -> None:
+    stored = backend.accounts.password_hash(member.household, member.user)
+    if not await asyncio.to_thread(backend.accounts.matches, stored, current):
+        raise Refusal("wrong_password", "the current password is wrong")
+    backend.accounts.set_password(member.household, member.user, password)  # every session ends
+
+
+def _link(request: Request, token: str) -> str:
+    return str(request.base_url).rstrip("/") + f"/join/{token}"
+
+
+# -- pages --------------------------------------------------------------------
+
+
+def _settings_page(request: Request, member: Member, status: int = 200, **values: Any) -> Response:
+    backend = backend_of(request)
+    home: Household = backend.store.get(member.household)
+    passwords = {m: backend.accounts.has_password(home.name, m) for m in home.members}
+    return page(
+        request,
+        "settings.html",
+        status,
+        member=member,
+        home=home,
+        passwords=passwords,
+        zones=time_zones(),
+        **values,
+    )
+
+
+@router.get("/settings", response_class=HTMLResponse)
+async def settings_page(
+    member: Signed, request: Request, done: Literal["saved", "password_changed"] | None = None
+) -> Response:
+    return _settings_page(request, member, notice=words(request, member)(done) if done else None)
+
+
+@router.post("/settings/time-zone", response_class=HTMLResponse)
+async def time_zone_form(
+    member: Signed, request: Request, time_zone: Annotated[str, Form(max_length=64)] = ""
+) -> Response:
+    try:
+        backend_of(request).store.set_time_zone(member.household, zone_name(time_zone))
+    except UserInputError as exc:
+        return _settings_page(request, member, 400, error=said(words(request, member), exc))
+    await backend_of(request).hub.bump(member.household)
+    return see("/settings?done=saved")
+
+
+@router.post("/settings/password", response_class=HTMLResponse)
+async def password_form(
+    member: Signed,
+    request: Request,
+    current: Password = "",
+    password: Password = "",
+    password2: Password = "",
+) -> Response:
+    backend = backend_of(request)
+    try:
+        await change_password(backend, member, current, new_password(password, password2))
+    except UserInputError as exc:
+        return _settings_page(request, member, 400, error=said(words(request, member), exc))
+    response = see("/settings?done=password_changed")
+    open_session(request, response, member.household, member.user)  # this browser stays signed in
+    return response
+
+
+@router.post("/settings/invite", response_class=HTMLResponse)
+async def invite_form(
+    member: Signed, request: Request, user: Annotated[str, Form(max_length=64)] = ""
+) -> Response:
+    try:
+        token, invitation = invite(backend_of(request), member, user)
+    except UserInputError as exc:
+        return _settings_page(request, member, 400, error=said(words(request, member), exc), invitee=user)
+    return _settings_page(request, member, link=_link(request, token), invitation=invitation)
+
+
+def _join_page(request: Request, token: str, status: int = 200, error: str | None = None) -> Response:
+    found = backend_of(request).invitations.peek(token)
+    if found is None:
+        t = words(request)
+        return page(request, "error.html", 404, message=t("link_gone"), member=None, code=404)
+    new = found.user not in backend_of(request).store.get(found.household).members
+    return signed_out_form(request, "join.html", status, invitation=found, new=new, token=token, error=error)
+
+
+@router.get("/join/{token}", response_class=HTMLResponse)
+async def join_form(token: str, request: Request) -> Response:
+    return _join_page(request, token)
+
+
+@router.post("/join/{token}", response_class=HTMLResponse)
+async def join(
+    token: str, request: Request, password: Password = "", password2: Password = "", csrf: str = Form("")
+) -> Response:
+    t = words(request)
+    if not login_form_ok(request, csrf):
+        return _join_page(request, token, 403, t("error_403"))
+    try:
+        found = accept(backend_of(request), token, new_password(password, password2))
+    except NotFoundError:
+        return page(request, "error.html", 404, message=t("link_gone"), member=None, code=404)
+    except UserInputError as exc:
+        return _join_page(request, token, 400, said(t, exc))
+    response = see("/")
+    close_session(request, response)
+    open_session(request, response, found.household, found.user)
+    return response
+
+
+# -- the JSON API ---------------------------------------------------------------
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class InviteIn(_Strict):
+    user: Annotated[
+        str, Field(min_length=1, max_length=64, description="A new member's user id, or the other member's.")
+    ]
+
+
+class JoinIn(_Strict):
+    token: Annotated[str, Field(min_length=1, max_length=200)]
+    password: Annotated[str, Field(min_length=1, max_length=MAX_PASSWORD)]
+
+
+class PasswordIn(_Strict):
+    current: Annotated[str, Field(min_length=1, max_length=MAX_PASSWORD)]
+    password: Annotated[str, Field(min_length=1, max_length=MAX_PASSWORD)]
+
+
+class TimeZoneIn(_Strict):
+    time_zone: Annotated[str, Field(min_length=1, max_length=64, description="IANA name, e.g. Asia/Tokyo")]
+
+
+@api.post("/invitations", tags=["household"])
+async def api_invite(body: InviteIn, member: Signed, request: Request) -> dict[str, Any]:
+    """A one-time link (shown this once, valid 48 hours) for a new member to join, or for the other
+    member to choose a new password. A newer link for the same person replaces the older one."""
+    token, invitation = invite(backend_of(request), member, body.user)
+    return {
+        "link": _link(request, token),
+        "user": invitation.user,
+        "expires_at": invitation.expires_at.isoformat(),
+    }
+
+
+@api.post("/join", tags=["household"])
+async def api_join(body: JoinIn, request: Request, response: Response) -> dict[str, Any]:
+    """Signed out: use a link's token with the password you choose; you are signed in as its member."""
+    found = accept(backend_of(request), body.token, body.password)
+    member = open_session(request, response, found.household, found.user)
+    return {"user": member.user, "household": member.household, "csrf": member.csrf}
+
+
+@api.put("/password", tags=["household"])
+async def api_password(
+    body: PasswordIn, member: Signed, request: Request, response: Response
+) -> dict[str, Any]:
+    """Change your password (the current one is asked): your other sessions end, this one is renewed."""
+    backend = backend_of(request)
+    await change_password(backend, member, body.current, check_password(body.password))
+    fresh = open_session(request, response, member.household, member.user)
+    return {"user": fresh.user, "csrf": fresh.csrf}
+
+
+@api.put("/time-zone", tags=["household"])
+async def api_time_zone(body: TimeZoneIn, member: Signed, request: Request) -> dict[str, Any]:
+    """The household's time zone: what "today", "this month" and every shown time go by."""
+    home = backend_of(request).store.set_time_zone(member.household, zone_name(body.time_zone))
+    await backend_of(request).hub.bump(member.household)
+    return home.to_json()
