@@ -69,6 +69,17 @@ def test_a_member_ticks_undoes_completes_reopens_deletes_and_adds_without_a_card
     dump = store.dump(HOME)
     assert all(dump[k] == [] for k in ("shopping_items", "todos", "events", "expenses"))
     assert site.backend.butler.proposals.list(household=HOME) == []  # no card was ever made
+    # … and each change is in the household's audit log, once, as the member's own
+    logged = [
+        (e.action, e.actor, e.channel) for e in reversed(site.backend.butler.audit.events(household=HOME))
+    ]
+    panel = [entry for entry in logged if entry[0].startswith("panel.")]
+    assert panel[:3] == [
+        ("panel.add_shopping_item", "wife", "app"),
+        ("panel.check_shopping_item", "wife", "app"),
+        ("panel.check_shopping_item", "wife", "app"),  # the undo; the repeated tick changed nothing
+    ]
+    assert len(panel) == 12
 
 
 def test_panel_actions_need_the_session_and_its_csrf_token(site: Site) -> None:

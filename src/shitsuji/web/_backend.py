@@ -9,12 +9,9 @@ exactly like a missing one.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..agent import (
@@ -32,6 +29,7 @@ from ..agent import (
     ToolsRunning,
     Turn,
 )
+from ..audit import AuditEvent
 from ..errors import NotFoundError, ShitsujiError
 from ..household import (
     Applied,
@@ -48,6 +46,7 @@ from ..household import (
 )
 from ..llm import LocalServer
 from ._accounts import Accounts
+from ._hub import Hub
 from ._invites import Invitations
 from ._member import Member, message_text, tools_used
 from ._memories import MemoryBrowser
@@ -59,34 +58,6 @@ Emit = Callable[[str, dict[str, Any]], None]
 def _title(text: str, width: int = 40) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
-
-
-@dataclass
-class Hub:
-    """Change counters per household; streams wait on them for live panel updates."""
-
-    versions: dict[str, int] = field(default_factory=dict)
-    _changed: asyncio.Condition | None = None
-
-    def _condition(self) -> asyncio.Condition:
-        if self._changed is None:
-            self._changed = asyncio.Condition()
-        return self._changed
-
-    async def bump(self, household: str) -> None:
-        condition = self._condition()
-        async with condition:
-            self.versions[household] = self.versions.get(household, 0) + 1
-            condition.notify_all()
-
-    async def wait(self, household: str, seen: int, timeout: float) -> int:
-        condition = self._condition()
-        async with condition:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    condition.wait_for(lambda: self.versions.get(household, 0) != seen), timeout
-                )
-            return self.versions.get(household, 0)
 
 
 class Backend:
@@ -254,6 +225,16 @@ class Backend:
         """
         done = apply(self.store, member.household, action, by=member.user)
         if done.changed:
+            self.butler.audit.record(
+                AuditEvent(
+                    f"panel.{done.action}",
+                    actor=member.user,
+                    household=member.household,
+                    channel=CHANNEL,
+                    subject=str(done.row.get("id") or ""),
+                    detail={"input": action.model_dump(mode="json")},
+                )
+            )
             await self.hub.bump(member.household)
         return done
 
