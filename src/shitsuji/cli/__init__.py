@@ -5,7 +5,18 @@ from __future__ import annotations
 import sys
 
 from ..errors import ShitsujiError
-from . import _bench, _chat, _demo, _hooks, _household, _mcp, _memory, _serve, _transfer  # noqa: F401  (they register commands)
+from . import (  # noqa: F401  (they register commands)
+    _bench,
+    _chat,
+    _demo,
+    _hooks,
+    _household,
+    _line,
+    _mcp,
+    _memory,
+    _serve,
+    _transfer,
+)
 from ._app import app, err_console
 
 

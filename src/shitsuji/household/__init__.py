@@ -11,7 +11,17 @@ from ._bench import estimate_tokens, prompt_tokens_benchmark
 from ._butler import Butler, butler_toolbox
 from ._deps import Ctx, HouseholdDeps
 from ._index import count_index, format_counts
-from ._panels import PANELS, OpenPanel, Panel, check_panel, label_of, open_panel, panel_of, panel_view
+from ._panels import (
+    PANELS,
+    OpenPanel,
+    Panel,
+    ShoppingList,
+    check_panel,
+    label_of,
+    open_panel,
+    panel_of,
+    panel_view,
+)
 from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HouseholdStore
@@ -33,6 +43,7 @@ __all__ = [
     "OpenPanel",
     "Panel",
     "ShoppingItem",
+    "ShoppingList",
     "Todo",
     "butler_toolbox",
     "check_panel",

@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -23,6 +23,9 @@ from ._backend import Backend
 from ._pages import render_error
 from ._pages import router as page_router
 from ._security import CsrfRejected, LimitBody, NotSignedIn, RateLimited
+
+if TYPE_CHECKING:
+    from ..line import LineApp
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +64,17 @@ def _validation_text(exc: RequestValidationError) -> str:
 
 
 def create_app(
-    backend: Backend, *, secure_cookies: bool | None = None, max_body: int = MAX_BODY, background: bool = True
+    backend: Backend,
+    *,
+    secure_cookies: bool | None = None,
+    max_body: int = MAX_BODY,
+    background: bool = True,
+    line: LineApp | None = None,
 ) -> FastAPI:
-    """The web app over ``backend``. ``secure_cookies`` None: Secure when the request came over https."""
+    """The web app over ``backend``. ``secure_cookies`` None: Secure when the request came over https.
+    ``line``: the LINE webhook at ``/line/webhook`` (and its worker, unless ``line.run_worker`` is False);
+    without it the webhook answers 503 saying what to set."""
+    from ..line import not_configured_router
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -72,9 +83,19 @@ def create_app(
             if background and backend.service.extraction
             else None
         )
+        stop_line = asyncio.Event()
+        line_worker = (
+            asyncio.create_task(line.worker.run(stop_line))
+            if background and line and line.run_worker
+            else None
+        )
         try:
             yield
         finally:
+            stop_line.set()
+            if line_worker is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(line_worker, 40)
             if worker is not None:
                 worker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -99,6 +120,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(api_router)
     app.include_router(page_router)
+    app.include_router(line.router() if line is not None else not_configured_router())
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Response:
