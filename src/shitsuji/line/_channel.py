@@ -101,8 +101,9 @@ class LineChannel:
     ) -> Messages:
         content = event.message
         text = content.text if isinstance(content, TextMessageContent) else None
-        lang: Lang = (language_of(text) if text else None) or (link.lang if link else "ja")
         code = looks_like_code(text) if text else None
+        known: Lang = link.lang if link else "ja"
+        lang: Lang = (language_of(text) if text and code is None else None) or known
         if user is None:
             return []
         if code is not None:
