@@ -44,7 +44,12 @@ def serve(
     if settings.line is not None:
         from ..line import LineApp
 
-        line = LineApp(backend.butler, settings.line, run_worker=worker)
+        line = LineApp(
+            backend.butler,
+            settings.line,
+            run_worker=worker,
+            worker_butler=lambda: STATE.butler(need_model=False, own_memory=True),
+        )
         where = "in this process" if worker else "by `shitsuji worker`"
         console.print(f"LINE webhook at /line/webhook; events answered {where}")
     homes = backend.store.households()

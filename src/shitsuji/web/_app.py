@@ -83,19 +83,11 @@ def create_app(
             if background and backend.service.extraction
             else None
         )
-        stop_line = asyncio.Event()
-        line_worker = (
-            asyncio.create_task(line.worker.run(stop_line))
-            if background and line and line.run_worker
-            else None
-        )
+        line_worker = line.running() if background and line is not None else contextlib.nullcontext()
         try:
-            yield
+            async with line_worker:
+                yield
         finally:
-            stop_line.set()
-            if line_worker is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(line_worker, 40)
             if worker is not None:
                 worker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
