@@ -149,3 +149,29 @@ def test_a_worker_killed_mid_turn_leaves_the_event_to_another_which_answers_once
         [conversation] = site.backend.butler.conversations.recent("futari", "wife", "line")
         rows = site.backend.butler.conversations.rows(conversation["id"])
         assert [r["role"] for r in rows] == ["user", "assistant"]  # the words stored once, one answer
+
+
+def test_the_inbox_answers_one_senders_events_in_order_and_takes_back_a_dead_workers_event(
+    db_path: Path,
+) -> None:
+    from shitsuji.line import Inbox
+
+    from .conftest import Clock
+    from .line_support import HUSBAND
+
+    clock = Clock()
+    inbox = Inbox(db_path, clock=clock)
+    first, second, other = text_event(WIFE, "1"), text_event(WIFE, "2"), text_event(HUSBAND, "3")
+    assert inbox.accept([first, second, other]) == 3 and inbox.accept([first]) == 0
+    taken = inbox.claim(5)
+    assert [p.event_id for p in taken] == [first["webhookEventId"], other["webhookEventId"]]
+    assert inbox.claim(5) == []  # her second waits for her first
+    clock.advance(minutes=4)  # the worker died: its leases run out
+    again = inbox.claim(5)
+    assert [p.event_id for p in again] == [first["webhookEventId"], other["webhookEventId"]]
+    assert again[0].attempts == 2
+    inbox.done(first["webhookEventId"])
+    assert [p.event_id for p in inbox.claim(5)] == [second["webhookEventId"]]
+    clock.advance(days=8)
+    assert inbox.purge() == 1 and inbox.accept([first]) == 1  # long forgotten: a new event to us
+    inbox.close()

@@ -69,7 +69,7 @@ def worker(
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, stop.set)
-        await line.worker.run(stop, poll_s=poll, extraction_every_s=20.0)
+        await line.worker.run(stop, poll_s=poll, extraction=True)
 
     console.print("shitsuji worker: answering LINE events (Ctrl-C stops)")
     try:

@@ -5,7 +5,8 @@ webhook only stores each event — ``webhookEventId`` is the primary key, so a r
 or a duplicate post stores nothing new — and a worker claims due events later. Claiming
 is one conditional UPDATE in a write transaction (two workers never take the same event),
 the claim is a lease (a worker that died leaves its event to be taken again when the
-lease runs out), and one sender's events are taken one at a time, in order. A failure is
+lease runs out), and one sender's events are taken one at a time, in order. Finished
+events are kept a week (``purge``), long enough to recognise any redelivery. A failure is
 retried with backoff; the answer is stored before it is sent, so a retry after a crash
 sends the same answer (with the same push retry key) instead of asking the model again.
 """
@@ -22,11 +23,12 @@ from typing import Any, Literal
 from .. import store as db
 from ._schema import LINE_SCHEMA
 
-__all__ = ["LEASE", "MAX_ATTEMPTS", "Inbox", "Pending", "sender_of"]
+__all__ = ["KEEP", "LEASE", "MAX_ATTEMPTS", "Inbox", "Pending", "sender_of"]
 
 LEASE = timedelta(minutes=3)
 MAX_ATTEMPTS = 8
 MAX_BACKOFF = timedelta(minutes=5)
+KEEP = timedelta(days=7)  # finished events are kept this long, so a late redelivery is still known
 Status = Literal["pending", "running", "done", "failed"]
 
 
@@ -77,27 +79,37 @@ class Inbox:
             return conn.total_changes - before
 
     def claim(self, limit: int = 1) -> list[Pending]:
-        """Take up to ``limit`` due events, at most one per sender and none of a sender still being answered."""
+        """Take up to ``limit`` due events: each sender's oldest open one, unless it is still being answered.
+
+        Only the head of each sender's queue is looked at (a partial index holds the open events),
+        so a claim stays cheap however long the backlog: it runs inside the write lock the webhook
+        needs too.
+        """
+        if limit <= 0:
+            return []
         now = self.clock()
-        taken: list[Pending] = []
         with db.write(self._conn, self.path) as conn:
-            for _ in range(limit):
-                row = conn.execute(
-                    "UPDATE line_events SET status = 'running', attempts = attempts + 1, next_attempt_at = ?, "
-                    "updated_at = ? WHERE event_id = (SELECT e.event_id FROM line_events e "
-                    "WHERE e.status IN ('pending', 'running') AND e.next_attempt_at <= ? "
-                    "AND NOT EXISTS (SELECT 1 FROM line_events r WHERE r.sender = e.sender "
-                    "AND r.event_id != e.event_id AND ((r.status = 'running' AND r.next_attempt_at > ?) "
-                    "OR (r.status IN ('pending', 'running') AND r.rowid < e.rowid))) "
-                    "ORDER BY e.rowid LIMIT 1) "
-                    "RETURNING event_id, payload, attempts, answer, sent",
-                    ((now + LEASE).isoformat(), now.isoformat(), now.isoformat(), now.isoformat()),
-                ).fetchone()
-                if row is None:
-                    break
-                answer = json.loads(row[3]) if row[3] else None
-                taken.append(Pending(row[0], json.loads(row[1]), int(row[2]), answer, int(row[4])))
-        return taken
+            rows = conn.execute(
+                "WITH heads AS (SELECT min(rowid) AS head FROM line_events "
+                "WHERE status IN ('pending', 'running') GROUP BY sender) "
+                "UPDATE line_events SET status = 'running', attempts = attempts + 1, next_attempt_at = ?, "
+                "updated_at = ? WHERE rowid IN (SELECT head FROM heads JOIN line_events e ON e.rowid = head "
+                "WHERE e.next_attempt_at <= ? ORDER BY head LIMIT ?) "
+                "RETURNING rowid, event_id, payload, attempts, answer, sent",
+                ((now + LEASE).isoformat(), now.isoformat(), now.isoformat(), limit),
+            ).fetchall()
+        return [
+            Pending(r[1], json.loads(r[2]), int(r[3]), json.loads(r[4]) if r[4] else None, int(r[5]))
+            for r in sorted(rows)
+        ]
+
+    def purge(self, older_than: timedelta = KEEP) -> int:
+        """Forget answered events (and given-up ones) older than ``older_than``; LINE redelivers within hours."""
+        before = (self.clock() - older_than).isoformat()
+        with db.write(self._conn, self.path) as conn:
+            return conn.execute(
+                "DELETE FROM line_events WHERE status IN ('done', 'failed') AND updated_at < ?", (before,)
+            ).rowcount
 
     def keep_answer(self, event_id: str, messages: list[dict[str, Any]]) -> None:
         """Store what will be sent, before sending it: a retry resends it instead of asking again."""

@@ -45,8 +45,8 @@ LINE_SCHEMA = Schema(
                 received_at TEXT NOT NULL,
                 updated_at TEXT NOT NULL
             );
-            CREATE INDEX line_events_due ON line_events (status, next_attempt_at);
-            CREATE INDEX line_events_sender ON line_events (sender, status)
+            CREATE INDEX line_events_open ON line_events (sender) WHERE status IN ('pending', 'running');
+            CREATE INDEX line_events_updated ON line_events (updated_at)
             """,
         ),
     ),

@@ -31,6 +31,7 @@ __all__ = ["REPLY_WINDOW", "LineWorker", "chat_of", "retry_key"]
 
 log = logging.getLogger(__name__)
 
+CHORES_EVERY_S = 20.0
 REPLY_WINDOW = timedelta(seconds=50)  # a reply token older than this is not tried
 _KEYS = uuid.UUID("5a3c6f0e-6c1b-4f43-9d2e-8f1b2b7e1d10")
 
@@ -70,11 +71,12 @@ class LineWorker:
         if self._wake is not None:
             self._wake.set()
 
-    async def run(self, stop: asyncio.Event, *, poll_s: float = 1.0, extraction_every_s: float = 0.0) -> None:
-        """Answer events until ``stop`` is set; with ``extraction_every_s`` also run memory extraction."""
+    async def run(self, stop: asyncio.Event, *, poll_s: float = 1.0, extraction: bool = False) -> None:
+        """Answer events until ``stop`` is set; every ``CHORES_EVERY_S`` forget old events and (with
+        ``extraction``) run due memory extraction jobs."""
         self._wake = asyncio.Event()
         running: set[asyncio.Task[None]] = set()
-        next_extraction = 0.0
+        next_chores = 0.0
         loop = asyncio.get_running_loop()
         async with Messenger(self.settings) as messenger:
             try:
@@ -85,9 +87,11 @@ class LineWorker:
                         running.add(task)
                         task.add_done_callback(running.discard)
                         task.add_done_callback(lambda _: self.wake())
-                    if extraction_every_s and loop.time() >= next_extraction:
-                        next_extraction = loop.time() + extraction_every_s
-                        await self._extract()
+                    if loop.time() >= next_chores:
+                        next_chores = loop.time() + CHORES_EVERY_S
+                        self.inbox.purge()
+                        if extraction:
+                            await self._extract()
                     waits = [asyncio.ensure_future(self._wake.wait()), asyncio.ensure_future(stop.wait())]
                     await asyncio.wait(waits, timeout=poll_s, return_when=asyncio.FIRST_COMPLETED)
                     for waiter in waits:

@@ -52,7 +52,10 @@ def write(conn: sqlite3.Connection, where: str = "the database") -> Iterator[sql
     Threads of one process that write to the same database (``where``: its path) queue on a lock
     of the process first: SQLite's own busy handler sleeps in growing steps while another writer
     holds the file, which a thread that must answer in milliseconds (the LINE webhook) cannot
-    afford beside a busy worker thread. Other processes still meet SQLite's busy timeout.
+    afford beside a busy worker thread. The lock is let go before ``COMMIT``, whose WAL
+    checkpoint (an fsync, now and then) must not hold up the other threads: the next writer
+    waits only for the commit itself, in SQLite's busy handler. Other processes meet that
+    handler too.
     """
     with _writer(where):
         try:
@@ -64,11 +67,11 @@ def write(conn: sqlite3.Connection, where: str = "the database") -> Iterator[sql
         except BaseException:
             conn.execute("ROLLBACK")
             raise
-        try:
-            conn.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            conn.execute("ROLLBACK")
-            raise translate(exc, where) from exc
+    try:
+        conn.execute("COMMIT")
+    except sqlite3.OperationalError as exc:
+        conn.execute("ROLLBACK")
+        raise translate(exc, where) from exc
 
 
 def translate(exc: sqlite3.DatabaseError, where: str) -> StoreError:
