@@ -146,14 +146,17 @@ def make_butler(db: Path, script: Script) -> Butler:
 
 
 @contextmanager
-def line_site(db: Path, *, run_worker: bool = True) -> Iterator[LineSite]:
+def line_site(db: Path, *, run_worker: bool = True, thread: bool = False) -> Iterator[LineSite]:
+    """``thread``: the worker in its own thread over its own butler, as ``shitsuji serve`` runs it."""
     make_household(db)
     script = Script()
     with FakeLineAPI(TOKEN) as fake:
         backend = Backend(make_butler(db, script))
         for user in ("wife", "husband"):
             backend.accounts.set_password("futari", user, PASSWORD)
-        line = LineApp(backend.butler, LineSettings(SECRET, TOKEN, fake.url, 1000.0), run_worker=run_worker)
+        own = (lambda: make_butler(db, script)) if thread else None
+        settings = LineSettings(SECRET, TOKEN, fake.url, 1000.0)
+        line = LineApp(backend.butler, settings, run_worker=run_worker, worker_butler=own)
         with serving(create_app(backend, line=line)) as url:
             site = LineSite(url, fake, line, backend, script, db)
             try:

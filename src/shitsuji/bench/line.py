@@ -11,7 +11,9 @@ to a ``FakeLineAPI`` in this process.
 Each round posts ``rate`` × ``seconds`` events (one per post, senders in turn, each with a
 fresh reply token), each post on schedule whatever the earlier ones are doing; an ack is the
 webhook's 200. The round ends when every event was answered or ``DRAIN_TIMEOUT_S`` passed.
-Figures per round: ack p50/p99, posts refused, events answered (``lost``: never answered;
+Figures per round: ack p50/p99 as the poster sees them and as the server timed its
+handling (``server_ack_*``: from the request's arrival in the app to the end of its answer,
+so the client's own scheduling on a busy machine is left out), posts refused, events answered (``lost``: never answered;
 ``duplicated``: answered more than once) and jobs/s (answers over the time from the first post
 to the last answer). The result is the median of ``repeats`` rounds.
 """
@@ -97,10 +99,37 @@ def serve(db: Path, senders: int, fake_url: str, concurrency: int, worker: str) 
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
     print(sock.getsockname()[1], flush=True)
-    config = uvicorn.Config(
-        create_app(Backend(butler), line=line), log_level="warning", access_log=False, lifespan="on"
-    )
+    app = create_app(Backend(butler), line=line)
+    config = uvicorn.Config(_timed(app), log_level="warning", access_log=False, lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def _timed(app: Any) -> Any:
+    """The app, timing each webhook call inside the server (from the request's arrival in the app to
+    the end of its answer); ``GET /bench/acks`` hands over the times so far and forgets them."""
+    import json as _json
+
+    times: list[float] = []
+
+    async def timed(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/bench/acks":
+            body = _json.dumps(times).encode()
+            times.clear()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"application/json")],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        start = time.perf_counter()
+        await app(scope, receive, send)
+        if scope["type"] == "http" and scope["path"] == "/line/webhook":
+            times.append((time.perf_counter() - start) * 1000)
+
+    return timed
 
 
 def _worker_process(db: Path, settings: Any, concurrency: int, make_butler: Any) -> None:
@@ -171,6 +200,8 @@ async def _round(
             last_answer = time.perf_counter()
             break
         await asyncio.sleep(0.05)
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        inside = (await client.get("/bench/acks")).json()
     mine = {k: v for k, v in counts.items() if k.startswith(tag)}
     elapsed = last_answer - started
     return {
@@ -178,6 +209,8 @@ async def _round(
         "refused": refused,
         "ack_p50_ms": round(percentile(acks, 50), 2),
         "ack_p99_ms": round(percentile(acks, 99), 2),
+        "server_ack_p50_ms": round(percentile(inside, 50), 2),
+        "server_ack_p99_ms": round(percentile(inside, 99), 2),
         "answered": len(mine),
         "lost": total - len(mine),
         "duplicated": sum(v - 1 for v in mine.values()),
@@ -220,7 +253,7 @@ async def _run(
         finally:
             stop_server(process)
             log.close()
-    keys = ("ack_p50_ms", "ack_p99_ms", "jobs_per_s")
+    keys = ("ack_p50_ms", "ack_p99_ms", "server_ack_p50_ms", "server_ack_p99_ms", "jobs_per_s")
     summary: dict[str, Any] = {k: statistics.median(r[k] for r in rounds) for k in keys}
     summary |= {k: sum(r[k] for r in rounds) for k in ("posts", "refused", "answered", "lost", "duplicated")}
     return {

@@ -317,6 +317,7 @@ def line(
         f"median of {repeats} rounds"
     )
     console.print(
-        f"  ack p50 {m['ack_p50_ms']:.1f} ms  p99 {m['ack_p99_ms']:.1f} ms  jobs/s {m['jobs_per_s']:.1f}  "
+        f"  ack p50 {m['ack_p50_ms']:.1f} ms  p99 {m['ack_p99_ms']:.1f} ms  (in the server: p50 "
+        f"{m['server_ack_p50_ms']:.1f} ms  p99 {m['server_ack_p99_ms']:.1f} ms)  jobs/s {m['jobs_per_s']:.1f}  "
         f"posts {m['posts']}  refused {m['refused']}  lost {m['lost']}  duplicated {m['duplicated']}"
     )

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -35,7 +34,6 @@ log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 STOP_WAIT_S = 40.0
-SWITCH_INTERVAL_S = 0.001
 WORKER_NICE = 10  # answers can wait a little; LINE's acks cannot
 
 
@@ -140,8 +138,6 @@ class LineApp:
             yield
             return
         if self._worker_butler is not None:
-            # the webhook's thread takes the GIL back from the busy worker thread within 1 ms, not 5
-            sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
             self._thread = _WorkerThread(self._worker_butler, self.settings, self._concurrency, self._clock)
             self._thread.start()
             await asyncio.to_thread(self._thread.ready.wait, 30)
