@@ -3,9 +3,10 @@
 ``shitsuji serve`` mounts ``LineApp.router()`` on the web app and runs the worker in the
 same process (``LineApp.running()``); ``shitsuji worker`` runs a worker alone. Given a
 ``worker_butler`` factory, the in-process worker gets a thread and an event loop of its
-own, over its own butler (its own database connections), at a lower CPU priority: a
-turn's synchronous work then does not hold up the webhook's acks, which LINE wants within
-seconds and we answer in milliseconds. Without one, the worker runs as a task on the app's loop (tests, small setups).
+own, over its own butler (its own database connections): a turn's synchronous work then
+does not queue the webhook's acks behind it on one event loop (LINE wants them within
+seconds; we answer in milliseconds). A lower OS priority for that thread was tried and
+dropped: on a busy machine it starves while holding the GIL and stalls the acks instead. Without one, the worker runs as a task on the app's loop (tests, small setups).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -34,18 +34,10 @@ log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 STOP_WAIT_S = 40.0
-WORKER_NICE = 10  # answers can wait a little; LINE's acks cannot
 
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-def _lower_priority() -> None:
-    """Make this thread yield the CPU to the webhook's (Linux: a thread has its own nice value)."""
-    with contextlib.suppress(AttributeError, OSError):
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + WORKER_NICE)
 
 
 class _WorkerThread(threading.Thread):
@@ -65,7 +57,6 @@ class _WorkerThread(threading.Thread):
         self._worker: LineWorker | None = None
 
     def run(self) -> None:
-        _lower_priority()
         butler = self.make_butler()
         links, inbox = LineLinks(butler.path, clock=self.clock), Inbox(butler.path, clock=self.clock)
         channel = LineChannel(butler, links, self.settings.channel_secret)
