@@ -14,6 +14,9 @@ modes and router model, the model adapter an ``Endpoint``, extraction its switch
 | modes, safety policy | — | ``SHITSUJI_CONFIG`` (``[modes.NAME]``, ``[safety]``) | built-in modes, default policy |
 | extraction off | — | ``SHITSUJI_EXTRACTION_OFF_CHANNELS``, ``…_HOUSEHOLDS`` | on everywhere |
 | derived model caches | — | ``SHITSUJI_CACHE_DIR`` | the user cache dir |
+| LINE channel | — | ``SHITSUJI_LINE_CHANNEL_SECRET``, ``SHITSUJI_LINE_CHANNEL_TOKEN`` | off |
+| LINE API base URL | — | ``SHITSUJI_LINE_API_URL`` | ``https://api.line.me`` |
+| LINE pushes per second | — | ``SHITSUJI_LINE_PUSH_RATE`` | 50 |
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errors import UserInputError
 from .llm import CHEAP_MODEL, Endpoint
 from .memory import DEFAULT_EMBEDDER, MemoryEngine, SQLiteMemoryStore, load_embedder
 
@@ -36,6 +40,38 @@ def default_db_path() -> Path:
     from platformdirs import user_data_dir  # imported late: the hook's start-up time counts
 
     return Path(user_data_dir("shitsuji", appauthor=False)) / "shitsuji.db"
+
+
+@dataclass(frozen=True, slots=True)
+class LineSettings:
+    """The LINE channel's secret (checks webhook signatures) and access token (answers), both from the
+    LINE Developers console; ``api_url`` points the SDK elsewhere (a local fake in tests)."""
+
+    channel_secret: str
+    channel_token: str
+    api_url: str | None = None
+    push_rate: float = 50.0  # pushes per second at most, below the Messaging API's limit
+
+    def __repr__(self) -> str:  # never print the secrets
+        return f"LineSettings(api_url={self.api_url!r}, push_rate={self.push_rate})"
+
+
+def _line(env: Mapping[str, str]) -> LineSettings | None:
+    secret = env.get("SHITSUJI_LINE_CHANNEL_SECRET") or ""
+    token = env.get("SHITSUJI_LINE_CHANNEL_TOKEN") or ""
+    if not secret and not token:
+        return None
+    if not secret or not token:
+        missing = "SHITSUJI_LINE_CHANNEL_TOKEN" if secret else "SHITSUJI_LINE_CHANNEL_SECRET"
+        raise UserInputError(f"the LINE channel needs both its secret and its token: set {missing} too")
+    rate = env.get("SHITSUJI_LINE_PUSH_RATE")
+    try:
+        push_rate = float(rate) if rate else 50.0
+    except ValueError:
+        push_rate = 0.0
+    if not push_rate > 0:
+        raise UserInputError(f"SHITSUJI_LINE_PUSH_RATE must be a positive number, not {rate!r}")
+    return LineSettings(secret, token, env.get("SHITSUJI_LINE_API_URL") or None, push_rate)
 
 
 def _words(value: str | None) -> frozenset[str]:
@@ -53,6 +89,7 @@ class Settings:
     extraction_off_channels: frozenset[str] = frozenset()
     extraction_off_households: frozenset[str] = frozenset()
     cache_dir: Path | None = None  # the mapped embedding model and other derived caches
+    line: LineSettings | None = None  # the LINE channel, when its secret and token are set
 
     @classmethod
     def from_env(
@@ -82,6 +119,7 @@ class Settings:
             extraction_off_channels=_words(env.get("SHITSUJI_EXTRACTION_OFF_CHANNELS")),
             extraction_off_households=_words(env.get("SHITSUJI_EXTRACTION_OFF_HOUSEHOLDS")),
             cache_dir=Path(cache).expanduser() if (cache := env.get("SHITSUJI_CACHE_DIR")) else None,
+            line=_line(env),
         )
 
     def use_caches(self) -> None:

@@ -7,7 +7,19 @@ import sys
 from rich.markup import escape
 
 from ..errors import ShitsujiError, UserInputError
-from . import _audit, _bench, _chat, _demo, _hooks, _household, _mcp, _memory, _serve, _transfer  # noqa: F401  (they register commands)
+from . import (  # noqa: F401  (they register commands)
+    _audit,
+    _bench,
+    _chat,
+    _demo,
+    _hooks,
+    _household,
+    _line,
+    _mcp,
+    _memory,
+    _serve,
+    _transfer,
+)
 from ._app import app, err_console
 
 

@@ -288,7 +288,7 @@ def web(
         f"(+{data['http_cost_ms_per_request']:.2f} ms per request); "
         f"p50 {data['http_over_direct_p50']}× in-process, {data['chat_over_health_p50']}× a health check"
     )
-    console.print(f"  sign-in p50 {data['sign_in_p50_ms']:.0f} ms (all {sessions} at once)")
+    console.print(f"  sign-in p50 {data['sign_in_p50_ms']:.0f} ms (four at a time)")
     for name in ("http_chat", "direct_chat", "http_health"):
         for problem in data[name]["problems"]:
             console.print(f"  [red]{name}:[/] {problem}")
@@ -343,3 +343,47 @@ def attacks(as_json: JsonFlag = False) -> None:
             console.print(f"  {key:<36} {value}")
     for vector, row in data["by_vector"].items():
         console.print(f"  {vector:<20} " + ", ".join(f"{k} {v}" for k, v in row.items()))
+
+
+@bench_app.command()
+def line(
+    rate: Annotated[float, typer.Option("--rate", help="Signed webhook posts per second.")] = 200.0,
+    seconds: Annotated[float, typer.Option("--seconds", help="Length of each round.")] = 10.0,
+    senders: Annotated[int, typer.Option("--senders", help="Linked LINE users taking turns.")] = 20,
+    repeats: Annotated[int, typer.Option("--repeats", help="Rounds; figures are their medians.")] = 3,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Events the worker answers at once.")] = 4,
+    worker: Annotated[
+        str,
+        typer.Option(
+            "--worker",
+            help="thread: serve's own worker thread (default); loop: on the app's event loop; "
+            "process: serve --no-worker beside a worker process.",
+        ),
+    ] = "thread",
+    as_json: JsonFlag = False,
+) -> None:
+    """The LINE webhook on loopback: ack latency at a steady rate, answered jobs/s, lost and duplicated."""
+    from ..bench.line import run_line_bench
+
+    data = run_line_bench(
+        rate=rate,
+        seconds=seconds,
+        senders=senders,
+        repeats=repeats,
+        concurrency=concurrency,
+        worker=worker,
+        progress=None if as_json else _note,
+    )
+    if as_json:
+        print_json(data)
+        return
+    m = data["median"]
+    console.print(
+        f"[bold]LINE webhook[/] {rate:g} posts/s × {seconds:g} s, {senders} senders, worker {worker}, "
+        f"median of {repeats} rounds"
+    )
+    console.print(
+        f"  ack p50 {m['ack_p50_ms']:.1f} ms  p99 {m['ack_p99_ms']:.1f} ms  (in the server: p50 "
+        f"{m['server_ack_p50_ms']:.1f} ms  p99 {m['server_ack_p99_ms']:.1f} ms)  jobs/s {m['jobs_per_s']:.1f}  "
+        f"posts {m['posts']}  refused {m['refused']}  lost {m['lost']}  duplicated {m['duplicated']}"
+    )

@@ -50,15 +50,35 @@ def serve(
             "X-Forwarded-For from any other peer is ignored.",
         ),
     ] = "127.0.0.1",
+    worker: Annotated[
+        bool,
+        typer.Option(
+            "--worker/--no-worker",
+            help="Answer LINE events in this process (default), or leave them to `shitsuji worker`.",
+        ),
+    ] = True,
 ) -> None:
-    """Serve the web app: chat with confirmation cards, panels, memories, proposals."""
+    """Serve the web app: chat with confirmation cards, panels, memories, proposals; the LINE webhook."""
     import uvicorn
 
     proxy = proxy_options(proxy_headers, trusted_proxy)
 
     from ..web import Backend, create_app
 
+    settings = STATE.settings()
     backend = Backend(STATE.butler(need_model=False, panels=True))
+    line = None
+    if settings.line is not None:
+        from ..line import LineApp
+
+        line = LineApp(
+            backend.butler,
+            settings.line,
+            run_worker=worker,
+            worker_butler=lambda: STATE.butler(need_model=False, own_memory=True),
+        )
+        where = "in this process" if worker else "by `shitsuji worker`"
+        console.print(f"LINE webhook at /line/webhook; events answered {where}")
     homes = backend.store.households()
     if not homes:
         console.print(
@@ -80,7 +100,7 @@ def serve(
             )
     console.print(f"shitsuji is serving at http://{host}:{port}  (Ctrl-C stops)")
     uvicorn.run(
-        create_app(backend, secure_cookies=secure_cookies),
+        create_app(backend, secure_cookies=secure_cookies, line=line),
         host=host,
         port=port,
         **proxy,

@@ -12,7 +12,17 @@ from ._bench import estimate_tokens, prompt_tokens_benchmark
 from ._butler import Butler, butler_toolbox
 from ._deps import Ctx, HouseholdDeps
 from ._index import count_index, format_counts, household_now
-from ._panels import PANELS, OpenPanel, Panel, check_panel, label_of, open_panel, panel_of, panel_view
+from ._panels import (
+    PANELS,
+    OpenPanel,
+    Panel,
+    ShoppingList,
+    check_panel,
+    label_of,
+    open_panel,
+    panel_of,
+    panel_view,
+)
 from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HouseholdStore
@@ -37,6 +47,7 @@ __all__ = [
     "Panel",
     "PanelAction",
     "ShoppingItem",
+    "ShoppingList",
     "Todo",
     "apply",
     "butler_toolbox",

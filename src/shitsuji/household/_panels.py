@@ -4,6 +4,10 @@ A panel is the app's view of one list (shopping, calendar, to-dos, budget). The 
 ask for one with ``open_panel``, whose output carries an ``OpenPanel`` effect; the channel
 opens the panel and — as when a person opens it — starts the conversation segment
 labelled ``household.<panel>``. The label therefore always comes from what the UI opened.
+
+A channel without panels shows lists its own way: ``list_shopping_items`` returns a
+``ShoppingList`` effect, which LINE renders as a rich message beside the answer (the model
+never writes the channel's markup).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any, Literal, get_args
 from ..agent import ToolOutput, UiEffect, tool
 from ..errors import UserInputError
 from ._deps import Ctx
+from ._records import ShoppingItem
 from ._store import HouseholdStore
 from ._values import month_of
 
@@ -52,6 +57,13 @@ class OpenPanel(UiEffect):
     @property
     def label(self) -> str:
         return label_of(self.panel)
+
+
+@dataclass(frozen=True, slots=True)
+class ShoppingList(UiEffect):
+    """The household's shopping list as it is now, for a channel to show (LINE: a Flex bubble)."""
+
+    items: tuple[ShoppingItem, ...]
 
 
 @tool(effect="write", summary=lambda a: f"{a['name']} パネルを開く")

@@ -20,8 +20,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from ..agent import Toolbox, tool
+from ..agent import Toolbox, ToolOutput, tool
 from ._deps import Ctx
+from ._panels import ShoppingList
 from ._store import HouseholdStore
 from ._values import (
     MAX_CATEGORY,
@@ -83,10 +84,11 @@ def _short(text: str, width: int = 40) -> str:
 
 
 @tool(effect="read")
-async def list_shopping_items(ctx: Ctx) -> str:
+async def list_shopping_items(ctx: Ctx) -> ToolOutput:
     """List the household's shopping list (with ids for remove_shopping_item)."""
     store, household = _household(ctx)
-    return _json([item.to_json() for item in store.shopping_items(household)])
+    items = store.shopping_items(household)
+    return ToolOutput(_json([item.to_json() for item in items]), effects=(ShoppingList(tuple(items)),))
 
 
 @tool(effect="read")

@@ -9,6 +9,7 @@ writes, and the schema migrated on open. SQLite's own errors are translated into
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,18 +36,37 @@ def connect(path: str | Path, *schemas: Schema) -> sqlite3.Connection:
     return conn
 
 
+_WRITERS: dict[str, threading.RLock] = {}
+_WRITERS_LOCK = threading.Lock()
+
+
+def _writer(where: str) -> threading.RLock:
+    with _WRITERS_LOCK:
+        return _WRITERS.setdefault(where, threading.RLock())
+
+
 @contextmanager
 def write(conn: sqlite3.Connection, where: str = "the database") -> Iterator[sqlite3.Connection]:
-    """One write transaction: committed on success, rolled back on any error."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        raise translate(exc, where) from exc
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+    """One write transaction: committed on success, rolled back on any error.
+
+    Threads of one process that write to the same database (``where``: its path) queue on a lock
+    of the process first: SQLite's own busy handler sleeps in growing steps while another writer
+    holds the file, which a thread that must answer in milliseconds (the LINE webhook) cannot
+    afford beside a busy worker thread. The lock is let go before ``COMMIT``, whose WAL
+    checkpoint (an fsync, now and then) must not hold up the other threads: the next writer
+    waits only for the commit itself, in SQLite's busy handler. Other processes meet that
+    handler too.
+    """
+    with _writer(where):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise translate(exc, where) from exc
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
     try:
         conn.execute("COMMIT")
     except sqlite3.OperationalError as exc:

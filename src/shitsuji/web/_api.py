@@ -320,6 +320,22 @@ async def reject(proposal_id: Id, member: Signed, request: Request) -> JSONRespo
     return await _decide(request, member, proposal_id, False)
 
 
+# -- LINE -------------------------------------------------------------------
+
+
+@router.get("/line", tags=["line"])
+async def line_status(member: Signed, request: Request) -> dict[str, bool]:
+    """Whether a LINE account is linked to the member."""
+    return {"linked": backend_of(request).line_status(member)}
+
+
+@router.post("/line/code", tags=["line"])
+async def line_code(member: Signed, request: Request) -> dict[str, Any]:
+    """A one-time code (10 minutes, single use) to send to the bot from LINE; it links that LINE account
+    to the member. A new code replaces the member's earlier unused one."""
+    return backend_of(request).line_code(member)
+
+
 # -- memories ---------------------------------------------------------------
 
 

@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -25,6 +25,9 @@ from ._pages import router as page_router
 from ._security import CsrfRejected, LimitBody, NotSignedIn, RateLimited
 from ._settings import api as settings_api
 from ._settings import router as settings_router
+
+if TYPE_CHECKING:
+    from ..line import LineApp
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +66,17 @@ def _validation_text(exc: RequestValidationError) -> str:
 
 
 def create_app(
-    backend: Backend, *, secure_cookies: bool | None = None, max_body: int = MAX_BODY, background: bool = True
+    backend: Backend,
+    *,
+    secure_cookies: bool | None = None,
+    max_body: int = MAX_BODY,
+    background: bool = True,
+    line: LineApp | None = None,
 ) -> FastAPI:
-    """The web app over ``backend``. ``secure_cookies`` None: Secure when the request came over https."""
+    """The web app over ``backend``. ``secure_cookies`` None: Secure when the request came over https.
+    ``line``: the LINE webhook at ``/line/webhook`` (and its worker, unless ``line.run_worker`` is False);
+    without it the webhook answers 503 saying what to set."""
+    from ..line import not_configured_router
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -75,8 +86,10 @@ def create_app(
             if background and backend.service.extraction
             else None
         )
+        line_worker = line.running() if background and line is not None else contextlib.nullcontext()
         try:
-            yield
+            async with line_worker:
+                yield
         finally:
             if worker is not None:
                 worker.cancel()
@@ -104,6 +117,7 @@ def create_app(
     app.include_router(settings_api)
     app.include_router(page_router)
     app.include_router(settings_router)
+    app.include_router(line.router() if line is not None else not_configured_router())
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Response:

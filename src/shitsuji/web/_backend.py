@@ -44,6 +44,7 @@ from ..household import (
     panel_of,
     panel_view,
 )
+from ..line import CODE_TTL, LineLinks
 from ..llm import LocalServer
 from ._accounts import Accounts
 from ._hub import Hub
@@ -68,6 +69,7 @@ class Backend:
         self.memory = butler.memory
         self.accounts = Accounts(butler.path, audit=butler.audit)
         self.invitations = Invitations(butler.path)
+        self.line_links = LineLinks(butler.path)
         self.memories = MemoryBrowser(butler.memory, butler.store, butler.conversations)
         self.hub = Hub()
         self.local_model: LocalServer | None = None  # found by `serve` when no endpoint is set
@@ -92,6 +94,7 @@ class Backend:
         self.butler.close()
         self.accounts.close()
         self.invitations.close()
+        self.line_links.close()
 
     def context(self, member: Member) -> ToolContext[HouseholdDeps]:
         return self.butler.member(member.user, CHANNEL, household=member.household)
@@ -242,6 +245,22 @@ class Backend:
         """Changes when any of the household's lists changes (also from other processes)."""
         dump = json.dumps(self.store.dump(household), sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(dump.encode()).hexdigest()[:16]
+
+    # -- LINE -----------------------------------------------------------------
+
+    def line_status(self, member: Member) -> bool:
+        """Whether a LINE account speaks for the member."""
+        return self.line_links.of_member(member.household, member.user) is not None
+
+    def line_code(self, member: Member) -> dict[str, Any]:
+        """A one-time code the member sends to the bot from LINE to link their account (10 minutes)."""
+        code = self.line_links.new_code(member.household, member.user)
+        expires = self.line_links.clock() + CODE_TTL
+        return {
+            "code": code,
+            "expires_at": expires.isoformat(timespec="seconds"),
+            "linked": self.line_status(member),
+        }
 
     # -- proposals ----------------------------------------------------------
 

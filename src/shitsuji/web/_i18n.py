@@ -120,6 +120,17 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "decided": ("判断済み", "Decided"),
     "expired": ("期限切れ", "Expired"),
     "none_yet": ("まだありません。", "Nothing yet."),
+    "line_linked": ("LINE アカウントがつながっています。", "A LINE account is linked to you."),
+    "line_not_linked": (
+        "LINE でも執事と話せます。コードを発行して、執事の LINE アカウントに送ってください。",
+        "You can talk to the butler in LINE too: get a code and send it to the butler's LINE account.",
+    ),
+    "line_get_code": ("LINE のリンクコードを発行", "Get a LINE link code"),
+    "line_code_note": (
+        "このコードを執事の LINE アカウントとの一対一のトークに送ってください。一度だけ使えます。",
+        "Send this code to the butler's LINE account in a one-to-one chat. It works once.",
+    ),
+    "line_code_expires": ("有効期限:", "Valid until:"),
     "panels": ("パネル", "Panels"),
     "panel_shopping": ("買い物", "Shopping"),
     "panel_calendar": ("予定", "Calendar"),

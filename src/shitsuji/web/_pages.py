@@ -353,7 +353,14 @@ async def memories_page(
         category=category or "",
         scope=scope,
         deleted=deleted,
+        line_linked=backend.line_status(member),
     )
+
+
+@router.post("/line/code", response_class=HTMLResponse)
+async def line_code_page(member: Signed, request: Request) -> Response:
+    """A fresh LINE link code, shown once."""
+    return page(request, "line.html", member=member, **backend_of(request).line_code(member))
 
 
 @router.get("/memories/{memory_id}", response_class=HTMLResponse)

@@ -1,0 +1,176 @@
+"""One LINE event, answered: who is speaking, and what the butler's conversation service says back.
+
+This is the channel and nothing more. The sender's LINE user id becomes a household
+member only through a link (``LineLinks``); an unlinked sender gets one polite line in a
+one-to-one chat (and silence in a group) and nothing they send reaches the model, the
+conversation store or memory. A linked member's text drives ``ChatService`` — the same
+turn as on the web, with the ``line`` channel's policy — and a tapped card button is
+decided with ``ChatService.decide``, which applies the owner rule. What comes back is a
+list of LINE messages for the worker to send; this module sends nothing itself except
+the loading animation.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from linebot.v3.webhooks import (
+    Event,
+    FollowEvent,
+    JoinEvent,
+    MessageEvent,
+    PostbackEvent,
+    StickerMessageContent,
+    TextMessageContent,
+    UserSource,
+)
+from pydantic.v1 import ValidationError
+
+from ..agent import (
+    Decision,
+    EffectShown,
+    Failed,
+    Finished,
+    ModelNotConfigured,
+    ProposalMade,
+    ToolContext,
+    UiEffect,
+)
+from ..errors import NotFoundError, UserInputError
+from ..household import Butler, HouseholdDeps
+from ._links import LineLinks, Link, looks_like_code
+from ._pasted import looks_pasted
+from ._render import card, effect_messages, parse_tap, text_messages
+from ._words import Lang, language_of, say
+
+__all__ = ["CHANNEL", "LineChannel", "Loading"]
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "line"
+Loading = Callable[[str], Awaitable[None]]
+Messages = list[dict[str, Any]]
+
+
+def _text(lang: Lang, key: str, **values: object) -> Messages:
+    return text_messages(say(lang, key, **values))
+
+
+class LineChannel:
+    """Turns a raw webhook event into the LINE messages that answer it (an empty list: say nothing)."""
+
+    def __init__(self, butler: Butler, links: LineLinks, secret: str) -> None:
+        self.butler = butler
+        self.service = butler.service
+        self.links = links
+        self.secret = secret
+
+    async def handle(self, raw: dict[str, Any], *, key: str, loading: Loading) -> Messages:
+        """Answer one event; ``key`` (its webhook event id) makes a retried turn store the words once."""
+        try:
+            event = Event.from_dict(raw)
+        except (ValueError, ValidationError) as exc:  # an event type this SDK does not know
+            log.info("LINE event %s skipped: %s", raw.get("type"), str(exc)[:200])
+            return []
+        user: str | None = getattr(event.source, "user_id", None)
+        private = isinstance(event.source, UserSource)
+        link = self.links.get(user) if user else None
+        if isinstance(event, MessageEvent):
+            return await self._message(event, user, link, private, key, loading)
+        if isinstance(event, PostbackEvent):
+            if link is None:
+                return _text("ja", "not_linked") if private else []
+            return await self._tap(event.postback.data, link)
+        if isinstance(event, FollowEvent):
+            lang = link.lang if link else "ja"
+            return _text(lang, "follow") + ([] if link else _text(lang, "not_linked"))
+        if isinstance(event, JoinEvent):
+            return _text("ja", "join")
+        return []  # unfollow, leave, member joined/left …: nothing to say (a link outlives a block)
+
+    async def _message(
+        self,
+        event: MessageEvent,
+        user: str | None,
+        link: Link | None,
+        private: bool,
+        key: str,
+        loading: Loading,
+    ) -> Messages:
+        content = event.message
+        text = content.text if isinstance(content, TextMessageContent) else None
+        code = looks_like_code(text) if text else None
+        known: Lang = link.lang if link else "ja"
+        lang: Lang = (language_of(text) if text and code is None else None) or known
+        if user is None:
+            return []
+        if code is not None:
+            if not private:
+                return _text(lang, "link_in_private") if link else []
+            made = self.links.redeem(user, code, lang=lang)
+            if made is None:
+                return _text(lang, "bad_code")
+            return _text(lang, "linked", member=made.member, household=made.household)
+        if link is None:  # nothing from an unknown sender goes further than this line
+            return _text(lang, "not_linked") if private else []
+        if text is None:
+            return _text(lang, "sticker" if isinstance(content, StickerMessageContent) else "not_text")
+        if lang != link.lang:
+            self.links.set_lang(user, lang)
+        return await self._turn(link, text, lang, key, loading if private else None)
+
+    def _context(self, link: Link) -> ToolContext[HouseholdDeps]:
+        return self.butler.member(link.member, CHANNEL, household=link.household)
+
+    async def _turn(self, link: Link, text: str, lang: Lang, key: str, loading: Loading | None) -> Messages:
+        """One turn of the member's LINE conversation. ``Busy`` propagates: the worker tries again later."""
+        ctx = self._context(link)
+        try:
+            turn = self.service.begin(ctx, text, key=f"line:{key}", untrusted=looks_pasted(text))
+        except ModelNotConfigured:
+            return _text(lang, "no_model")
+        except UserInputError:
+            return _text(lang, "too_long")
+        if loading is not None:
+            await loading(link.line_user)
+        cards: Messages = []
+        effects: list[UiEffect] = []
+        answer: Messages = []
+        async for step in self.service.events(turn):
+            if isinstance(step, ProposalMade):
+                cards.append(card(step.proposal, self.secret, lang))
+            elif isinstance(step, EffectShown):
+                effects.append(step.effect)
+            elif isinstance(step, Finished):
+                answer = text_messages(step.text)
+            elif isinstance(step, Failed):
+                log.warning("LINE turn failed: %s", step.message)
+                answer = _text(lang, "turn_failed")
+        return answer + effect_messages(effects, lang) + cards
+
+    async def _tap(self, data: str, link: Link) -> Messages:
+        """A card button: decided by its owner only, once, before expiry — else a clear reply and no change."""
+        lang = link.lang
+        tap = parse_tap(data, self.secret)
+        if tap is None:
+            return _text(lang, "unknown_card")
+        try:
+            decision = await self.service.decide(self._context(link), tap.proposal, approve=tap.approve)
+        except NotFoundError:  # someone else's card answers exactly like a missing one
+            return _text(lang, "not_yours")
+        return self._decided(decision, lang)
+
+    def _decided(self, decision: Decision, lang: Lang) -> Messages:
+        p = decision.proposal
+        if decision.done:
+            shown = effect_messages(list(decision.output.effects), lang) if decision.output else []
+            return (
+                _text(lang, "approved" if p.status == "approved" else "rejected", summary=p.summary) + shown
+            )
+        if p.status == "failed":
+            return _text(lang, "failed", summary=p.summary, result=(p.result or "")[:200])
+        if p.status == "pending":
+            return _text(lang, "expired")
+        return _text(lang, "already", status=say(lang, f"status_{p.status}"))

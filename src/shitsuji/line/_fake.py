@@ -1,0 +1,156 @@
+"""A local fake of the LINE Messaging API, speaking its HTTP protocol, for tests and benchmarks.
+
+The real ``line-bot-sdk`` client talks to it over loopback (``SHITSUJI_LINE_API_URL``), so
+request building, headers and error handling are the SDK's own. It answers the paths the
+SDK calls — ``/v2/bot/message/reply``, ``/v2/bot/message/push``, ``/v2/bot/chat/loading/start`` —
+with LINE's errors: 401 for a wrong access token, 400 for an unknown, used or expired reply
+token, 409 for a push whose ``X-Line-Retry-Key`` was accepted before, and any status a test
+queues with ``fail_next`` (429 with ``Retry-After``, say). Everything accepted is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["FakeLineAPI", "Sent"]
+
+REPLY = "/v2/bot/message/reply"
+PUSH = "/v2/bot/message/push"
+LOADING = "/v2/bot/chat/loading/start"
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """One accepted request: ``kind`` reply, push or loading; ``to`` the chat (or reply token)."""
+
+    kind: str
+    to: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    retry_key: str | None = None
+
+    def texts(self) -> list[str]:
+        return [str(m.get("text") or m.get("altText") or "") for m in self.messages]
+
+
+@dataclass
+class _Failure:
+    path: str
+    status: int
+    headers: dict[str, str]
+
+
+class FakeLineAPI:
+    """A threaded HTTP server on a loopback port; ``url`` is what the SDK's ``Configuration(host=…)`` gets."""
+
+    def __init__(self, token: str = "test-channel-token", *, reply_ttl_s: float = 60.0) -> None:
+        self.token = token
+        self.reply_ttl_s = reply_ttl_s
+        self.sent: list[Sent] = []
+        self.requests: list[tuple[str, dict[str, str]]] = []  # every request: path, headers
+        self._tokens: dict[str, tuple[str, float]] = {}  # reply token -> (chat, issued at)
+        self._keys: set[str] = set()
+        self._failures: deque[_Failure] = deque()
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def __enter__(self) -> FakeLineAPI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def reply_token(self, chat: str, *, age_s: float = 0.0) -> str:
+        """A reply token as LINE would put in a webhook event for ``chat`` (``age_s`` old already)."""
+        token = secrets.token_hex(16)
+        with self._lock:
+            self._tokens[token] = (chat, time.monotonic() - age_s)
+        return token
+
+    def fail_next(self, path: str, status: int, *, times: int = 1, retry_after: float | None = None) -> None:
+        """Answer the next ``times`` requests to ``path`` with ``status``."""
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        with self._lock:
+            self._failures.extend(_Failure(path, status, headers) for _ in range(times))
+
+    def of(self, kind: str) -> list[Sent]:
+        with self._lock:
+            return [s for s in self.sent if s.kind == kind]
+
+    def answers_to(self, chat: str) -> list[Sent]:
+        """Replies and pushes that reached ``chat``."""
+        with self._lock:
+            return [s for s in self.sent if s.kind in ("reply", "push") and s.to == chat]
+
+    def _answer(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            self.requests.append((path, headers))
+            if headers.get("authorization") != f"Bearer {self.token}":
+                return 401, {"message": "Authentication failed. Confirm that the access token is valid."}
+            for failure in list(self._failures):
+                if failure.path == path:
+                    self._failures.remove(failure)
+                    return failure.status, {"message": "scripted failure", "_headers": failure.headers}
+            if path == REPLY:
+                found = self._tokens.pop(str(body.get("replyToken")), None)
+                if found is None or time.monotonic() - found[1] > self.reply_ttl_s:
+                    return 400, {"message": "Invalid reply token"}
+                self.sent.append(Sent("reply", found[0], list(body.get("messages", []))))
+                return 200, {"sentMessages": [{"id": secrets.token_hex(6)} for _ in body.get("messages", [])]}
+            if path == PUSH:
+                key = headers.get("x-line-retry-key")
+                if key and key in self._keys:
+                    return 409, {"message": "The retry key is already accepted"}
+                if key:
+                    self._keys.add(key)
+                self.sent.append(Sent("push", str(body.get("to")), list(body.get("messages", [])), key))
+                return 200, {"sentMessages": [{"id": secrets.token_hex(6)} for _ in body.get("messages", [])]}
+            if path == LOADING:
+                self.sent.append(Sent("loading", str(body.get("chatId"))))
+                return 202, {}
+            return 404, {"message": "Not found"}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b"{}"
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {}
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, answer = fake._answer(self.path, headers, body)
+                extra = answer.pop("_headers", {})
+                data = json.dumps(answer).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in extra.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler

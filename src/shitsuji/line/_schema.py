@@ -1,0 +1,53 @@
+"""The LINE channel's tables: linked accounts, one-time link codes, and the webhook events it must answer."""
+
+from __future__ import annotations
+
+from ..store import Migration, Schema
+
+LINE_SCHEMA = Schema(
+    "line",
+    (
+        Migration(
+            "0101_line_links",
+            """
+            CREATE TABLE line_links (
+                line_user TEXT PRIMARY KEY,
+                household TEXT NOT NULL,
+                member TEXT NOT NULL,
+                linked_at TEXT NOT NULL,
+                lang TEXT,
+                UNIQUE (household, member)
+            );
+            CREATE TABLE line_link_codes (
+                code_hash TEXT PRIMARY KEY,
+                household TEXT NOT NULL,
+                member TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL,
+                used_at TEXT
+            );
+            CREATE INDEX line_link_codes_member ON line_link_codes (household, member)
+            """,
+        ),
+        Migration(
+            "0102_line_events",
+            """
+            CREATE TABLE line_events (
+                event_id TEXT PRIMARY KEY,
+                sender TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at TEXT NOT NULL,
+                answer TEXT,
+                sent INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT,
+                received_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL
+            );
+            CREATE INDEX line_events_open ON line_events (sender) WHERE status IN ('pending', 'running');
+            CREATE INDEX line_events_updated ON line_events (updated_at)
+            """,
+        ),
+    ),
+)

@@ -1,0 +1,177 @@
+"""Delivery to LINE: 429s retried with backoff (and handed back to the durable queue when they last),
+pushes under a rate limit and never twice for one retry key, and a worker killed mid-turn whose event
+another worker finishes once — the person gets one answer."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from shitsuji.config import LineSettings
+from shitsuji.line import FakeLineAPI, LineApp, Messenger, RateLimiter
+from shitsuji.line._fake import PUSH, REPLY
+from shitsuji.llm import text_response
+
+from .fake_anthropic import FakeMessagesAPI
+from .line_support import SECRET, TOKEN, WIFE, LineSite, Script, line_site, make_butler, text_event
+
+
+@pytest.fixture
+def site(db_path: Path) -> Iterator[LineSite]:
+    with line_site(db_path) as running:
+        running.link(WIFE, "wife")
+        yield running
+
+
+def test_a_429_on_the_reply_is_retried_after_retry_after_and_answered_once(site: LineSite) -> None:
+    site.fake.fail_next(REPLY, 429, times=2, retry_after=0.05)
+    site.say(WIFE, "こんにちは")
+    site.settled()
+    assert site.answers(WIFE) == ["はい"] and len(site.fake.of("reply")) == 1
+    assert [p for p, _ in site.fake.requests].count(REPLY) == 3
+
+
+def test_a_429_that_lasts_puts_the_event_back_and_it_is_pushed_once_later(db_path: Path) -> None:
+    with line_site(db_path, run_worker=False) as site:
+        site.link(WIFE, "wife")
+        site.fake.fail_next(PUSH, 429, times=4, retry_after=0.01)
+        sent = text_event(WIFE, "こんにちは")  # no reply token: a push
+        site.post(sent)
+        assert asyncio.run(site.line.worker.drain()) == 1
+        status, attempts, error = site.line.inbox.status(sent["webhookEventId"]) or ("", 0, "")
+        assert status == "pending" and attempts == 1 and "429" in (error or "")
+        assert site.fake.of("push") == [] and len(site.script.requests) == 1
+        site.line.inbox.clock = lambda: datetime.now(UTC) + timedelta(seconds=5)  # the backoff has passed
+        assert asyncio.run(site.line.worker.drain()) == 1
+        assert site.line.inbox.status(sent["webhookEventId"])[0] == "done"  # type: ignore[index]
+        [push] = site.fake.of("push")
+        assert (
+            push.texts() == ["はい"] and len(site.script.requests) == 1
+        )  # the stored answer, not a new turn
+
+
+def test_a_repeated_push_with_the_same_retry_key_is_delivered_once() -> None:
+    async def twice(fake: FakeLineAPI) -> None:
+        async with Messenger(LineSettings(SECRET, TOKEN, fake.url, 100.0)) as line:
+            for _ in range(2):
+                await line.push(
+                    WIFE,
+                    [{"type": "text", "text": "牛乳を入れました"}],
+                    "3f1b6c9e-0000-4000-8000-000000000001",
+                )
+
+    with FakeLineAPI(TOKEN) as fake:
+        asyncio.run(twice(fake))
+        assert len(fake.of("push")) == 1 and [p for p, _ in fake.requests].count(PUSH) == 2
+
+
+def test_a_wrong_channel_token_is_an_error_that_names_the_setting() -> None:
+    async def push(fake: FakeLineAPI) -> None:
+        async with Messenger(LineSettings(SECRET, "wrong", fake.url, 100.0)) as line:
+            await line.push(WIFE, [{"type": "text", "text": "x"}], "3f1b6c9e-0000-4000-8000-000000000002")
+
+    with FakeLineAPI(TOKEN) as fake, pytest.raises(Exception, match="SHITSUJI_LINE_CHANNEL_TOKEN"):
+        asyncio.run(push(fake))
+
+
+def test_the_limiter_keeps_pushes_under_the_rate() -> None:
+    async def burst() -> float:
+        limiter = RateLimiter(50.0, burst=5)
+        start = time.monotonic()
+        for _ in range(30):
+            await limiter.acquire()
+        return time.monotonic() - start
+
+    elapsed = asyncio.run(burst())
+    assert 0.4 <= elapsed < 2.0  # 5 at once, then 25 at 50/s
+
+
+def test_a_worker_killed_mid_turn_leaves_the_event_to_another_which_answers_once(db_path: Path) -> None:
+    with line_site(db_path, run_worker=False) as site, FakeMessagesAPI().running() as model_api:
+        site.link(WIFE, "wife")
+        sent = site.say(WIFE, "牛乳買っといて")
+        model_api.reply(text_response("task"))  # the router
+        model_api.reply(text_response("遅すぎる返事"), delay_s=60.0)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SHITSUJI_", "ANTHROPIC_"))}
+        env |= {
+            "SHITSUJI_DB": str(db_path),
+            "SHITSUJI_EMBEDDER": "hash",
+            "ANTHROPIC_BASE_URL": model_api.url,
+            "ANTHROPIC_API_KEY": "test-key",
+            "SHITSUJI_EXTRACTION_OFF_CHANNELS": "line",
+            "SHITSUJI_LINE_CHANNEL_SECRET": SECRET,
+            "SHITSUJI_LINE_CHANNEL_TOKEN": TOKEN,
+            "SHITSUJI_LINE_API_URL": site.fake.url,
+        }
+        victim = subprocess.Popen(
+            [sys.executable, "-m", "shitsuji", "worker", "--poll", "0.1"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while len(model_api.requests) < 2:  # mid-turn: words stored, the model asked
+            assert time.monotonic() < deadline and victim.poll() is None, (
+                victim.stderr and victim.stderr.read()
+            )
+            time.sleep(0.05)
+        victim.send_signal(signal.SIGKILL)
+        victim.communicate(timeout=10)
+        assert site.line.inbox.status(sent["webhookEventId"])[0] == "running"  # type: ignore[index]
+        assert [s.kind for s in site.fake.sent] == ["loading"]
+
+        # another worker, two minutes later: the dead one's leases have run out
+        later = lambda: datetime.now(UTC) + timedelta(minutes=4)  # noqa: E731
+        script = Script().then(text_response("牛乳、入れておきます。"))
+        butler = make_butler(db_path, script)
+        butler.claims.clock = later
+        again = LineApp(butler, LineSettings(SECRET, TOKEN, site.fake.url, 100.0), clock=later)
+        try:
+            assert asyncio.run(again.worker.drain()) == 1
+            assert asyncio.run(again.worker.drain()) == 0
+        finally:
+            again.close()
+            butler.close()
+            butler.memory.store.close()
+        assert site.line.inbox.status(sent["webhookEventId"])[0] == "done"  # type: ignore[index]
+        answers = site.fake.answers_to(WIFE)
+        assert [a.texts() for a in answers] == [["牛乳、入れておきます。"]] and answers[0].kind == "push"
+        [conversation] = site.backend.butler.conversations.recent("futari", "wife", "line")
+        rows = site.backend.butler.conversations.rows(conversation["id"])
+        assert [r["role"] for r in rows] == ["user", "assistant"]  # the words stored once, one answer
+
+
+def test_the_inbox_answers_one_senders_events_in_order_and_takes_back_a_dead_workers_event(
+    db_path: Path,
+) -> None:
+    from shitsuji.line import Inbox
+
+    from .conftest import Clock
+    from .line_support import HUSBAND
+
+    clock = Clock()
+    inbox = Inbox(db_path, clock=clock)
+    first, second, other = text_event(WIFE, "1"), text_event(WIFE, "2"), text_event(HUSBAND, "3")
+    assert inbox.accept([first, second, other]) == 3 and inbox.accept([first]) == 0
+    taken = inbox.claim(5)
+    assert [p.event_id for p in taken] == [first["webhookEventId"], other["webhookEventId"]]
+    assert inbox.claim(5) == []  # her second waits for her first
+    clock.advance(minutes=4)  # the worker died: its leases run out
+    again = inbox.claim(5)
+    assert [p.event_id for p in again] == [first["webhookEventId"], other["webhookEventId"]]
+    assert again[0].attempts == 2
+    inbox.done(first["webhookEventId"])
+    assert [p.event_id for p in inbox.claim(5)] == [second["webhookEventId"]]
+    clock.advance(days=8)
+    assert inbox.purge() == 1 and inbox.accept([first]) == 1  # long forgotten: a new event to us
+    inbox.close()
