@@ -79,7 +79,9 @@ def invite(backend: Backend, member: Member, user: str) -> tuple[str, Invitation
     name = member_name(user)
     if name == member.user:
         raise Refusal("invite_self", "that is you: change your own password instead")
-    return backend.invitations.create(member.household, name, by=member.user)
+    made = backend.invitations.create(member.household, name, by=member.user)
+    backend.accounts.record("invitation.made", member.household, member.user, invited=name)
+    return made
 
 
 def accept(backend: Backend, token: str, password: str) -> Invitation:
@@ -90,6 +92,7 @@ def accept(backend: Backend, token: str, password: str) -> Invitation:
         raise NotFoundError("this link is unknown, used or expired: ask a member for a new one")
     if found.user not in backend.store.get(found.household).members:
         backend.store.add_member(found.household, found.user)
+        backend.accounts.record("member.joined", found.household, found.user)
     backend.accounts.set_password(found.household, found.user, password)
     return found
 
