@@ -940,6 +940,8 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
         ("POST", "/api/memories/{memory_id}/forget"),
         ("POST", "/api/memories/{memory_id}/restore"),
         ("GET", "/api/audit"),
+        ("GET", "/api/line"),
+        ("POST", "/api/line/code"),
     }
     assert "text/event-stream" in schema["paths"]["/api/chat"]["post"]["responses"]["200"]["content"]
     assert TestClient(site.app).get("/api/openapi.json").status_code == 401
