@@ -948,7 +948,10 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
         ("PATCH", "/api/memories/{memory_id}"),
         ("POST", "/api/memories/{memory_id}/forget"),
         ("POST", "/api/memories/{memory_id}/restore"),
+        ("GET", "/api/line"),
+        ("POST", "/api/line/code"),
     }
+    assert "/line/webhook" not in schema["paths"]  # LINE's, not the members' API
     assert "text/event-stream" in schema["paths"]["/api/chat"]["post"]["responses"]["200"]["content"]
     assert TestClient(site.app).get("/api/openapi.json").status_code == 401
     assert TestClient(site.app).get("/openapi.json").status_code == 404

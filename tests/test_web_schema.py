@@ -100,7 +100,8 @@ def operations(running: Running) -> list[APIOperation]:
 
 def test_the_schema_covers_the_api_but_the_event_stream(running: Running) -> None:
     labels = {op.label for op in operations(running)}
-    assert len(labels) == 19 and "GET /api/events" not in labels
+    assert len(labels) == 21 and "GET /api/events" not in labels
+    assert {"GET /api/line", "POST /api/line/code"} <= labels
     assert {"POST /api/chat", "PATCH /api/memories/{memory_id}", "DELETE /api/session"} <= labels
 
 
