@@ -137,11 +137,11 @@ def test_linking_with_a_one_time_code_then_talking(site: LineSite) -> None:
     site.settled()
     assert "使えません" in site.answers(STRANGER)[-1]
     assert site.line.links.get(STRANGER) is None
-    site.say(HUSBAND, "こんにちは")
+    site.say(HUSBAND, "tomorrow")  # eight letters, like a code without its hyphen: a word from him now
     site.settled()
     assert site.answers(HUSBAND)[-1] == "はい" and len(site.script.requests) == 1
     [conversation] = site.backend.butler.conversations.recent("futari", "husband", "line")
-    assert conversation["messages"] == 2
+    assert conversation["messages"] == 2 and site.line.links.get(HUSBAND) is not None
 
 
 def test_codes_are_stored_hashed_expire_and_a_new_one_replaces_the_old(db_path: Path, clock: Clock) -> None:

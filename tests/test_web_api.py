@@ -943,6 +943,7 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
         ("GET", "/api/line"),
         ("POST", "/api/line/code"),
     }
+    assert "/line/webhook" not in schema["paths"]  # LINE's, not the members' API
     assert "text/event-stream" in schema["paths"]["/api/chat"]["post"]["responses"]["200"]["content"]
     assert TestClient(site.app).get("/api/openapi.json").status_code == 401
     assert TestClient(site.app).get("/openapi.json").status_code == 404

@@ -102,6 +102,8 @@ class LineChannel:
         content = event.message
         text = content.text if isinstance(content, TextMessageContent) else None
         code = looks_like_code(text) if text else None
+        if link is not None and text and "-" not in text:
+            code = None  # a linked member's "tomorrow" is a word; only ABCD-EFGH relinks them
         known: Lang = link.lang if link else "ja"
         lang: Lang = (language_of(text) if text and code is None else None) or known
         if user is None:
