@@ -16,7 +16,7 @@ from ._links import CODE_TTL, LineLinks, Link, looks_like_code
 from ._messenger import LineApiError, LineRateLimited, LineUnavailable, Messenger, RateLimiter
 from ._pasted import looks_pasted
 from ._render import Tap, card, nonce, parse_tap, shopping_list, text_messages
-from ._schema import LINE_SCHEMA
+from ._schema import LINE_INBOX_SCHEMA, LINE_SCHEMA, inbox_path
 from ._webhook import WEBHOOK_PATH, not_configured_router, webhook_router
 from ._words import Lang, language_of, say
 from ._worker import REPLY_WINDOW, LineWorker, chat_of, retry_key
@@ -24,6 +24,7 @@ from ._worker import REPLY_WINDOW, LineWorker, chat_of, retry_key
 __all__ = [
     "CHANNEL",
     "CODE_TTL",
+    "LINE_INBOX_SCHEMA",
     "LINE_SCHEMA",
     "REPLY_WINDOW",
     "WEBHOOK_PATH",
@@ -45,6 +46,7 @@ __all__ = [
     "Tap",
     "card",
     "chat_of",
+    "inbox_path",
     "language_of",
     "looks_like_code",
     "looks_pasted",

@@ -25,6 +25,7 @@ from ..household import Butler
 from ._channel import LineChannel
 from ._inbox import Inbox
 from ._links import LineLinks
+from ._schema import inbox_path
 from ._webhook import webhook_router
 from ._worker import LineWorker
 
@@ -58,7 +59,10 @@ class _WorkerThread(threading.Thread):
 
     def run(self) -> None:
         butler = self.make_butler()
-        links, inbox = LineLinks(butler.path, clock=self.clock), Inbox(butler.path, clock=self.clock)
+        links, inbox = (
+            LineLinks(butler.path, clock=self.clock),
+            Inbox(inbox_path(butler.path), clock=self.clock),
+        )
         channel = LineChannel(butler, links, self.settings.channel_secret)
         self._worker = LineWorker(
             channel, inbox, self.settings, concurrency=self.concurrency, clock=self.clock
@@ -104,7 +108,7 @@ class LineApp:
         self.settings = settings
         self.run_worker = run_worker
         self.links = LineLinks(butler.path, clock=clock)
-        self.inbox = Inbox(butler.path, clock=clock)
+        self.inbox = Inbox(inbox_path(butler.path), clock=clock)
         self.channel = LineChannel(butler, self.links, settings.channel_secret)
         self.worker = LineWorker(self.channel, self.inbox, settings, concurrency=concurrency, clock=clock)
         self._worker_butler = worker_butler

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import store as db
-from ._schema import LINE_SCHEMA
+from ._schema import LINE_INBOX_SCHEMA
 
 __all__ = ["KEEP", "LEASE", "MAX_ATTEMPTS", "Inbox", "Pending", "sender_of"]
 
@@ -54,7 +54,7 @@ class Inbox:
         self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, LINE_SCHEMA)
+        self._conn = db.connect(self.path, LINE_INBOX_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:

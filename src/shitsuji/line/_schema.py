@@ -1,4 +1,6 @@
-"""The LINE channel's tables: linked accounts, one-time link codes, and the webhook events it must answer."""
+"""The LINE channel's tables: linked accounts and one-time link codes (in the shitsuji database), and the
+webhook events it must answer (in the inbox, a database file of their own beside it: storing an event to
+acknowledge LINE never waits for a turn's writes)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,12 @@ LINE_SCHEMA = Schema(
             CREATE INDEX line_link_codes_member ON line_link_codes (household, member)
             """,
         ),
+    ),
+)
+
+LINE_INBOX_SCHEMA = Schema(
+    "line-inbox",
+    (
         Migration(
             "0102_line_events",
             """
@@ -51,3 +59,8 @@ LINE_SCHEMA = Schema(
         ),
     ),
 )
+
+
+def inbox_path(database: str) -> str:
+    """The inbox's own file beside the shitsuji database (an in-memory database keeps it inside)."""
+    return database if database == ":memory:" else f"{database}-line-inbox"
