@@ -1,8 +1,8 @@
 """Load on the LINE webhook over loopback: signed posts at a steady rate, ack latency and answered jobs/s.
 
 The server is the real app with the LINE channel (``create_app(Backend(...), line=LineApp(...))``:
-the signed webhook, the durable inbox and the in-process worker) under uvicorn in a separate
-process, over a throw-away database with one household of ``senders`` members, each linked to
+the signed webhook and the durable inbox) under uvicorn in a separate process, with the worker
+in a process beside it as ``shitsuji serve`` runs it (``--worker thread``/``loop`` for the others), over a throw-away database with one household of ``senders`` members, each linked to
 a LINE user id. The model is a ``ScriptedModel`` that answers at once, echoing the message, so
 what is timed is our stack: signature check, storing the event, the worker's turn (routing,
 recall, prompt, loop, saving the conversation) and the reply through the real ``line-bot-sdk``
@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -143,6 +144,14 @@ def _worker_process(db: Path, settings: Any, concurrency: int, make_butler: Any)
 def _run_worker(settings: Any, concurrency: int, make_butler: Any) -> None:
     from ..line import LineApp
 
+    parent = os.getppid()
+
+    def orphaned() -> None:  # the server went (even by SIGKILL): so does its worker
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=orphaned, daemon=True).start()
     line = LineApp(make_butler(), settings, concurrency=concurrency)
     asyncio.run(line.worker.run(asyncio.Event()))
 
@@ -276,7 +285,7 @@ def run_line_bench(
     senders: int = 20,
     repeats: int = 3,
     concurrency: int = 4,
-    worker: str = "thread",
+    worker: str = "process",
     progress: Any = None,
 ) -> dict[str, Any]:
     """Figures for ``shitsuji bench line`` (see the module's docstring)."""

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from ..config import Settings
-from ..memory import MemoryEngine, SQLiteMemoryStore
+from ..memory import MemoryEngine
 
 if TYPE_CHECKING:
     from ..household import Butler
@@ -50,10 +50,9 @@ class State:
             self._engine = self.settings().memory()
         return self._engine
 
-    def butler(self, *, need_model: bool = True, panels: bool = False, own_memory: bool = False) -> Butler:
+    def butler(self, *, need_model: bool = True, panels: bool = False) -> Butler:
         """The household butler over these settings; without a model endpoint it only decides cards
-        (``need_model`` False) or the command fails saying what to set. ``own_memory``: its own memory
-        store (connection) over the shared embedder, for a butler that runs in another thread."""
+        (``need_model`` False) or the command fails saying what to set."""
         from ..errors import ModelError
         from ..household import Butler
         from ..llm import NO_ENDPOINT, Model, open_model
@@ -67,14 +66,9 @@ class State:
             if need_model:
                 raise
             problem = str(exc)
-        memory = (
-            MemoryEngine(SQLiteMemoryStore(settings.db), self.engine().embedder)
-            if own_memory
-            else self.engine()
-        )
         return Butler(
             settings.db,
-            memory,
+            self.engine(),
             model,
             modes=settings.modes(),
             router_model=settings.router_model,

@@ -356,10 +356,10 @@ def line(
         str,
         typer.Option(
             "--worker",
-            help="thread: serve's own worker thread (default); loop: on the app's event loop; "
-            "process: serve --no-worker beside a worker process.",
+            help="process: a worker process beside the app, as `shitsuji serve` runs it (default); "
+            "thread: a worker thread in the app's process; loop: on the app's event loop.",
         ),
-    ] = "thread",
+    ] = "process",
     as_json: JsonFlag = False,
 ) -> None:
     """The LINE webhook on loopback: ack latency at a steady rate, answered jobs/s, lost and duplicated."""
