@@ -121,7 +121,18 @@ def _start_worker() -> subprocess.Popen[bytes]:
         command += ["--db", str(STATE.db)]
     if STATE.embedder is not None:
         command += ["--embedder", STATE.embedder]
-    return subprocess.Popen([*command, "worker"])
+    linux = sys.platform.startswith("linux")
+    return subprocess.Popen([*command, "worker"], preexec_fn=_die_with_parent if linux else None)
+
+
+def _die_with_parent() -> None:
+    """In the child, before it runs: SIGTERM when serve ends however it ends (uvicorn re-raises a SIGTERM
+    after its graceful shutdown, so serve's own clean-up never runs then; kill -9 neither)."""
+    import ctypes
+    import signal
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGTERM))
 
 
 def _stop_worker(child: subprocess.Popen[bytes]) -> None:
