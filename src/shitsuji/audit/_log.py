@@ -71,7 +71,7 @@ class AuditLog:
         self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, AUDIT_SCHEMA)
+        self._conn = db.open_database(self.path, AUDIT_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:
@@ -81,7 +81,7 @@ class AuditLog:
         """Append one event (its time is now); a failure is logged, never raised."""
         household = event.household or (household_of_scope(event.scope) if event.scope else None)
         try:
-            with db.write(self._conn, self.path) as conn:
+            with self._conn.write() as conn:
                 conn.execute(
                     f"INSERT INTO audit_events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (

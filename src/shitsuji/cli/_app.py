@@ -36,13 +36,16 @@ class State:
     """The global flags, and the settings read from them and the environment once per command."""
 
     db: Path | None = None
+    database_url: str | None = None
     embedder: str | None = None
     _settings: Settings | None = None
     _engine: MemoryEngine | None = None
 
     def settings(self) -> Settings:
         if self._settings is None:
-            self._settings = Settings.from_env(db=self.db, embedder=self.embedder)
+            self._settings = Settings.from_env(
+                db=self.db, embedder=self.embedder, database_url=self.database_url
+            )
         return self._settings
 
     def engine(self) -> MemoryEngine:
@@ -67,7 +70,7 @@ class State:
                 raise
             problem = str(exc)
         return Butler(
-            settings.db,
+            settings.database,
             self.engine(),
             model,
             modes=settings.modes(),
@@ -88,12 +91,20 @@ def _root(
         Path | None,
         typer.Option("--db", help="Database file (env SHITSUJI_DB; default in the user data dir)."),
     ] = None,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            help="postgresql://… : keep everything in PostgreSQL instead of the --db file. Env SHITSUJI_DATABASE_URL.",
+        ),
+    ] = None,
     embedder: Annotated[
         str | None,
         typer.Option("--embedder", help="Embedding model: use (default), e5, hash. Env SHITSUJI_EMBEDDER."),
     ] = None,
 ) -> None:
     STATE.db = db
+    STATE.database_url = database_url
     STATE.embedder = embedder
     STATE._settings = None
     STATE._engine = None

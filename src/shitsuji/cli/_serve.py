@@ -119,6 +119,8 @@ def _start_worker() -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "shitsuji"]
     if STATE.db is not None:
         command += ["--db", str(STATE.db)]
+    if STATE.database_url is not None:
+        command += ["--database-url", STATE.database_url]
     if STATE.embedder is not None:
         command += ["--embedder", STATE.embedder]
     linux = sys.platform.startswith("linux")

@@ -60,7 +60,7 @@ class Segments:
         self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, CONTEXT_SCHEMA)
+        self._conn = db.open_database(self.path, CONTEXT_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:
@@ -98,7 +98,7 @@ class Segments:
             None,
             None,
         )
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
                 "INSERT INTO segments (id, conversation, household, owner, label, opened_at, first_message) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -134,7 +134,7 @@ class Segments:
         tainted = any(untrusted[segment.first_message :])
         summary = await _summarize(span, summarizer)
         closed = self.clock()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
                 "UPDATE segments SET closed_at = ?, last_message = ?, summary = ?, messages = ?, untrusted = ? "
                 "WHERE id = ?",
@@ -151,7 +151,7 @@ class Segments:
 
     def get(self, segment_id: str, household: str | None, owner: str) -> Segment:
         row = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM segments WHERE id = ? AND household IS ? AND owner = ?",
+            f"SELECT {_COLUMNS} FROM segments WHERE id = ? AND household IS NOT DISTINCT FROM ? AND owner = ?",
             (segment_id, household, owner),
         ).fetchone()
         if row is None:
@@ -168,7 +168,7 @@ class Segments:
         limit: int = 20,
     ) -> list[Segment]:
         """The member's closed segments, newest first, by label and/or words in the summary."""
-        sql = f"SELECT {_COLUMNS} FROM segments WHERE household IS ? AND owner = ? AND closed_at IS NOT NULL"
+        sql = f"SELECT {_COLUMNS} FROM segments WHERE household IS NOT DISTINCT FROM ? AND owner = ? AND closed_at IS NOT NULL"
         params: list[object] = [household, owner]
         if label:
             sql += " AND label = ?"

@@ -16,11 +16,11 @@ HOUSEHOLD_SCHEMA = Schema(
             );
             CREATE TABLE household_members (
                 household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
-                user TEXT NOT NULL,
+                "user" TEXT NOT NULL,
                 created_at TEXT NOT NULL,
-                PRIMARY KEY (household, user)
+                PRIMARY KEY (household, "user")
             );
-            CREATE INDEX household_members_user ON household_members (user);
+            CREATE INDEX household_members_user ON household_members ("user");
             CREATE TABLE shopping_items (
                 id TEXT PRIMARY KEY,
                 household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,

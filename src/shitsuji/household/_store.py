@@ -10,7 +10,6 @@ never a tool argument.
 from __future__ import annotations
 
 import secrets
-import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
@@ -55,7 +54,7 @@ class HouseholdStore:
 
     def __init__(self, path: str | Path, *, clock: Clock = _utcnow) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, HOUSEHOLD_SCHEMA)
+        self._conn = db.open_database(self.path, HOUSEHOLD_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:
@@ -84,7 +83,7 @@ class HouseholdStore:
         if not people:
             raise UserInputError(f"household {name!r} needs at least one member: add --member YOUR_ID")
         now = self._now()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             if conn.execute("SELECT 1 FROM households WHERE name = ?", (name,)).fetchone():
                 existing = self._members(name)
                 raise UserInputError(
@@ -95,7 +94,7 @@ class HouseholdStore:
                 "INSERT INTO households (name, created_at, time_zone) VALUES (?, ?, ?)", (name, now, zone)
             )
             conn.executemany(
-                "INSERT INTO household_members (household, user, created_at) VALUES (?, ?, ?)",
+                'INSERT INTO household_members (household, "user", created_at) VALUES (?, ?, ?)',
                 [(name, person, now) for person in people],
             )
         return Household(name, tuple(people), now, zone)
@@ -104,7 +103,7 @@ class HouseholdStore:
         """Change the household's time zone (an IANA name such as Asia/Tokyo)."""
         zone = check_time_zone(time_zone)
         home = self.get(name)
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute("UPDATE households SET time_zone = ? WHERE name = ?", (zone, home.name))
         return self.get(home.name)
 
@@ -114,9 +113,9 @@ class HouseholdStore:
         home = self.get(name)
         if person in home.members:
             raise UserInputError(f"{person!r} is already a member of household {home.name!r}")
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
-                "INSERT INTO household_members (household, user, created_at) VALUES (?, ?, ?)",
+                'INSERT INTO household_members (household, "user", created_at) VALUES (?, ?, ?)',
                 (home.name, person, self._now()),
             )
         return self.get(home.name)
@@ -186,7 +185,7 @@ class HouseholdStore:
 
     def _members(self, name: str) -> tuple[str, ...]:
         rows = self._conn.execute(
-            "SELECT user FROM household_members WHERE household = ? ORDER BY rowid", (name,)
+            'SELECT "user" FROM household_members WHERE household = ? ORDER BY rowid', (name,)
         ).fetchall()
         return tuple(r[0] for r in rows)
 
@@ -207,7 +206,7 @@ class HouseholdStore:
     ) -> tuple[ShoppingItem, bool]:
         """Tick an item off (``checked``) or back on; the flag is False when it already was so."""
         now = self._now()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             self._one(conn, _SHOPPING, "shopping_items", household, item_id, "shopping item")
             if checked:
                 sql = (
@@ -277,7 +276,7 @@ class HouseholdStore:
     def complete_todo(self, household: str, todo_id: str, *, by: str) -> tuple[Todo, bool]:
         """Mark a to-do done; the flag is False when it already was (nothing changes then)."""
         now = self._now()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             row = self._one(conn, _TODO, "todos", household, todo_id, "to-do")
             changed = conn.execute(
                 "UPDATE todos SET done_at = ?, done_by = ? WHERE household = ? AND id = ? AND done_at IS NULL",
@@ -290,7 +289,7 @@ class HouseholdStore:
 
     def reopen_todo(self, household: str, todo_id: str) -> tuple[Todo, bool]:
         """Mark a done to-do open again; the flag is False when it was open (nothing changes then)."""
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             row = self._one(conn, _TODO, "todos", household, todo_id, "to-do")
             changed = conn.execute(
                 "UPDATE todos SET done_at = NULL, done_by = NULL "
@@ -402,7 +401,7 @@ class HouseholdStore:
         row_id = _PREFIX[table] + secrets.token_hex(4)
         now = self._now()
         columns = ["id", "household", *values, "added_by", "created_at"]
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             if not conn.execute("SELECT 1 FROM households WHERE name = ?", (household,)).fetchone():
                 raise NotFoundError(
                     f"no household named {household!r}: create it with "
@@ -422,14 +421,14 @@ class HouseholdStore:
 
     def _delete(self, columns: str, table: str, household: str, row_id: str, what: str) -> tuple[Any, ...]:
         """Delete one row of this household's ``table`` and return it, or raise ``NotFoundError``."""
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             row = self._one(conn, columns, table, household, row_id, what)
             conn.execute(f"DELETE FROM {table} WHERE household = ? AND id = ?", (household, row_id))
         return row
 
     @staticmethod
     def _one(
-        conn: sqlite3.Connection, columns: str, table: str, household: str, row_id: str, what: str
+        conn: db.Tx, columns: str, table: str, household: str, row_id: str, what: str
     ) -> tuple[Any, ...]:
         row: tuple[Any, ...] | None = conn.execute(
             f"SELECT {columns} FROM {table} WHERE household = ? AND id = ?", (household, row_id)

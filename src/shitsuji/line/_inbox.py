@@ -54,7 +54,7 @@ class Inbox:
         self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, LINE_INBOX_SCHEMA)
+        self._conn = db.open_database(self.path, LINE_INBOX_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:
@@ -69,14 +69,12 @@ class Inbox:
         ]
         if not rows:
             return 0
-        with db.write(self._conn, self.path) as conn:
-            before = conn.total_changes
-            conn.executemany(
-                "INSERT INTO line_events (event_id, sender, payload, status, next_attempt_at, received_at, "
-                "updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (event_id) DO NOTHING",
-                rows,
-            )
-            return conn.total_changes - before
+        insert = (
+            "INSERT INTO line_events (event_id, sender, payload, status, next_attempt_at, received_at, "
+            "updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (event_id) DO NOTHING"
+        )
+        with self._conn.write() as conn:
+            return sum(conn.execute(insert, row).rowcount for row in rows)
 
     def claim(self, limit: int = 1) -> list[Pending]:
         """Take up to ``limit`` due events: each sender's oldest open one, unless it is still being answered.
@@ -88,7 +86,7 @@ class Inbox:
         if limit <= 0:
             return []
         now = self.clock()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             rows = conn.execute(
                 "WITH heads AS (SELECT min(rowid) AS head FROM line_events "
                 "WHERE status IN ('pending', 'running') GROUP BY sender) "
@@ -106,7 +104,7 @@ class Inbox:
     def purge(self, older_than: timedelta = KEEP) -> int:
         """Forget answered events (and given-up ones) older than ``older_than``; LINE redelivers within hours."""
         before = (self.clock() - older_than).isoformat()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             return conn.execute(
                 "DELETE FROM line_events WHERE status IN ('done', 'failed') AND updated_at < ?", (before,)
             ).rowcount
@@ -152,7 +150,7 @@ class Inbox:
         return datetime.fromisoformat(row[0]) if row and row[0] else None
 
     def _update(self, event_id: str, assignments: str, *values: object) -> None:
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
                 f"UPDATE line_events SET {assignments}, updated_at = ? WHERE event_id = ?",
                 (*values, self.clock().isoformat(), event_id),

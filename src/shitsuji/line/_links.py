@@ -53,7 +53,7 @@ class LineLinks:
         self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, LINE_SCHEMA)
+        self._conn = db.open_database(self.path, LINE_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:
@@ -64,7 +64,7 @@ class LineLinks:
         code = "".join(secrets.choice(_ALPHABET) for _ in range(8))
         code = f"{code[:4]}-{code[4:]}"
         now = self.clock()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
                 "DELETE FROM line_link_codes WHERE (household = ? AND member = ?) OR expires_at <= ?",
                 (household, member, now.isoformat()),
@@ -79,7 +79,7 @@ class LineLinks:
     def redeem(self, line_user: str, code: str, *, lang: Lang = "ja") -> Link | None:
         """Link ``line_user`` with the code's member, once; None for an unknown, used or expired code."""
         now = self.clock().isoformat()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             row = conn.execute(
                 "UPDATE line_link_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL "
                 "AND expires_at > ? RETURNING household, member",
@@ -105,7 +105,7 @@ class LineLinks:
         return Link(line_user, row[0], row[1], "en" if row[2] == "en" else "ja") if row else None
 
     def set_lang(self, line_user: str, lang: Lang) -> None:
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute("UPDATE line_links SET lang = ? WHERE line_user = ?", (lang, line_user))
 
     def of_member(self, household: str, member: str) -> Link | None:
@@ -115,5 +115,5 @@ class LineLinks:
         return Link(row[0], household, member) if row else None
 
     def unlink(self, line_user: str) -> bool:
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             return bool(conn.execute("DELETE FROM line_links WHERE line_user = ?", (line_user,)).rowcount)

@@ -19,7 +19,7 @@ from ._engine import BackgroundIndexer, MemoryEngine, NewMemory
 from ._recall import RecallWeights
 from ._records import CATEGORIES, SOURCES, Hit, Memory, RememberResult
 from ._scopes import distance, lineage, normalize_scope
-from ._sqlite_store import SQLiteMemoryStore
+from ._sqlite_store import SQLiteMemoryStore, open_store
 from ._store import MemoryStore, StoreStats
 from ._text import content_hash, normalize, terms
 from ._transfer import ImportReport, export_lines, import_file, import_items, parse_lines
@@ -60,6 +60,7 @@ __all__ = [
     "load_embedder",
     "normalize",
     "normalize_scope",
+    "open_store",
     "parse_lines",
     "terms",
 ]

@@ -75,7 +75,7 @@ class ExtractionQueue:
         settings: ExtractionSettings | None = None,
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, MEMORY_SCHEMA)
+        self._conn = db.open_database(self.path, MEMORY_SCHEMA)
         self.extractor = extractor
         self.clock = clock
         self.settings = settings or ExtractionSettings()
@@ -104,7 +104,7 @@ class ExtractionQueue:
         payload = {"turns": turns_to_json(turns), "scope": scope, "provenance": provenance}
         job_id = "j_" + secrets.token_hex(8)
         now = self.clock().isoformat()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
                 "INSERT INTO jobs (id, kind, payload, status, attempts, next_attempt_at, created_at, updated_at) "
                 "VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)",
@@ -139,7 +139,7 @@ class ExtractionQueue:
     def _claim(self) -> tuple[str, dict[str, Any], int] | None:
         """Take the next due job (or one whose lease ran out) for this worker, atomically."""
         now = self.clock()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             row = conn.execute(
                 "UPDATE jobs SET status = 'running', attempts = attempts + 1, next_attempt_at = ?, "
                 "updated_at = ? WHERE id = (SELECT id FROM jobs WHERE kind = ? "
@@ -178,7 +178,7 @@ class ExtractionQueue:
 
     def _set(self, job_id: str, status: JobStatus, next_attempt_at: datetime, error: str | None) -> None:
         now = self.clock().isoformat()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
                 "UPDATE jobs SET status = ?, next_attempt_at = ?, last_error = ?, updated_at = ? WHERE id = ?",
                 (status, next_attempt_at.isoformat(), error, now, job_id),

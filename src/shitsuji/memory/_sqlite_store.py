@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -29,7 +28,7 @@ from ._keywords import KeywordIndex, snapshot
 from ._records import Memory, check_source
 from ._schema import MEMORY_SCHEMA
 from ._slots import Match, Slots
-from ._store import StoreStats
+from ._store import MemoryStore, StoreStats
 from ._vector_snapshots import MIN_VECTORS, read_snapshot, snapshot_path, write_snapshot
 from ._vectors import VectorIndex
 
@@ -106,7 +105,7 @@ class SQLiteMemoryStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, MEMORY_SCHEMA)
+        self._conn = db.open_database(self.path, MEMORY_SCHEMA)
         self._lock = threading.RLock()
         self._keywords = KeywordIndex()
         self._vectors: dict[str, VectorIndex] = {}
@@ -118,7 +117,7 @@ class SQLiteMemoryStore:
         self.insert_many([(memory, terms)])
 
     def insert_many(self, rows: Sequence[tuple[Memory, str]]) -> None:
-        with self._lock, db.write(self._conn, self.path) as conn:
+        with self._lock, self._conn.write() as conn:
             conn.executemany(
                 f"INSERT INTO memories ({_COLUMNS}, terms) VALUES ({_placeholders(15)})",
                 [(*_params(memory), terms) for memory, terms in rows],
@@ -191,7 +190,7 @@ class SQLiteMemoryStore:
         return (_row_to_memory(row) for row in rows)
 
     def touch(self, memory_id: str, at: datetime, importance: float | None = None) -> None:
-        with self._lock, db.write(self._conn, self.path) as conn:
+        with self._lock, self._conn.write() as conn:
             conn.execute(
                 "UPDATE memories SET updated_at = ?, importance = max(importance, coalesce(?, importance)) "
                 "WHERE id = ?",
@@ -201,7 +200,7 @@ class SQLiteMemoryStore:
     def set_deleted(self, memory_id: str, deleted_at: datetime | None) -> None:
         stamp = deleted_at.isoformat() if deleted_at else None
         with self._lock:
-            with db.write(self._conn, self.path) as conn:
+            with self._conn.write() as conn:
                 conn.execute(
                     "UPDATE memories SET deleted_at = ?, updated_at = coalesce(?, updated_at) WHERE id = ?",
                     (stamp, stamp, memory_id),
@@ -219,7 +218,7 @@ class SQLiteMemoryStore:
         self, memory_id: str, valid_until: datetime | None, provenance_patch: dict[str, Any]
     ) -> None:
         stamp = valid_until.isoformat() if valid_until else None
-        with self._lock, db.write(self._conn, self.path) as conn:
+        with self._lock, self._conn.write() as conn:
             row = conn.execute("SELECT provenance FROM memories WHERE id = ?", (memory_id,)).fetchone()
             if row is None:
                 return
@@ -230,7 +229,7 @@ class SQLiteMemoryStore:
             )
 
     def purge_deleted(self) -> int:
-        with self._lock, db.write(self._conn, self.path) as conn:
+        with self._lock, self._conn.write() as conn:
             count = conn.execute("DELETE FROM memories WHERE deleted_at IS NOT NULL").rowcount
             conn.execute("DELETE FROM keyword_snapshots")  # they hold the purged rows' terms
             self._bump_generation(conn)
@@ -374,7 +373,7 @@ class SQLiteMemoryStore:
         blob = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
         self._conn.execute("PRAGMA busy_timeout = 0")
         try:
-            with db.write(self._conn, self.path) as conn:
+            with self._conn.write() as conn:
                 if self._read_generation() != self._generation:  # rows changed meanwhile: leave it
                     return
                 conn.execute(
@@ -475,7 +474,7 @@ class SQLiteMemoryStore:
     def _read_generation(self) -> int:
         return int(self._conn.execute("SELECT generation FROM index_state WHERE id = 1").fetchone()[0])
 
-    def _bump_generation(self, conn: sqlite3.Connection) -> None:
+    def _bump_generation(self, conn: db.Tx) -> None:
         """Record a liveness change; this process applies it to its own caches itself."""
         seen = self._read_generation() == self._generation
         conn.execute("UPDATE index_state SET generation = generation + 1 WHERE id = 1")
@@ -488,7 +487,7 @@ class SQLiteMemoryStore:
         """Store each memory's chunk vectors, shape (chunks, dim), replacing older ones."""
         if not rows:
             return
-        with self._lock, db.write(self._conn, self.path) as conn:
+        with self._lock, self._conn.write() as conn:
             seq = conn.execute("SELECT coalesce(max(seq), 0) FROM embeddings").fetchone()[0]
             for memory_id, vector in rows:
                 found = conn.execute(
@@ -524,7 +523,7 @@ class SQLiteMemoryStore:
         return int(row[0])
 
     def reset_index(self) -> None:
-        with self._lock, db.write(self._conn, self.path) as conn:
+        with self._lock, self._conn.write() as conn:
             conn.execute("DELETE FROM embeddings")
             conn.execute("DELETE FROM keyword_snapshots")
             conn.execute("UPDATE memories SET embedding_model = NULL, terms = ''")
@@ -533,7 +532,7 @@ class SQLiteMemoryStore:
             self._vectors.clear()
 
     def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None:
-        with self._lock, db.write(self._conn, self.path) as conn:
+        with self._lock, self._conn.write() as conn:
             conn.executemany(
                 "UPDATE memories SET terms = ? WHERE id = ?", [(terms, mid) for mid, terms in rows]
             )
@@ -568,3 +567,10 @@ class SQLiteMemoryStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def open_store(target: str | Path) -> MemoryStore:
+    """The memory store for ``target``: a SQLite file, or a ``postgresql://`` database."""
+    if db.is_postgres(target):
+        raise StoreError("memories in PostgreSQL are not available in this build yet: use a SQLite --db")
+    return SQLiteMemoryStore(target)

@@ -1,16 +1,37 @@
-"""Database access: connections, write transactions and named migrations (each package owns its set)."""
+"""Database access: one API over SQLite and PostgreSQL, write transactions and named migrations
+(each package owns its set)."""
 
-from ._migrations import PER_PACKAGE, Migration, Schema, migrate, ordered
-from ._sqlite import BUSY_TIMEOUT_S, connect, translate, write
+from ._database import (
+    BUSY_TIMEOUT_S,
+    Database,
+    Dialect,
+    PostgresDatabase,
+    Rows,
+    SQLiteDatabase,
+    Tx,
+    close_pools,
+    is_postgres,
+    open_database,
+    redact,
+)
+from ._migrations import PER_PACKAGE, Migration, Schema, migrate, ordered, postgres_ddl
 
 __all__ = [
     "BUSY_TIMEOUT_S",
     "PER_PACKAGE",
+    "Database",
+    "Dialect",
     "Migration",
+    "PostgresDatabase",
+    "Rows",
+    "SQLiteDatabase",
     "Schema",
-    "connect",
+    "Tx",
+    "close_pools",
+    "is_postgres",
     "migrate",
+    "open_database",
     "ordered",
-    "translate",
-    "write",
+    "postgres_ddl",
+    "redact",
 ]

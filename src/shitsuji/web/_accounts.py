@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -70,7 +69,7 @@ class Accounts:
         self, path: str | Path, *, clock: Clock = lambda: datetime.now(UTC), audit: AuditLog | None = None
     ) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, WEB_SCHEMA)
+        self._conn = db.open_database(self.path, WEB_SCHEMA)
         self.clock = clock
         self._hasher = PasswordHasher()
         self.audit = audit  # sign-ins, refusals, sign-outs and password changes are recorded there
@@ -94,24 +93,24 @@ class Accounts:
     def set_password(self, household: str, user: str, password: str) -> None:
         """Set (or replace) a member's password; their open sessions end."""
         hashed = self._hasher.hash(check_password(password))
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
-                "INSERT INTO member_passwords (household, user, hash, updated_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (household, user) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at",
+                'INSERT INTO member_passwords (household, "user", hash, updated_at) VALUES (?, ?, ?, ?) '
+                'ON CONFLICT (household, "user") DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at',
                 (household, user, hashed, self.clock().isoformat()),
             )
-            conn.execute("DELETE FROM web_sessions WHERE household = ? AND user = ?", (household, user))
+            conn.execute('DELETE FROM web_sessions WHERE household = ? AND "user" = ?', (household, user))
         self.record("password.set", household, user)
 
     def has_password(self, household: str, user: str) -> bool:
         row = self._conn.execute(
-            "SELECT 1 FROM member_passwords WHERE household = ? AND user = ?", (household, user)
+            'SELECT 1 FROM member_passwords WHERE household = ? AND "user" = ?', (household, user)
         ).fetchone()
         return row is not None
 
     def password_hash(self, household: str, user: str) -> str | None:
         row = self._conn.execute(
-            "SELECT hash FROM member_passwords WHERE household = ? AND user = ?", (household, user)
+            'SELECT hash FROM member_passwords WHERE household = ? AND "user" = ?', (household, user)
         ).fetchone()
         return str(row[0]) if row else None
 
@@ -146,10 +145,10 @@ class Accounts:
         token = secrets.token_urlsafe(32)
         now = self.clock()
         session = WebSession(household, user, secrets.token_urlsafe(24), now + SESSION_TTL)
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute("DELETE FROM web_sessions WHERE expires_at < ?", (now.isoformat(),))
             conn.execute(
-                "INSERT INTO web_sessions (token_hash, household, user, csrf, created_at, expires_at) "
+                'INSERT INTO web_sessions (token_hash, household, "user", csrf, created_at, expires_at) '
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (
                     _digest(token),
@@ -167,7 +166,7 @@ class Accounts:
         if not token or len(token) > 200:
             return None
         row = self._conn.execute(
-            "SELECT household, user, csrf, expires_at FROM web_sessions WHERE token_hash = ?",
+            'SELECT household, "user", csrf, expires_at FROM web_sessions WHERE token_hash = ?',
             (_digest(token),),
         ).fetchone()
         if row is None:
@@ -180,7 +179,7 @@ class Accounts:
     def end_session(self, token: str | None) -> None:
         ended = self.session(token)
         if token:
-            with db.write(self._conn, self.path) as conn:
+            with self._conn.write() as conn:
                 conn.execute("DELETE FROM web_sessions WHERE token_hash = ?", (_digest(token),))
         if ended is not None:
             self.record("signout", ended.household, ended.user)
@@ -197,22 +196,23 @@ class Accounts:
         """
         now = self.clock()
         since = (now - FAILURE_WINDOW).isoformat()
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute("DELETE FROM login_failures WHERE at <= ?", (since,))
             wait = max((self._wait(conn, key, since, now) for key in keys), default=0)
             if wait:
                 return Attempt((), wait)
             rowids = [
                 conn.execute(
-                    "INSERT INTO login_failures (key, at) VALUES (?, ?)", (key, now.isoformat())
-                ).lastrowid
+                    "INSERT INTO login_failures (key, at) VALUES (?, ?) RETURNING rowid",
+                    (key, now.isoformat()),
+                ).fetchone()[0]
                 for key in keys
             ]
-        return Attempt(tuple(r for r in rowids if r is not None), 0)
+        return Attempt(tuple(rowids), 0)
 
     def succeeded(self, attempt: Attempt, clear: Sequence[str] = ()) -> None:
         """The password was right: the attempt was no failure, and the ``clear`` keys start afresh."""
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.executemany("DELETE FROM login_failures WHERE rowid = ?", [(r,) for r in attempt.rowids])
             conn.executemany("DELETE FROM login_failures WHERE key = ?", [(k,) for k in clear])
 
@@ -223,7 +223,7 @@ class Accounts:
         return max((self._wait(self._conn, key, since, now) for key in keys), default=0)
 
     @staticmethod
-    def _wait(conn: sqlite3.Connection, key: str, since: str, now: datetime) -> int:
+    def _wait(conn: db.Tx | db.Database, key: str, since: str, now: datetime) -> int:
         rows = conn.execute(
             "SELECT at FROM login_failures WHERE key = ? AND at > ? ORDER BY at DESC LIMIT ?",
             (key, since, MAX_FAILURES),

@@ -32,7 +32,7 @@ class Invitation:
 class Invitations:
     def __init__(self, path: str | Path, *, clock: Clock = lambda: datetime.now(UTC)) -> None:
         self.path = str(path)
-        self._conn = db.connect(self.path, WEB_SCHEMA)
+        self._conn = db.open_database(self.path, WEB_SCHEMA)
         self.clock = clock
 
     def close(self) -> None:
@@ -45,13 +45,13 @@ class Invitations:
         token = secrets.token_urlsafe(24)
         now = self.clock()
         invitation = Invitation(household, user, by, now + ttl)
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             conn.execute(
-                "DELETE FROM invitations WHERE household = ? AND user = ? AND used_at IS NULL",
+                'DELETE FROM invitations WHERE household = ? AND "user" = ? AND used_at IS NULL',
                 (household, user),
             )
             conn.execute(
-                "INSERT INTO invitations (token_hash, household, user, created_by, created_at, expires_at) "
+                'INSERT INTO invitations (token_hash, household, "user", created_by, created_at, expires_at) '
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (_digest(token), household, user, by, now.isoformat(), invitation.expires_at.isoformat()),
             )
@@ -62,7 +62,7 @@ class Invitations:
         if not token or len(token) > 200:
             return None
         row = self._conn.execute(
-            "SELECT household, user, created_by, expires_at FROM invitations "
+            'SELECT household, "user", created_by, expires_at FROM invitations '
             "WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?",
             (_digest(token), self.clock().isoformat()),
         ).fetchone()
@@ -73,7 +73,7 @@ class Invitations:
         found = self.peek(token)
         if found is None:
             return None
-        with db.write(self._conn, self.path) as conn:
+        with self._conn.write() as conn:
             claimed = conn.execute(
                 "UPDATE invitations SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?",
                 (self.clock().isoformat(), _digest(token), self.clock().isoformat()),

@@ -12,20 +12,20 @@ WEB_SCHEMA = Schema(
             """
             CREATE TABLE member_passwords (
                 household TEXT NOT NULL,
-                user TEXT NOT NULL,
+                "user" TEXT NOT NULL,
                 hash TEXT NOT NULL,
                 updated_at TEXT NOT NULL,
-                PRIMARY KEY (household, user)
+                PRIMARY KEY (household, "user")
             );
             CREATE TABLE web_sessions (
                 token_hash TEXT PRIMARY KEY,
                 household TEXT NOT NULL,
-                user TEXT NOT NULL,
+                "user" TEXT NOT NULL,
                 csrf TEXT NOT NULL,
                 created_at TEXT NOT NULL,
                 expires_at TEXT NOT NULL
             );
-            CREATE INDEX web_sessions_user ON web_sessions (household, user);
+            CREATE INDEX web_sessions_user ON web_sessions (household, "user");
             CREATE TABLE login_failures (
                 key TEXT NOT NULL,
                 at TEXT NOT NULL
@@ -40,13 +40,13 @@ WEB_SCHEMA = Schema(
             CREATE TABLE invitations (
                 token_hash TEXT PRIMARY KEY,
                 household TEXT NOT NULL,
-                user TEXT NOT NULL,
+                "user" TEXT NOT NULL,
                 created_by TEXT NOT NULL,
                 created_at TEXT NOT NULL,
                 expires_at TEXT NOT NULL,
                 used_at TEXT
             );
-            CREATE INDEX invitations_member ON invitations (household, user);
+            CREATE INDEX invitations_member ON invitations (household, "user");
             """,
         ),
     ),
