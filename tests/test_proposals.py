@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from pathlib import Path
 from typing import Annotated
 
 import pytest
@@ -13,6 +13,7 @@ from pydantic import Field
 
 from shitsuji.agent import Proposals, Toolbox, ToolContext, tool
 from shitsuji.errors import NotFoundError
+from shitsuji.store import open_database
 
 from .conftest import Clock
 
@@ -48,17 +49,17 @@ BOX = Toolbox([add_shopping_item, explode])
 
 
 @pytest.fixture
-def proposals(db_path: Path, clock: Clock) -> Proposals:
+def proposals(target: str, clock: Clock) -> Proposals:
     runs.clear()
-    return Proposals(db_path, clock=clock, ttl=timedelta(hours=1))
+    return Proposals(target, clock=clock, ttl=timedelta(hours=1))
 
 
-def test_a_write_waits_as_a_durable_proposal(proposals: Proposals, db_path: Path, clock: Clock) -> None:
+def test_a_write_waits_as_a_durable_proposal(proposals: Proposals, target: str, clock: Clock) -> None:
     p = proposals.propose(add_shopping_item, {"name": " 牛乳 "}, WIFE)
     assert p.status == "pending" and p.owner == "wife" and p.input == {"name": "牛乳"}
     assert p.summary == "「牛乳」を買い物リストに追加" and p.conversation == "c1"
     assert p.expires_at == clock.now + timedelta(hours=1)
-    reopened = Proposals(db_path, clock=clock)  # a restart loses nothing
+    reopened = Proposals(target, clock=clock)  # a restart loses nothing
     assert [x.id for x in reopened.list(owner="wife", status="pending")] == [p.id]
     assert runs == []
 
@@ -73,10 +74,10 @@ def test_approval_runs_the_tool_exactly_once(proposals: Proposals) -> None:
 
 
 def test_concurrent_approvals_from_two_processes_run_it_once(
-    proposals: Proposals, db_path: Path, clock: Clock
+    proposals: Proposals, target: str, clock: Clock
 ) -> None:
     p = proposals.propose(add_shopping_item, {"name": "パン"}, WIFE)
-    other = Proposals(db_path, clock=clock)
+    other = Proposals(target, clock=clock)
 
     async def both() -> list[bool]:
         results = await asyncio.gather(
@@ -88,14 +89,34 @@ def test_concurrent_approvals_from_two_processes_run_it_once(
     assert runs == ["パン"]
 
 
+def test_approvals_racing_in_threads_run_it_once_and_the_rest_say_why(
+    proposals: Proposals, target: str, clock: Clock
+) -> None:
+    """Real concurrency (each thread its own store and connection): PostgreSQL's read committed
+    writers overlap, so only the conditional pending → running UPDATE keeps it exactly once."""
+    p = proposals.propose(add_shopping_item, {"name": "味噌"}, WIFE)
+    start = threading.Barrier(8)
+
+    def approve(_: int) -> str:
+        mine = Proposals(target, clock=clock)
+        start.wait()
+        return asyncio.run(mine.approve(p.id, WIFE, BOX)).code
+
+    with ThreadPoolExecutor(8) as pool:
+        codes = list(pool.map(approve, range(8)))
+    assert codes.count("approved") == 1
+    assert set(codes) <= {"approved", "running", "already_decided"}
+    assert runs == ["味噌"] and proposals.get(p.id).status == "approved"
+
+
 def test_only_the_owner_decides_unless_the_household_may(
-    proposals: Proposals, db_path: Path, clock: Clock
+    proposals: Proposals, target: str, clock: Clock
 ) -> None:
     p = proposals.propose(add_shopping_item, {"name": "納豆"}, WIFE)
     refused = asyncio.run(proposals.approve(p.id, HUSBAND, BOX))
     assert not refused.done and refused.reason == "only wife may decide on this proposal"
     assert not proposals.reject(p.id, HUSBAND).done
-    shared = Proposals(db_path, clock=clock, household_may_approve=True)
+    shared = Proposals(target, clock=clock, household_may_approve=True)
     assert asyncio.run(shared.approve(p.id, HUSBAND, BOX)).done
     stranger = ToolContext(
         deps=None, user="tanaka", scope="household/tanaka/user/tanaka", channel="app", household="tanaka"
@@ -121,10 +142,10 @@ def test_reject_then_approve(proposals: Proposals) -> None:
     assert runs == []
 
 
-def test_tampered_arguments_are_refused(proposals: Proposals, db_path: Path) -> None:
+def test_tampered_arguments_are_refused(proposals: Proposals, target: str) -> None:
     p = proposals.propose(add_shopping_item, {"name": "りんご"}, WIFE)
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("UPDATE proposals SET input = ? WHERE id = ?", ('{"name": "ワイン 12本"}', p.id))
+    with open_database(target).write() as tx:
+        tx.execute("UPDATE proposals SET input = ? WHERE id = ?", ('{"name": "ワイン 12本"}', p.id))
     result = asyncio.run(proposals.approve(p.id, WIFE, BOX))
     assert not result.done and result.proposal.status == "failed"
     assert "arguments changed" in (result.proposal.result or "")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import pytest
 
@@ -25,12 +24,12 @@ def talk(*pairs: tuple[str, str]) -> list[Message]:
 
 
 @pytest.fixture
-def segments(db_path: Path, clock: Clock) -> Segments:
-    return Segments(db_path, clock=clock)
+def segments(target: str, clock: Clock) -> Segments:
+    return Segments(target, clock=clock)
 
 
 def test_open_close_archive_and_load_across_a_restart(
-    segments: Segments, db_path: Path, clock: Clock
+    segments: Segments, target: str, clock: Clock
 ) -> None:
     before = talk(("こんにちは", "こんにちは！"))
     opened = asyncio.run(segments.open_segment("c1", "futari", "wife", "household.shopping", before))
@@ -41,7 +40,7 @@ def test_open_close_archive_and_load_across_a_restart(
     closed = asyncio.run(segments.close_segment("c1", during, summarizer=Summarizer(model)))
     assert closed is not None and closed.summary == "買い物リストに牛乳と卵を追加した。"
     assert segments.current("c1") is None
-    restarted = Segments(db_path, clock=clock)
+    restarted = Segments(target, clock=clock)
     [listed] = restarted.index("futari", "wife", label="household.shopping")
     assert listed.id == opened.id and "household.shopping" in listed.index_line()
     assert restarted.load(opened.id, "futari", "wife") == during[2:]
@@ -84,7 +83,7 @@ def test_segments_are_private_and_labels_are_checked(segments: Segments) -> None
         asyncio.run(segments.open_segment("c1", "futari", "wife", "two words", []))
 
 
-def test_the_segment_tools_see_only_the_speakers_own_segments(segments: Segments, db_path: Path) -> None:
+def test_the_segment_tools_see_only_the_speakers_own_segments(segments: Segments, target: str) -> None:
     asyncio.run(segments.open_segment("c1", "futari", "wife", "household.shopping", []))
     closed = asyncio.run(segments.close_segment("c1", talk(("牛乳を足して", "追加しました"))))
     assert closed is not None

@@ -8,6 +8,7 @@ included), or ``None`` for the "no model configured" case.
 from __future__ import annotations
 
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from fastapi import FastAPI
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import AnthropicModel, Model
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.store import is_postgres
 from shitsuji.web import Backend, create_app
 
 PASSWORD = "correct horse 馬"
@@ -35,25 +37,42 @@ class Site:
 
     app: FastAPI
     backend: Backend
-    db: Path
+    db: str  # a SQLite path or a PostgreSQL URL
 
     def close(self) -> None:
         self.backend.close()
         self.backend.memory.store.close()
 
 
-def make_site(db: Path, model: Model | None, *, secure_cookies: bool | None = None) -> Site:
-    """Households futari (wife, husband) and tonari (neighbour), everyone's password ``PASSWORD``."""
+def make_site(
+    db: str | Path,
+    model: Model | None,
+    *,
+    secure_cookies: bool | None = None,
+    memory: Path | None = None,
+) -> Site:
+    """Households futari (wife, husband) and tonari (neighbour), everyone's password ``PASSWORD``.
+
+    ``db`` is a SQLite path or a PostgreSQL URL; the memories stay in SQLite (``memory``, by
+    the same file, or beside a PostgreSQL database ``memory`` or a temporary file)."""
     store = HouseholdStore(db)
     if not store.households():
         store.create(HOME, ["wife", "husband"])
         store.create(NEIGHBOUR, ["neighbour"])
     store.close()
-    memory = MemoryEngine(SQLiteMemoryStore(db), HashEmbedder())
-    backend = Backend(Butler(db, memory, model, panels=True))
+    engine = MemoryEngine(SQLiteMemoryStore(memory_path(db, memory)), HashEmbedder())
+    backend = Backend(Butler(db, engine, model, panels=True))
     for home, user in ((HOME, "wife"), (HOME, "husband"), (NEIGHBOUR, "neighbour")):
         backend.accounts.set_password(home, user, PASSWORD)
-    return Site(create_app(backend, secure_cookies=secure_cookies), backend, db)
+    return Site(create_app(backend, secure_cookies=secure_cookies), backend, str(db))
+
+
+def memory_path(db: str | Path, memory: Path | None = None) -> Path:
+    """Where a test's memories live: beside a SQLite database, in it; beside a PostgreSQL one, a
+    SQLite file of its own until the memory store runs on PostgreSQL."""
+    if not is_postgres(db):
+        return Path(db)
+    return memory or Path(tempfile.mkdtemp(prefix="shitsuji-memory-")) / "memory.db"
 
 
 def fake_model(url: str) -> AnthropicModel:

@@ -83,7 +83,7 @@ class AuditLog:
         try:
             with self._conn.write() as conn:
                 conn.execute(
-                    f"INSERT INTO audit_events ({_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO audit_events ({_COLUMNS.removeprefix('seq, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         self.clock().isoformat(),
                         household,
