@@ -18,8 +18,8 @@ from .web_support import PASSWORD, Site, make_site, serving
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Iterator[Site]:
-    made = make_site(tmp_path / "web.db", None)
+def site(target: str, tmp_path: Path) -> Iterator[Site]:
+    made = make_site(target, None, memory=tmp_path / "memory.db")
     yield made
     made.close()
 

@@ -3,25 +3,29 @@ and the CLI commands that add members and set their passwords."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from shitsuji.errors import UserInputError
+from shitsuji.store import open_database
 from shitsuji.web import Accounts
+from shitsuji.web._accounts import MAX_FAILURES
 
 from .conftest import Cli, Clock
 
 
 @pytest.fixture
-def accounts(db_path: Path, clock: Clock) -> Accounts:
-    return Accounts(db_path, clock=clock)
+def accounts(target: str, clock: Clock) -> Accounts:
+    return Accounts(target, clock=clock)
 
 
-def test_passwords_are_argon2_hashes_and_verify(accounts: Accounts, db_path: Path) -> None:
+def test_passwords_are_argon2_hashes_and_verify(accounts: Accounts, target: str) -> None:
     accounts.set_password("futari", "wife", "紅茶とケーキ123")
-    [stored] = sqlite3.connect(db_path).execute("SELECT hash FROM member_passwords").fetchall()
+    [stored] = open_database(target).execute("SELECT hash FROM member_passwords").fetchall()
     assert stored[0].startswith("$argon2id$") and "紅茶" not in stored[0]
     assert accounts.verify("futari", "wife", "紅茶とケーキ123")
     assert not accounts.verify("futari", "wife", "紅茶とケーキ124")
@@ -31,12 +35,12 @@ def test_passwords_are_argon2_hashes_and_verify(accounts: Accounts, db_path: Pat
 
 
 def test_sessions_are_stored_hashed_expire_and_end_on_password_change(
-    accounts: Accounts, db_path: Path, clock: Clock
+    accounts: Accounts, target: str, clock: Clock
 ) -> None:
     accounts.set_password("futari", "wife", "password-1")
     token, session = accounts.start_session("futari", "wife")
     assert accounts.session(token) == session and session.csrf
-    rows = sqlite3.connect(db_path).execute("SELECT token_hash FROM web_sessions").fetchall()
+    rows = open_database(target).execute("SELECT token_hash FROM web_sessions").fetchall()
     assert rows and token not in rows[0][0]
     assert accounts.session("not-a-token") is None and accounts.session(None) is None
     accounts.set_password("futari", "wife", "password-2")
@@ -50,7 +54,7 @@ def test_sessions_are_stored_hashed_expire_and_end_on_password_change(
 
 
 def test_login_failures_block_for_the_window_and_survive_a_restart(
-    accounts: Accounts, db_path: Path, clock: Clock
+    accounts: Accounts, target: str, clock: Clock
 ) -> None:
     keys = ["member:futari/wife", "addr:127.0.0.1"]
     for _ in range(4):
@@ -61,7 +65,7 @@ def test_login_failures_block_for_the_window_and_survive_a_restart(
     assert 0 < accounts.retry_after(keys) <= 15 * 60 + 1
     refused = accounts.begin_attempt(keys)
     assert refused.rowids == () and 0 < refused.retry_after <= 15 * 60 + 1
-    assert Accounts(db_path, clock=clock).retry_after(["addr:127.0.0.1"]) > 0  # kept in the database
+    assert Accounts(target, clock=clock).retry_after(["addr:127.0.0.1"]) > 0  # kept in the database
     clock.advance(minutes=16)
     assert accounts.retry_after(keys) == 0
 
@@ -98,3 +102,18 @@ def test_add_member_and_set_password_from_the_cli(cli: Cli, db_path: Path) -> No
     assert Accounts(db_path).verify("futari", "wife", "妻のパスワードです")
     stranger = cli("household", "set-password", "tanaka", "--password-stdin", stdin="whatever-123\n")
     assert stranger.code == 1 and "not a member" in stranger.err and "add-member" in stranger.err
+
+
+def test_attempts_racing_in_threads_reserve_no_more_than_the_limit(target: str, clock: Clock) -> None:
+    """Each thread its own connection: PostgreSQL's read committed transactions overlap for real."""
+    keys = ["member:futari/wife", "addr:127.0.0.1"]
+    start = threading.Barrier(16)
+
+    def attempt(_: int) -> int:
+        mine = Accounts(target, clock=clock)
+        start.wait()
+        return mine.begin_attempt(keys[::-1] if _ % 2 else keys).retry_after
+
+    with ThreadPoolExecutor(16) as pool:
+        waits = list(pool.map(attempt, range(16)))
+    assert waits.count(0) == MAX_FAILURES and all(w > 0 for w in waits if w)

@@ -197,6 +197,7 @@ class Accounts:
         now = self.clock()
         since = (now - FAILURE_WINDOW).isoformat()
         with self._conn.write() as conn:
+            self._serialize(conn, keys)
             conn.execute("DELETE FROM login_failures WHERE at <= ?", (since,))
             wait = max((self._wait(conn, key, since, now) for key in keys), default=0)
             if wait:
@@ -209,6 +210,17 @@ class Accounts:
                 for key in keys
             ]
         return Attempt(tuple(rowids), 0)
+
+    def _serialize(self, conn: db.Tx, keys: Sequence[str]) -> None:
+        """Make attempts under the same key take turns until their transaction ends.
+
+        SQLite writes are serialized already. PostgreSQL's read committed lets two transactions
+        both count four failures and both insert a fifth, so each key is a transaction-scoped
+        advisory lock, taken in sorted order (two attempts never wait on each other crosswise).
+        """
+        if self._conn.dialect == "postgresql":
+            for key in sorted(set(keys)):
+                conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (f"signin:{key}",))
 
     def succeeded(self, attempt: Attempt, clear: Sequence[str] = ()) -> None:
         """The password was right: the attempt was no failure, and the ``clear`` keys start afresh."""
