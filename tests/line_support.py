@@ -26,7 +26,7 @@ from shitsuji.llm import ModelRequest, ModelResponse, ScriptedModel, text_respon
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 from shitsuji.web import Backend, create_app
 
-from .web_support import PASSWORD, serving
+from .web_support import PASSWORD, memory_path, serving
 
 SECRET = "test-channel-secret"
 TOKEN = "test-channel-token"
@@ -97,7 +97,7 @@ class LineSite:
     line: LineApp
     backend: Backend
     script: Script
-    db: Path
+    db: str  # a SQLite path or a PostgreSQL URL
     client: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=10))
 
     def post(self, *events: dict[str, Any], sign: Callable[[bytes], str] = signature) -> httpx.Response:
@@ -133,7 +133,7 @@ class LineSite:
         return [text for sent in self.fake.answers_to(chat) for text in sent.texts()]
 
 
-def make_household(db: Path) -> None:
+def make_household(db: str | Path) -> None:
     store = HouseholdStore(db)
     if not store.households():
         store.create("futari", ["wife", "husband"])
@@ -141,12 +141,14 @@ def make_household(db: Path) -> None:
     store.close()
 
 
-def make_butler(db: Path, script: Script) -> Butler:
-    return Butler(db, MemoryEngine(SQLiteMemoryStore(db), HashEmbedder()), ScriptedModel(script), panels=True)
+def make_butler(db: str | Path, script: Script) -> Butler:
+    """A butler over ``db`` (SQLite or PostgreSQL); its memories in SQLite (``memory_path``)."""
+    memory = MemoryEngine(SQLiteMemoryStore(memory_path(db)), HashEmbedder())
+    return Butler(db, memory, ScriptedModel(script), panels=True)
 
 
 @contextmanager
-def line_site(db: Path, *, run_worker: bool = True, thread: bool = False) -> Iterator[LineSite]:
+def line_site(db: str | Path, *, run_worker: bool = True, thread: bool = False) -> Iterator[LineSite]:
     """``thread``: the worker in its own thread over its own butler, as ``shitsuji serve`` runs it."""
     make_household(db)
     script = Script()
@@ -158,7 +160,7 @@ def line_site(db: Path, *, run_worker: bool = True, thread: bool = False) -> Ite
         settings = LineSettings(SECRET, TOKEN, fake.url, 1000.0)
         line = LineApp(backend.butler, settings, run_worker=run_worker, worker_butler=own)
         with serving(create_app(backend, line=line)) as url:
-            site = LineSite(url, fake, line, backend, script, db)
+            site = LineSite(url, fake, line, backend, script, str(db))
             try:
                 yield site
             finally:

@@ -33,8 +33,8 @@ def turn(butler: Butler, user: str, text: str, channel: str = "app") -> Finished
 
 
 @pytest.fixture
-def butler(db_path: Path) -> Iterator[Butler]:
-    store = HouseholdStore(db_path)
+def butler(target: str, db_path: Path) -> Iterator[Butler]:
+    store = HouseholdStore(target)
     store.create("futari", ["wife", "husband"])
     store.create("tonari", ["neighbour"])
     store.close()
@@ -51,7 +51,7 @@ def butler(db_path: Path) -> Iterator[Butler]:
             text_response("覚えました"),
         ]
     )
-    made = Butler(db_path, MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder()), model)
+    made = Butler(target, MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder()), model)
     yield made
     made.close()
 
@@ -90,8 +90,8 @@ def test_writes_cards_decisions_and_memory_changes_are_recorded_with_who_and_whe
     )
 
 
-def test_a_member_sees_the_household_and_only_their_own_private_memory_events(db_path: Path) -> None:
-    log = AuditLog(db_path)
+def test_a_member_sees_the_household_and_only_their_own_private_memory_events(target: str) -> None:
+    log = AuditLog(target)
     for scope, actor in (
         (WIFE_SCOPE, "wife"),
         ("household/futari/user/husband", "husband"),
@@ -124,8 +124,8 @@ def test_a_member_sees_the_household_and_only_their_own_private_memory_events(db
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Iterator[Site]:
-    made = make_site(tmp_path / "web.db", None)
+def site(target: str, tmp_path: Path) -> Iterator[Site]:
+    made = make_site(target, None, memory=tmp_path / "memory.db")
     yield made
     made.close()
 

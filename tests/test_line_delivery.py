@@ -26,8 +26,8 @@ from .line_support import SECRET, TOKEN, WIFE, LineSite, Script, line_site, make
 
 
 @pytest.fixture
-def site(db_path: Path) -> Iterator[LineSite]:
-    with line_site(db_path) as running:
+def site(target: str) -> Iterator[LineSite]:
+    with line_site(target) as running:
         running.link(WIFE, "wife")
         yield running
 
@@ -40,8 +40,8 @@ def test_a_429_on_the_reply_is_retried_after_retry_after_and_answered_once(site:
     assert [p for p, _ in site.fake.requests].count(REPLY) == 3
 
 
-def test_a_429_that_lasts_puts_the_event_back_and_it_is_pushed_once_later(db_path: Path) -> None:
-    with line_site(db_path, run_worker=False) as site:
+def test_a_429_that_lasts_puts_the_event_back_and_it_is_pushed_once_later(target: str) -> None:
+    with line_site(target, run_worker=False) as site:
         site.link(WIFE, "wife")
         site.fake.fail_next(PUSH, 429, times=4, retry_after=0.01)
         sent = text_event(WIFE, "こんにちは")  # no reply token: a push
@@ -152,7 +152,7 @@ def test_a_worker_killed_mid_turn_leaves_the_event_to_another_which_answers_once
 
 
 def test_the_inbox_answers_one_senders_events_in_order_and_takes_back_a_dead_workers_event(
-    db_path: Path,
+    target: str,
 ) -> None:
     from shitsuji.line import Inbox
 
@@ -160,7 +160,7 @@ def test_the_inbox_answers_one_senders_events_in_order_and_takes_back_a_dead_wor
     from .line_support import HUSBAND
 
     clock = Clock()
-    inbox = Inbox(db_path, clock=clock)
+    inbox = Inbox(target, clock=clock)
     first, second, other = text_event(WIFE, "1"), text_event(WIFE, "2"), text_event(HUSBAND, "3")
     assert inbox.accept([first, second, other]) == 3 and inbox.accept([first]) == 0
     taken = inbox.claim(5)

@@ -57,8 +57,8 @@ def test_the_worker_says_what_to_set_without_line_settings(cli: Cli) -> None:
     assert run.code == 1 and "SHITSUJI_LINE_CHANNEL_SECRET" in run.err
 
 
-def test_the_worker_in_its_own_thread_answers_like_the_one_on_the_loop(db_path: Path) -> None:
-    with line_site(db_path, thread=True) as site:
+def test_the_worker_in_its_own_thread_answers_like_the_one_on_the_loop(target: str) -> None:
+    with line_site(target, thread=True) as site:
         site.link(WIFE, "wife")
         site.script.then(
             tool_use_response(("toolu_1", "add_shopping_item", {"name": "牛乳"})),

@@ -19,8 +19,8 @@ from .web_support import PASSWORD
 
 
 @pytest.fixture
-def site(db_path: Path) -> Iterator[LineSite]:
-    with line_site(db_path) as running:
+def site(target: str) -> Iterator[LineSite]:
+    with line_site(target) as running:
         running.link(WIFE, "wife")
         running.link(HUSBAND, "husband")
         yield running

@@ -23,12 +23,12 @@ from .line_support import (
     signature,
     text_event,
 )
-from .web_support import PASSWORD, make_site, serving
+from .web_support import PASSWORD, make_site, memory_path, serving
 
 
 @pytest.fixture
-def site(db_path: Path) -> Iterator[LineSite]:
-    with line_site(db_path) as running:
+def site(target: str) -> Iterator[LineSite]:
+    with line_site(target) as running:
         yield running
 
 
@@ -110,14 +110,14 @@ def test_a_redelivered_or_reposted_event_is_acknowledged_and_processed_once(site
 # -- who is speaking ------------------------------------------------------------------
 
 
-def test_an_unlinked_sender_gets_one_polite_line_and_reaches_nothing(site: LineSite, db_path: Path) -> None:
+def test_an_unlinked_sender_gets_one_polite_line_and_reaches_nothing(site: LineSite) -> None:
     site.say(STRANGER, "牛乳買っといて")
     site.settled()
     [answer] = site.answers(STRANGER)
     assert "リンクコード" in answer
     assert site.script.requests == [] and _conversations(site) == 0
     assert site.backend.store.shopping_items("futari") == []
-    with sqlite3.connect(db_path) as raw:
+    with sqlite3.connect(memory_path(site.db)) as raw:
         assert raw.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
         assert raw.execute("SELECT count(*) FROM jobs").fetchone()[0] == 0
 
@@ -144,8 +144,8 @@ def test_linking_with_a_one_time_code_then_talking(site: LineSite) -> None:
     assert conversation["messages"] == 2 and site.line.links.get(HUSBAND) is not None
 
 
-def test_codes_are_stored_hashed_expire_and_a_new_one_replaces_the_old(db_path: Path, clock: Clock) -> None:
-    links = LineLinks(db_path, clock=clock)
+def test_codes_are_stored_hashed_expire_and_a_new_one_replaces_the_old(target: str, clock: Clock) -> None:
+    links = LineLinks(target, clock=clock)
     old = links.new_code("futari", "wife")
     new = links.new_code("futari", "wife")
     stored = [r[0] for r in links._conn.execute("SELECT code_hash FROM line_link_codes")]

@@ -54,7 +54,8 @@ def make_site(
     """Households futari (wife, husband) and tonari (neighbour), everyone's password ``PASSWORD``.
 
     ``db`` is a SQLite path or a PostgreSQL URL; the memories stay in SQLite (``memory``, by
-    the same file, or beside a PostgreSQL database ``memory`` or a temporary file)."""
+    the same file, or beside a PostgreSQL database ``memory`` or a temporary file, the same for
+    every butler over that database)."""
     store = HouseholdStore(db)
     if not store.households():
         store.create(HOME, ["wife", "husband"])
@@ -72,7 +73,12 @@ def memory_path(db: str | Path, memory: Path | None = None) -> Path:
     SQLite file of its own until the memory store runs on PostgreSQL."""
     if not is_postgres(db):
         return Path(db)
-    return memory or Path(tempfile.mkdtemp(prefix="shitsuji-memory-")) / "memory.db"
+    if memory is not None:
+        _MEMORIES[str(db)] = memory
+    return _MEMORIES.setdefault(str(db), Path(tempfile.mkdtemp(prefix="shitsuji-memory-")) / "memory.db")
+
+
+_MEMORIES: dict[str, Path] = {}  # a PostgreSQL database's memories: one file, whoever opens them
 
 
 def fake_model(url: str) -> AnthropicModel:

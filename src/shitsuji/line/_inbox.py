@@ -3,7 +3,8 @@
 LINE wants its webhook answered at once and redelivers what it thinks was lost, so the
 webhook only stores each event — ``webhookEventId`` is the primary key, so a redelivery
 or a duplicate post stores nothing new — and a worker claims due events later. Claiming
-is one conditional UPDATE in a write transaction (two workers never take the same event),
+is one conditional UPDATE in a write transaction (two workers never take the same event; on
+PostgreSQL with ``FOR UPDATE SKIP LOCKED``, so any number of workers claim without waiting),
 the claim is a lease (a worker that died leaves its event to be taken again when the
 lease runs out), and one sender's events are taken one at a time, in order. Finished
 events are kept a week (``purge``), long enough to recognise any redelivery. A failure is
@@ -88,18 +89,27 @@ class Inbox:
         now = self.clock()
         with self._conn.write() as conn:
             rows = conn.execute(
-                "WITH heads AS (SELECT min(rowid) AS head FROM line_events "
-                "WHERE status IN ('pending', 'running') GROUP BY sender) "
-                "UPDATE line_events SET status = 'running', attempts = attempts + 1, next_attempt_at = ?, "
-                "updated_at = ? WHERE rowid IN (SELECT head FROM heads JOIN line_events e ON e.rowid = head "
-                "WHERE e.next_attempt_at <= ? ORDER BY head LIMIT ?) "
-                "RETURNING rowid, event_id, payload, attempts, answer, sent",
-                ((now + LEASE).isoformat(), now.isoformat(), now.isoformat(), limit),
+                self._claim_sql, ((now + LEASE).isoformat(), now.isoformat(), now.isoformat(), limit)
             ).fetchall()
         return [
             Pending(r[1], json.loads(r[2]), int(r[3]), json.loads(r[4]) if r[4] else None, int(r[5]))
             for r in sorted(rows)
         ]
+
+    @property
+    def _claim_sql(self) -> str:
+        """SQLite serializes writers, so the heads it reads stay true until it commits. PostgreSQL's
+        read committed claimers overlap: each locks the heads it takes (``FOR UPDATE``), passes over
+        the heads another claimer holds (``SKIP LOCKED``, so workers never wait on each other), and
+        re-reads a head changed since its snapshot (a head just claimed is no longer due)."""
+        lock = " FOR UPDATE SKIP LOCKED" if self._conn.dialect == "postgresql" else ""
+        return (
+            "UPDATE line_events SET status = 'running', attempts = attempts + 1, next_attempt_at = ?, "
+            "updated_at = ? WHERE rowid IN (SELECT e.rowid FROM line_events e WHERE e.rowid IN "
+            "(SELECT min(rowid) FROM line_events WHERE status IN ('pending', 'running') GROUP BY sender) "
+            f"AND e.next_attempt_at <= ? ORDER BY e.rowid LIMIT ?{lock}) "
+            "RETURNING rowid, event_id, payload, attempts, answer, sent"
+        )
 
     def purge(self, older_than: timedelta = KEEP) -> int:
         """Forget answered events (and given-up ones) older than ``older_than``; LINE redelivers within hours."""

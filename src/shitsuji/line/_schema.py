@@ -4,7 +4,7 @@ acknowledge LINE never waits for a turn's writes)."""
 
 from __future__ import annotations
 
-from ..store import Migration, Schema
+from ..store import Migration, Schema, is_postgres
 
 LINE_SCHEMA = Schema(
     "line",
@@ -62,5 +62,8 @@ LINE_INBOX_SCHEMA = Schema(
 
 
 def inbox_path(database: str) -> str:
-    """The inbox's own file beside the shitsuji database (an in-memory database keeps it inside)."""
-    return database if database == ":memory:" else f"{database}-line-inbox"
+    """The inbox's own file beside a SQLite shitsuji database (an in-memory database keeps it inside);
+    in PostgreSQL the inbox is a table of the same database (rows don't share a write lock)."""
+    if database == ":memory:" or is_postgres(database):
+        return database
+    return f"{database}-line-inbox"
