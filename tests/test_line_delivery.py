@@ -9,7 +9,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -175,3 +177,62 @@ def test_the_inbox_answers_one_senders_events_in_order_and_takes_back_a_dead_wor
     clock.advance(days=8)
     assert inbox.purge() == 1 and inbox.accept([first]) == 1  # long forgotten: a new event to us
     inbox.close()
+
+
+def test_workers_claiming_at_once_take_every_event_once_and_each_senders_in_order(target: str) -> None:
+    """Eight claimers in threads (each its own connection) over 40 events from 5 senders: every event
+    is taken by exactly one, and a sender's next event never while its previous one is out."""
+    from shitsuji.line import Inbox
+
+    senders = [f"U{i:032d}" for i in range(5)]
+    events = [text_event(senders[n % 5], str(n)) for n in range(40)]
+    Inbox(target).accept(events)
+    order = {e["webhookEventId"]: n for n, e in enumerate(events)}
+    taken: list[str] = []
+    lock = threading.Lock()
+    start = threading.Barrier(8)
+
+    def work(_: int) -> None:
+        inbox = Inbox(target)
+        start.wait()
+        idle = 0
+        while idle < 20:
+            batch = inbox.claim(2)
+            idle = 0 if batch else idle + 1
+            for pending in batch:
+                with lock:
+                    sender = pending.event["source"]["userId"]
+                    assert all(  # nothing earlier from this sender is still unanswered
+                        order[e] < order[pending.event_id]
+                        for e in taken
+                        if events[order[e]]["source"]["userId"] == sender
+                    )
+                    taken.append(pending.event_id)
+                inbox.done(pending.event_id)
+            time.sleep(0.002)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(work, range(8)))
+    assert sorted(taken) == sorted(order) and len(taken) == len(set(taken)) == 40
+
+
+def test_a_claim_on_postgresql_passes_over_heads_another_worker_holds_without_waiting(pg_url: str) -> None:
+    """SKIP LOCKED: a worker mid-claim (its transaction open, its head locked) holds nobody up."""
+    from shitsuji.line import Inbox
+    from shitsuji.store import open_database
+
+    from .line_support import HUSBAND
+
+    inbox = Inbox(pg_url)
+    hers, his = text_event(WIFE, "1"), text_event(HUSBAND, "2")
+    inbox.accept([hers, his])
+    db = open_database(pg_url)
+    with db.write() as tx:  # another worker's claim, still under way
+        tx.execute(
+            "SELECT event_id FROM line_events WHERE event_id = ? FOR UPDATE", (hers["webhookEventId"],)
+        )
+        began = time.monotonic()
+        [taken] = inbox.claim(5)
+        assert taken.event_id == his["webhookEventId"] and time.monotonic() - began < 1.0
+    [later] = inbox.claim(5)
+    assert later.event_id == hers["webhookEventId"]
