@@ -57,3 +57,25 @@ class PostgresServer:
 
     def stop(self) -> None:
         self._server.cleanup()
+
+
+def database_env(target: str | Path) -> dict[str, str]:
+    """The environment that points a shitsuji process at ``target`` (a SQLite path or a PostgreSQL URL)."""
+    from shitsuji.store import is_postgres
+
+    if is_postgres(target):
+        return {"SHITSUJI_DATABASE_URL": str(target)}
+    return {"SHITSUJI_DB": str(target)}
+
+
+def processes_can_use(target: str | Path) -> None:
+    """A shitsuji process over PostgreSQL keeps its memories there too: skip while this build cannot."""
+    import pytest
+
+    from shitsuji.errors import StoreError
+    from shitsuji.memory import open_store
+
+    try:
+        open_store(target).close()
+    except StoreError as exc:
+        pytest.skip(f"a process over {target} needs its memories there: {exc}")

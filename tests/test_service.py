@@ -1,6 +1,6 @@
 """The conversation service: one turn for every channel, claimed durably, linked by data, taint that stays.
 
-Real SQLite, the real butler wiring (``Butler``) and, across processes, the real CLI
+Real SQLite and PostgreSQL, the real butler wiring (``Butler``) and, across processes, the real CLI
 against the local fake of the Messages API.
 """
 
@@ -43,6 +43,8 @@ from shitsuji.memory import ExtractionSettings, HashEmbedder, MemoryEngine, SQLi
 from shitsuji.web import Backend, Member
 
 from .fake_anthropic import FakeMessagesAPI
+from .pg_support import database_env, processes_can_use
+from .web_support import memory_path
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "shitsuji"
 
@@ -53,16 +55,16 @@ def web_search_then(text: str) -> ModelResponse:
 
 
 @pytest.fixture
-def household(db_path: Path) -> None:
-    store = HouseholdStore(db_path)
+def household(target: str) -> None:
+    store = HouseholdStore(target)
     store.create("futari", ["wife", "husband"])
     store.create("tonari", ["wife"])  # another household's wife: another person
     store.close()
 
 
-def make_butler(db_path: Path, script: list[Any], **kwargs: Any) -> Butler:
-    memory = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder())
-    return Butler(db_path, memory, ScriptedModel(script), **kwargs)
+def make_butler(target: str, script: list[Any], **kwargs: Any) -> Butler:
+    memory = MemoryEngine(SQLiteMemoryStore(memory_path(target)), HashEmbedder())
+    return Butler(target, memory, ScriptedModel(script), **kwargs)
 
 
 def run_turn(butler: Butler, user: str, text: str, *, channel: str = "app", **begin: Any) -> list[TurnEvent]:
@@ -86,10 +88,10 @@ def finished(events: list[TurnEvent]) -> Finished:
 
 
 def test_outside_text_from_an_earlier_turn_still_needs_a_card_for_every_write(
-    db_path: Path, household: None
+    target: str, household: None
 ) -> None:
     butler = make_butler(
-        db_path,
+        target,
         [
             web_search_then("特売は卵です。"),
             tool_use_response(("toolu_1", "add_shopping_item", {"name": "卵", "quantity": 10})),
@@ -104,9 +106,9 @@ def test_outside_text_from_an_earlier_turn_still_needs_a_card_for_every_write(
     assert butler.store.shopping_items("futari") == []  # nothing ran without a card
 
 
-def test_a_clean_conversation_on_line_runs_low_risk_writes_at_once(db_path: Path, household: None) -> None:
+def test_a_clean_conversation_on_line_runs_low_risk_writes_at_once(target: str, household: None) -> None:
     butler = make_butler(
-        db_path,
+        target,
         [
             tool_use_response(("toolu_1", "add_shopping_item", {"name": "牛乳"})),
             text_response("追加しました"),
@@ -118,12 +120,12 @@ def test_a_clean_conversation_on_line_runs_low_risk_writes_at_once(db_path: Path
 
 
 def test_taint_survives_the_summary_once_the_outside_text_leaves_the_window(
-    db_path: Path, household: None
+    target: str, household: None
 ) -> None:
     from dataclasses import replace
 
     butler = make_butler(
-        db_path,
+        target,
         [
             web_search_then("特売は卵です。" * 20),
             text_response("要約: 特売を調べた。"),  # the summarizer, when the window overflows
@@ -146,18 +148,18 @@ def test_taint_survives_the_summary_once_the_outside_text_leaves_the_window(
     assert list(butler.memory.list_memories("household/futari/user/wife")) == []
 
 
-def test_a_tainted_turn_queues_no_memory_extraction(db_path: Path, household: None) -> None:
-    butler = make_butler(db_path, [web_search_then("特売は卵です。")], extraction=ExtractionSettings())
+def test_a_tainted_turn_queues_no_memory_extraction(target: str, household: None) -> None:
+    butler = make_butler(target, [web_search_then("特売は卵です。")], extraction=ExtractionSettings())
     finished(run_turn(butler, "wife", "今週の特売を調べて", mode="info"))
     assert butler.service.extraction is not None
     assert butler.service.extraction._conn.execute("SELECT count(*) FROM jobs").fetchone()[0] == 0
 
 
 def test_extraction_points_at_the_persons_own_message_after_tool_rounds(
-    db_path: Path, household: None
+    target: str, household: None
 ) -> None:
     butler = make_butler(
-        db_path,
+        target,
         [
             text_response("はい"),
             tool_use_response(("t1", "list_shopping_items", {})),
@@ -187,7 +189,7 @@ class Reworded(ModelNotes):
         return f"Update: card {decision.proposal.id} is now {decision.proposal.status} → {decision.proposal.result}"
 
 
-def timeline_after_a_card(db_path: Path, notes: ModelNotes) -> tuple[list[dict[str, Any]], ScriptedModel]:
+def timeline_after_a_card(target: str, notes: ModelNotes) -> tuple[list[dict[str, Any]], ScriptedModel]:
     model = ScriptedModel(
         [
             text_response("task"),
@@ -196,10 +198,10 @@ def timeline_after_a_card(db_path: Path, notes: ModelNotes) -> tuple[list[dict[s
             text_response("どういたしまして。"),
         ]
     )
-    store = HouseholdStore(db_path)
+    store = HouseholdStore(target)
     store.create("futari", ["wife", "husband"])
-    memory = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder())
-    butler = Butler(db_path, memory, model, panels=True)
+    memory = MemoryEngine(SQLiteMemoryStore(memory_path(target)), HashEmbedder())
+    butler = Butler(target, memory, model, panels=True)
     assert butler.service.assistant is not None
     butler.service.assistant.notes = notes
     backend = Backend(butler)
@@ -243,9 +245,9 @@ def test_rewording_what_the_model_reads_changes_nothing_a_person_sees(tmp_path: 
     )
 
 
-def test_proposals_record_the_tool_call_that_made_them(db_path: Path, household: None) -> None:
+def test_proposals_record_the_tool_call_that_made_them(target: str, household: None) -> None:
     butler = make_butler(
-        db_path,
+        target,
         [
             tool_use_response(("toolu_abc", "add_expense", {"amount": 1200, "category": "食費"})),
             text_response(""),
@@ -261,10 +263,10 @@ def test_proposals_record_the_tool_call_that_made_them(db_path: Path, household:
 
 
 def test_an_open_panel_card_made_under_outside_text_opens_the_panel_when_approved(
-    db_path: Path, household: None
+    target: str, household: None
 ) -> None:
     opening = web_search_response("特売のページ", ("toolu_p", "open_panel", {"name": "shopping"}))
-    butler = make_butler(db_path, [text_response("info"), opening], panels=True)
+    butler = make_butler(target, [text_response("info"), opening], panels=True)
     backend = Backend(butler)
     wife = Member("futari", "wife")
     shown: list[tuple[str, dict[str, Any]]] = []
@@ -287,10 +289,10 @@ def test_an_open_panel_card_made_under_outside_text_opens_the_panel_when_approve
 
 
 def test_the_same_user_id_in_another_household_sees_no_conversation_or_card(
-    db_path: Path, household: None
+    target: str, household: None
 ) -> None:
     butler = make_butler(
-        db_path,
+        target,
         [tool_use_response(("t1", "add_expense", {"amount": 500, "category": "食費"})), text_response("")],
     )
     done = finished(run_turn(butler, "wife", "食費500円"))
@@ -308,8 +310,8 @@ def test_the_same_user_id_in_another_household_sees_no_conversation_or_card(
 # -- the words are stored once, before the model is asked ----------------------------------
 
 
-def test_a_resend_after_a_dead_model_stores_the_words_once(db_path: Path, household: None) -> None:
-    butler = make_butler(db_path, [ModelUnavailableError("down"), text_response("はい、了解です。")])
+def test_a_resend_after_a_dead_model_stores_the_words_once(target: str, household: None) -> None:
+    butler = make_butler(target, [ModelUnavailableError("down"), text_response("はい、了解です。")])
     failed = run_turn(butler, "wife", "明日はゴミの日", key="m-1")
     assert isinstance(failed[-1], Failed) and failed[-1].kept
     conversation = butler.service.conversation(butler.member("wife", "app", household="futari"))
@@ -322,10 +324,10 @@ def test_a_resend_after_a_dead_model_stores_the_words_once(db_path: Path, househ
 # -- durable claims --------------------------------------------------------------------
 
 
-def test_a_claim_is_exclusive_renewable_and_expires(db_path: Path) -> None:
+def test_a_claim_is_exclusive_renewable_and_expires(target: str) -> None:
     now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
     clock = [now]
-    claims = TurnClaims(db_path, lease=timedelta(seconds=60), clock=lambda: clock[0])
+    claims = TurnClaims(target, lease=timedelta(seconds=60), clock=lambda: clock[0])
     held = claims.claim("c_1")
     with pytest.raises(Busy, match="still answering"):
         claims.claim("c_1")
@@ -342,11 +344,12 @@ def test_a_claim_is_exclusive_renewable_and_expires(db_path: Path) -> None:
 
 
 @pytest.fixture
-def slow_api(db_path: Path) -> Iterator[tuple[FakeMessagesAPI, dict[str, str]]]:
+def slow_api(target: str) -> Iterator[tuple[FakeMessagesAPI, dict[str, str]]]:
+    processes_can_use(target)
     with FakeMessagesAPI().running() as api:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SHITSUJI_", "ANTHROPIC_"))}
         env |= {
-            "SHITSUJI_DB": str(db_path),
+            **database_env(target),
             "SHITSUJI_EMBEDDER": "hash",
             "ANTHROPIC_BASE_URL": api.url,
             "ANTHROPIC_API_KEY": "test-key",
@@ -383,10 +386,10 @@ def wait_for_request(api: FakeMessagesAPI, process: subprocess.Popen[str]) -> No
 
 
 def test_two_processes_on_one_conversation_run_one_turn_the_other_is_told_it_is_busy(
-    db_path: Path, household: None, slow_api: tuple[FakeMessagesAPI, dict[str, str]]
+    target: str, household: None, slow_api: tuple[FakeMessagesAPI, dict[str, str]]
 ) -> None:
     api, env = slow_api
-    conversation = make_butler(db_path, []).conversations.start("futari", "wife", "app").id
+    conversation = make_butler(target, []).conversations.start("futari", "wife", "app").id
     answering = threading.Event()  # the first turn's model answers only once the second process is done
     api.reply(text_response("はい、一つ目です。"), gate=answering)
     api.reply(text_response("はい、二つ目です。"))
@@ -398,7 +401,7 @@ def test_two_processes_on_one_conversation_run_one_turn_the_other_is_told_it_is_
     first_out, first_err = first.communicate(timeout=60)
     assert first.returncode == 0 and "一つ目" in first_out, first_err
     assert second.returncode == 1 and "still answering" in second_err and "Traceback" not in second_err
-    stored = make_butler(db_path, []).conversations.get(conversation, "futari", "wife")
+    stored = make_butler(target, []).conversations.get(conversation, "futari", "wife")
     said = [m["content"] for m in stored.messages if m["role"] == "user"]
     assert said == ["メッセージ1"] and len(api.requests) == 1  # the loser stored nothing and asked nothing
     third = chat_process(env, conversation, "メッセージ3")  # free again once the turn ended
@@ -407,21 +410,21 @@ def test_two_processes_on_one_conversation_run_one_turn_the_other_is_told_it_is_
 
 
 def test_a_claim_left_by_a_killed_process_expires(
-    db_path: Path, household: None, slow_api: tuple[FakeMessagesAPI, dict[str, str]]
+    target: str, household: None, slow_api: tuple[FakeMessagesAPI, dict[str, str]]
 ) -> None:
     api, env = slow_api
-    conversation = make_butler(db_path, []).conversations.start("futari", "wife", "app").id
+    conversation = make_butler(target, []).conversations.start("futari", "wife", "app").id
     api.reply(text_response("遅い返事"), delay_s=30.0)
     victim = chat_process(env, conversation, "途中で止まる話")
     wait_for_request(api, victim)
     victim.send_signal(signal.SIGKILL)
     victim.communicate(timeout=10)
-    claims = TurnClaims(db_path)
+    claims = TurnClaims(target)
     with pytest.raises(Busy):
         claims.claim(conversation)  # the dead holder's lease still runs
-    later = TurnClaims(db_path, clock=lambda: datetime.now(UTC) + claims.lease + timedelta(seconds=1))
+    later = TurnClaims(target, clock=lambda: datetime.now(UTC) + claims.lease + timedelta(seconds=1))
     later.release(later.claim(conversation))  # …and then it expires
-    stored = make_butler(db_path, []).conversations.get(conversation, "futari", "wife")
+    stored = make_butler(target, []).conversations.get(conversation, "futari", "wife")
     assert stored.messages == [{"role": "user", "content": "途中で止まる話"}]  # nothing lost
 
 
@@ -475,8 +478,8 @@ def test_settings_come_from_flags_then_the_environment() -> None:
     assert "x.db" not in repr(Settings.from_env({}).db) and "key" not in repr(settings.endpoint)
 
 
-def test_busy_is_said_before_anything_is_stored(db_path: Path, household: None) -> None:
-    butler = make_butler(db_path, [])
+def test_busy_is_said_before_anything_is_stored(target: str, household: None) -> None:
+    butler = make_butler(target, [])
     ctx = butler.member("wife", "app", household="futari")
     conversation = butler.conversations.start("futari", "wife", "app")
     first: Turn = butler.service.begin(ctx, "一つ目", conversation=conversation.id)
@@ -489,9 +492,9 @@ def test_busy_is_said_before_anything_is_stored(db_path: Path, household: None) 
 # -- the input filter and the output sanitizer are part of every turn ----------------------
 
 
-def test_an_injection_in_the_persons_words_makes_the_turn_need_cards(db_path: Path, household: None) -> None:
+def test_an_injection_in_the_persons_words_makes_the_turn_need_cards(target: str, household: None) -> None:
     butler = make_butler(
-        db_path,
+        target,
         [
             tool_use_response(("toolu_1", "add_shopping_item", {"name": "卵", "quantity": 10})),
             text_response(""),
@@ -505,11 +508,11 @@ def test_an_injection_in_the_persons_words_makes_the_turn_need_cards(db_path: Pa
 
 
 def test_a_card_number_is_refused_before_anything_is_stored_or_claimed(
-    db_path: Path, household: None
+    target: str, household: None
 ) -> None:
     from shitsuji.safety import SensitiveInput
 
-    butler = make_butler(db_path, [text_response("はい")])
+    butler = make_butler(target, [text_response("はい")])
     ctx = butler.member("wife", "app", household="futari")
     conversation = butler.conversations.start("futari", "wife", "app")
     with pytest.raises(SensitiveInput) as refused:
@@ -520,10 +523,10 @@ def test_a_card_number_is_refused_before_anything_is_stored_or_claimed(
 
 
 def test_a_my_number_is_stored_redacted_and_a_secret_never_leaves_in_a_reply(
-    db_path: Path, household: None
+    target: str, household: None
 ) -> None:
     key = "sk-ant-api03-" + "A1b2C3d4E5f6G7h8" * 5
-    butler = make_butler(db_path, [text_response(f"あなたのキーは {key} です。")])
+    butler = make_butler(target, [text_response(f"あなたのキーは {key} です。")])
     events = run_turn(butler, "wife", "マイナンバーは 123456789018 です")
     done = finished(events)
     streamed = "".join(e.text for e in events if isinstance(e, TextDelta))
