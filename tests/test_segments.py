@@ -28,9 +28,7 @@ def segments(target: str, clock: Clock) -> Segments:
     return Segments(target, clock=clock)
 
 
-def test_open_close_archive_and_load_across_a_restart(
-    segments: Segments, target: str, clock: Clock
-) -> None:
+def test_open_close_archive_and_load_across_a_restart(segments: Segments, target: str, clock: Clock) -> None:
     before = talk(("こんにちは", "こんにちは！"))
     opened = asyncio.run(segments.open_segment("c1", "futari", "wife", "household.shopping", before))
     assert opened.first_message == 2 and segments.current("c1") == opened

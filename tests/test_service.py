@@ -155,9 +155,7 @@ def test_a_tainted_turn_queues_no_memory_extraction(target: str, household: None
     assert butler.service.extraction._conn.execute("SELECT count(*) FROM jobs").fetchone()[0] == 0
 
 
-def test_extraction_points_at_the_persons_own_message_after_tool_rounds(
-    target: str, household: None
-) -> None:
+def test_extraction_points_at_the_persons_own_message_after_tool_rounds(target: str, household: None) -> None:
     butler = make_butler(
         target,
         [
@@ -507,9 +505,7 @@ def test_an_injection_in_the_persons_words_makes_the_turn_need_cards(target: str
     assert stored.untrusted[0] and "<untrusted_data>" in json.dumps(stored.messages[0], ensure_ascii=False)
 
 
-def test_a_card_number_is_refused_before_anything_is_stored_or_claimed(
-    target: str, household: None
-) -> None:
+def test_a_card_number_is_refused_before_anything_is_stored_or_claimed(target: str, household: None) -> None:
     from shitsuji.safety import SensitiveInput
 
     butler = make_butler(target, [text_response("はい")])

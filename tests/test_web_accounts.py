@@ -3,10 +3,9 @@ and the CLI commands that add members and set their passwords."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 

@@ -25,11 +25,12 @@ from ._panels import (
 )
 from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
 from ._schema import HOUSEHOLD_SCHEMA
-from ._store import HouseholdStore
+from ._store import HOUSEHOLD_CHANNEL, HouseholdStore
 from ._tools import TOOLS, household_toolbox
 
 __all__ = [
     "ACTIONS",
+    "HOUSEHOLD_CHANNEL",
     "HOUSEHOLD_SCHEMA",
     "PANELS",
     "TOOLS",

@@ -10,7 +10,8 @@ never a tool argument.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ _EVENT = "id, title, start_at, end_at, note, added_by, created_at"
 _TODO = "id, title, due, done_at, done_by, added_by, created_at"
 _EXPENSE = "id, amount_yen, category, note, spent_on, added_by, created_at"
 _ANNIVERSARY = "id, title, day, note, added_by, created_at"
+HOUSEHOLD_CHANNEL = "shitsuji_household"  # PostgreSQL: NOTIFY'd with a household's name when its data changes
 _PREFIX = {"shopping_items": "s_", "events": "e_", "todos": "t_", "expenses": "x_", "anniversaries": "a_"}
 
 
@@ -83,7 +85,7 @@ class HouseholdStore:
         if not people:
             raise UserInputError(f"household {name!r} needs at least one member: add --member YOUR_ID")
         now = self._now()
-        with self._conn.write() as conn:
+        with self._changing(name) as conn:
             if conn.execute("SELECT 1 FROM households WHERE name = ?", (name,)).fetchone():
                 existing = self._members(name)
                 raise UserInputError(
@@ -103,7 +105,7 @@ class HouseholdStore:
         """Change the household's time zone (an IANA name such as Asia/Tokyo)."""
         zone = check_time_zone(time_zone)
         home = self.get(name)
-        with self._conn.write() as conn:
+        with self._changing(home.name) as conn:
             conn.execute("UPDATE households SET time_zone = ? WHERE name = ?", (zone, home.name))
         return self.get(home.name)
 
@@ -113,7 +115,7 @@ class HouseholdStore:
         home = self.get(name)
         if person in home.members:
             raise UserInputError(f"{person!r} is already a member of household {home.name!r}")
-        with self._conn.write() as conn:
+        with self._changing(home.name) as conn:
             conn.execute(
                 'INSERT INTO household_members (household, "user", created_at) VALUES (?, ?, ?)',
                 (home.name, person, self._now()),
@@ -206,7 +208,7 @@ class HouseholdStore:
     ) -> tuple[ShoppingItem, bool]:
         """Tick an item off (``checked``) or back on; the flag is False when it already was so."""
         now = self._now()
-        with self._conn.write() as conn:
+        with self._changing(household) as conn:
             self._one(conn, _SHOPPING, "shopping_items", household, item_id, "shopping item")
             if checked:
                 sql = (
@@ -276,7 +278,7 @@ class HouseholdStore:
     def complete_todo(self, household: str, todo_id: str, *, by: str) -> tuple[Todo, bool]:
         """Mark a to-do done; the flag is False when it already was (nothing changes then)."""
         now = self._now()
-        with self._conn.write() as conn:
+        with self._changing(household) as conn:
             row = self._one(conn, _TODO, "todos", household, todo_id, "to-do")
             changed = conn.execute(
                 "UPDATE todos SET done_at = ?, done_by = ? WHERE household = ? AND id = ? AND done_at IS NULL",
@@ -289,7 +291,7 @@ class HouseholdStore:
 
     def reopen_todo(self, household: str, todo_id: str) -> tuple[Todo, bool]:
         """Mark a done to-do open again; the flag is False when it was open (nothing changes then)."""
-        with self._conn.write() as conn:
+        with self._changing(household) as conn:
             row = self._one(conn, _TODO, "todos", household, todo_id, "to-do")
             changed = conn.execute(
                 "UPDATE todos SET done_at = NULL, done_by = NULL "
@@ -397,11 +399,20 @@ class HouseholdStore:
     def _now(self) -> str:
         return self.clock().isoformat(timespec="seconds")
 
+    @contextmanager
+    def _changing(self, household: str) -> Iterator[db.Tx]:
+        """A write to ``household``'s data; on PostgreSQL it also tells the listening web apps, in the
+        same transaction (the notification is delivered on commit, never for a rolled-back change)."""
+        with self._conn.write() as conn:
+            yield conn
+            if self._conn.dialect == "postgresql":
+                conn.execute("SELECT pg_notify(?, ?)", (HOUSEHOLD_CHANNEL, household))
+
     def _insert(self, table: str, household: str, values: dict[str, Any], by: str) -> tuple[str, str]:
         row_id = _PREFIX[table] + secrets.token_hex(4)
         now = self._now()
         columns = ["id", "household", *values, "added_by", "created_at"]
-        with self._conn.write() as conn:
+        with self._changing(household) as conn:
             if not conn.execute("SELECT 1 FROM households WHERE name = ?", (household,)).fetchone():
                 raise NotFoundError(
                     f"no household named {household!r}: create it with "
@@ -421,7 +432,7 @@ class HouseholdStore:
 
     def _delete(self, columns: str, table: str, household: str, row_id: str, what: str) -> tuple[Any, ...]:
         """Delete one row of this household's ``table`` and return it, or raise ``NotFoundError``."""
-        with self._conn.write() as conn:
+        with self._changing(household) as conn:
             row = self._one(conn, columns, table, household, row_id, what)
             conn.execute(f"DELETE FROM {table} WHERE household = ? AND id = ?", (household, row_id))
         return row

@@ -258,7 +258,7 @@ async def events(member: Signed, request: Request) -> StreamingResponse:
         seen = backend.fingerprint(member.household)
         yield _sse("hello", {"fingerprint": seen})
         while not await request.is_disconnected():
-            version = await backend.hub.wait(member.household, version, timeout=2.0)
+            version = await backend.hub.wait(member.household, version, timeout=backend.hub.poll_s)
             now = backend.fingerprint(member.household)
             if now != seen:
                 seen = now

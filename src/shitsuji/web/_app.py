@@ -81,6 +81,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(backend.warm_up)  # the first reply is as fast as the later ones
+        await backend.hub.listen(backend.butler.path)  # other processes' changes (PostgreSQL)
         worker = (
             asyncio.create_task(_extraction_loop(backend))
             if background and backend.service.extraction
@@ -91,6 +92,7 @@ def create_app(
             async with line_worker:
                 yield
         finally:
+            await backend.hub.stop()
             if worker is not None:
                 worker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

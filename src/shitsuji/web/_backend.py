@@ -91,6 +91,7 @@ class Backend:
             tool.definition()
 
     def close(self) -> None:
+        self.hub.close()
         self.butler.close()
         self.accounts.close()
         self.invitations.close()

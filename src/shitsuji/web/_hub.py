@@ -1,10 +1,36 @@
-"""Live updates: a change counter per household that open event streams wait on."""
+"""Live updates: a change counter per household that open event streams wait on.
+
+The web app bumps a household's counter itself after a change it made. A change made by
+another process — the LINE worker, the command line, another app process behind the same
+port — reaches the streams in one of two ways, chosen by the database:
+
+- SQLite: a stream re-reads the household's fingerprint every ``POLL_S`` (2 s) anyway.
+- PostgreSQL: every household write NOTIFYs ``shitsuji_household`` with the household's name,
+  in the write's own transaction (so it is heard only once the change is committed). The hub
+  LISTENs on one connection of its own, in a thread, and bumps that household's counter the
+  moment a notification arrives; streams then re-read only when woken (and every
+  ``LISTEN_POLL_S`` as a keep-alive). Whenever the listening connection is (re)opened, every
+  household is woken once: nothing said while nobody listened is missed.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..household import HOUSEHOLD_CHANNEL
+from ..store import is_postgres
+
+log = logging.getLogger(__name__)
+
+POLL_S = 2.0  # SQLite: how often a stream re-reads the fingerprint
+LISTEN_POLL_S = 15.0  # PostgreSQL: notifications wake the streams; this is only the keep-alive
+RECONNECT_S = 1.0
 
 
 @dataclass
@@ -12,17 +38,21 @@ class Hub:
     """Change counters per household; streams wait on them for live panel updates."""
 
     versions: dict[str, int] = field(default_factory=dict)
+    poll_s: float = POLL_S
     _changed: asyncio.Condition | None = None
+    _listener: _Listener | None = None
 
     def _condition(self) -> asyncio.Condition:
         if self._changed is None:
             self._changed = asyncio.Condition()
         return self._changed
 
-    async def bump(self, household: str) -> None:
+    async def bump(self, household: str | None) -> None:
+        """Wake the streams of ``household`` (None: of every household)."""
         condition = self._condition()
         async with condition:
-            self.versions[household] = self.versions.get(household, 0) + 1
+            for name in [household] if household is not None else list(self.versions):
+                self.versions[name] = self.versions.get(name, 0) + 1
             condition.notify_all()
 
     async def wait(self, household: str, seen: int, timeout: float) -> int:
@@ -33,3 +63,60 @@ class Hub:
                     condition.wait_for(lambda: self.versions.get(household, 0) != seen), timeout
                 )
             return self.versions.get(household, 0)
+
+    async def listen(self, database: str | Path) -> None:
+        """Hear other processes' changes (PostgreSQL; SQLite keeps polling). Call on the app's loop;
+        returns once the listening connection is open."""
+        if not is_postgres(database) or self._listener is not None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def heard(household: str | None) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is closing: nobody is waiting any more
+                asyncio.run_coroutine_threadsafe(self.bump(household), loop)
+
+        self._listener = _Listener(str(database), heard)
+        self._listener.start()
+        if await asyncio.to_thread(self._listener.ready.wait, 10):
+            self.poll_s = LISTEN_POLL_S
+
+    async def stop(self) -> None:
+        await asyncio.to_thread(self.close)
+
+    def close(self) -> None:
+        """Stop listening (the app's shutdown, or its backend closing)."""
+        if self._listener is not None:
+            listener, self._listener = self._listener, None
+            listener.stop()
+            self.poll_s = POLL_S
+
+
+class _Listener(threading.Thread):
+    """One connection that LISTENs for household changes and hands each household name on."""
+
+    def __init__(self, url: str, heard: Callable[[str | None], None]) -> None:
+        super().__init__(name="shitsuji-hub-listener", daemon=True)
+        self.url = url
+        self.heard = heard
+        self.ready = threading.Event()
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        import psycopg
+
+        while not self._stopping.is_set():
+            try:
+                with psycopg.connect(self.url, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {HOUSEHOLD_CHANNEL}")
+                    self.heard(None)  # whatever changed while nobody listened
+                    self.ready.set()
+                    while not self._stopping.is_set():
+                        for note in conn.notifies(timeout=0.5):
+                            self.heard(note.payload)
+            except psycopg.Error as exc:
+                log.warning("live updates: listening failed (%s); trying again in %.0f s", exc, RECONNECT_S)
+                self._stopping.wait(RECONNECT_S)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.join(5)
