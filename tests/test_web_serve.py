@@ -11,7 +11,11 @@ from pathlib import Path
 
 import httpx
 
-from .web_support import free_port
+from shitsuji.household import HouseholdStore
+from shitsuji.web import Accounts
+
+from .pg_support import processes_can_use
+from .web_support import HOME, PASSWORD, free_port
 
 
 def test_serve_starts_offline_and_a_fresh_database_goes_to_setup(tmp_path: Path) -> None:
@@ -97,3 +101,92 @@ def test_serve_with_line_runs_its_worker_process_and_stops_it(tmp_path: Path) ->
         out, _ = server.communicate(timeout=60)
     assert "answered by a worker process" in out
     assert not [c for c in children(server.pid) if "shitsuji worker" in c]  # stopped with serve
+
+
+def test_workers_need_postgresql(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SHITSUJI_"))}
+    env.update(SHITSUJI_DB=str(tmp_path / "web.db"), SHITSUJI_EMBEDDER="hash")
+    refused = subprocess.run(
+        [sys.executable, "-m", "shitsuji", "serve", "--port", str(free_port()), "--workers", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 1 and "--workers 2 needs PostgreSQL" in refused.stderr
+    assert "shitsuji migrate --to" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def _sign_in(client: httpx.Client, user: str) -> str:
+    signed = client.post("/api/session", json={"user": user, "password": PASSWORD, "household": HOME})
+    assert signed.status_code == 200, signed.text
+    return str(signed.json()["csrf"])
+
+
+def test_serve_with_workers_runs_that_many_app_processes_over_postgresql(pg_url: str) -> None:
+    """Two app processes on one port, one LINE worker; a session and a change made through one
+    connection work on any other, and a stream hears the change at once (NOTIFY, not the poll)."""
+    processes_can_use(pg_url)
+    store = HouseholdStore(pg_url)
+    store.create(HOME, ["wife", "husband"])
+    store.close()
+    accounts = Accounts(pg_url)
+    for user in ("wife", "husband"):
+        accounts.set_password(HOME, user, PASSWORD)
+    accounts.close()
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "SHITSUJI_"))}
+    env.update(
+        SHITSUJI_DATABASE_URL=pg_url,
+        SHITSUJI_EMBEDDER="hash",
+        SHITSUJI_LINE_CHANNEL_SECRET="test-secret",
+        SHITSUJI_LINE_CHANNEL_TOKEN="test-token",
+        SHITSUJI_LINE_API_URL=f"http://127.0.0.1:{free_port()}",  # nothing listens: nothing is sent
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-m", "shitsuji", "serve", "--port", str(port), "--workers", "2"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{base}/api/health", timeout=1)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None and time.monotonic() < deadline, "serve did not start"
+                time.sleep(0.1)
+        kids = children(server.pid)
+        assert len([c for c in kids if "multiprocessing" in c]) == 2, kids  # uvicorn's app processes
+        assert len([c for c in kids if "shitsuji worker" in c]) == 1, kids
+        heard: list[tuple[str, float]] = []
+        with httpx.Client(base_url=base, timeout=30) as watcher:
+            _sign_in(watcher, "husband")
+            with watcher.stream("GET", "/api/events") as stream:
+                lines = stream.iter_lines()
+                assert next(lines) == "event: hello"
+                for n in range(3):  # each write on a new connection: either process may take it
+                    with httpx.Client(base_url=base, timeout=30) as writer:
+                        csrf = _sign_in(writer, "wife")
+                        changed = time.monotonic()
+                        added = writer.post(
+                            "/api/panel-actions",
+                            json={"action": "add_todo", "title": f"用事{n}"},
+                            headers={"X-CSRF-Token": csrf},
+                        )
+                        assert added.status_code == 200, added.text
+                    for line in lines:
+                        if line.startswith("event: "):
+                            heard.append((line.removeprefix("event: "), time.monotonic() - changed))
+                            break
+        assert [kind for kind, _ in heard] == ["household"] * 3
+        assert all(after < 1.0 for _, after in heard), heard  # the streams' own re-read is 15 s apart
+    finally:
+        server.terminate()
+        out, _ = server.communicate(timeout=60)
+    assert "by 2 processes" in out
+    assert not children(server.pid)  # the app processes and the LINE worker stopped with serve

@@ -1,15 +1,28 @@
-"""``shitsuji serve``: the household butler's web app (FastAPI + uvicorn)."""
+"""``shitsuji serve``: the household butler's web app (FastAPI + uvicorn).
+
+With ``--workers N`` (PostgreSQL only) uvicorn runs N app processes on one port; each builds
+its own app from the same settings, handed down in the environment (``worker_app``). They
+share nothing but the database: sessions, turn claims, cards and the sign-in limit live
+there, and live updates reach every process's streams by LISTEN/NOTIFY. The LINE worker
+process is still started once, by the parent.
+"""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..errors import UserInputError
 from ._app import STATE, app, console
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+_SECURE_COOKIES = "SHITSUJI_SERVE_SECURE_COOKIES"  # parent → app processes: "on", "off" or unset
 
 
 def proxy_options(proxy_headers: bool, trusted_proxy: str) -> dict[str, Any]:
@@ -60,6 +73,15 @@ def serve(
             "or leave them to workers you run yourself.",
         ),
     ] = True,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="App processes sharing the port (PostgreSQL only: --database-url). "
+            "The LINE worker process is still one.",
+        ),
+    ] = 1,
 ) -> None:
     """Serve the web app: chat with confirmation cards, panels, memories, proposals; the LINE webhook."""
     import uvicorn
@@ -69,6 +91,12 @@ def serve(
     from ..web import Backend, create_app
 
     settings = STATE.settings()
+    if workers > 1 and settings.database_url is None:
+        raise UserInputError(
+            f"--workers {workers} needs PostgreSQL (--database-url / SHITSUJI_DATABASE_URL): over one "
+            "SQLite file every process's writes queue on one lock and live updates are polled. "
+            "Serve with one process, or copy the database with `shitsuji migrate --to postgresql://…`"
+        )
     backend = Backend(STATE.butler(need_model=False, panels=True))
     line = None
     child = None
@@ -98,19 +126,55 @@ def serve(
                 f"an OpenAI-compatible server answers at {backend.local_model.url}: to use it, run\n"
                 f"  {backend.local_model.hint}"
             )
-    console.print(f"shitsuji is serving at http://{host}:{port}  (Ctrl-C stops)")
+    several = f" by {workers} processes" if workers > 1 else ""
+    console.print(f"shitsuji is serving at http://{host}:{port}{several}  (Ctrl-C stops)")
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        **proxy,
+        "log_level": "warning",
+        "access_log": False,
+    }
     try:
-        uvicorn.run(
-            create_app(backend, secure_cookies=secure_cookies, line=line),
-            host=host,
-            port=port,
-            **proxy,
-            log_level="warning",
-            access_log=False,
-        )
+        if workers == 1:
+            uvicorn.run(create_app(backend, secure_cookies=secure_cookies, line=line), **options)
+        else:
+            backend.close()  # each app process opens its own
+            if line is not None:
+                line.close()
+            _hand_down(secure_cookies)
+            uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, **options)
     finally:
         if child is not None:
             _stop_worker(child)
+
+
+def _hand_down(secure_cookies: bool | None) -> None:
+    """Put this command's settings in the environment the app processes start with."""
+    if STATE.db is not None:
+        os.environ["SHITSUJI_DB"] = str(STATE.db)
+    if STATE.database_url is not None:
+        os.environ["SHITSUJI_DATABASE_URL"] = STATE.database_url
+    if STATE.embedder is not None:
+        os.environ["SHITSUJI_EMBEDDER"] = STATE.embedder
+    if secure_cookies is not None:
+        os.environ[_SECURE_COOKIES] = "on" if secure_cookies else "off"
+
+
+def worker_app() -> FastAPI:
+    """One of ``serve --workers N``'s app processes: the app over the settings handed down (uvicorn
+    calls this in each process). Its LINE webhook stores events; the parent's worker answers them."""
+    from ..web import Backend, create_app
+
+    settings = STATE.settings()
+    backend = Backend(STATE.butler(need_model=False, panels=True))
+    line = None
+    if settings.line is not None:
+        from ..line import LineApp
+
+        line = LineApp(backend.butler, settings.line, run_worker=False)
+    secure = {"on": True, "off": False}.get(os.environ.get(_SECURE_COOKIES, ""))
+    return create_app(backend, secure_cookies=secure, line=line)
 
 
 def _start_worker() -> subprocess.Popen[bytes]:
