@@ -161,7 +161,7 @@ def test_serve_with_workers_runs_that_many_app_processes_over_postgresql(pg_url:
                 assert server.poll() is None and time.monotonic() < deadline, "serve did not start"
                 time.sleep(0.1)
         kids = children(server.pid)
-        assert len([c for c in kids if "multiprocessing" in c]) == 2, kids  # uvicorn's app processes
+        assert len([c for c in kids if "spawn_main" in c]) == 2, kids  # uvicorn's app processes
         assert len([c for c in kids if "shitsuji worker" in c]) == 1, kids
         heard: list[tuple[str, float]] = []
         with httpx.Client(base_url=base, timeout=30) as watcher:
