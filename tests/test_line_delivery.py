@@ -14,7 +14,6 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -25,6 +24,7 @@ from shitsuji.llm import text_response
 
 from .fake_anthropic import FakeMessagesAPI
 from .line_support import SECRET, TOKEN, WIFE, LineSite, Script, line_site, make_butler, text_event
+from .pg_support import database_env, processes_can_use
 
 
 @pytest.fixture
@@ -97,15 +97,16 @@ def test_the_limiter_keeps_pushes_under_the_rate() -> None:
     assert 0.4 <= elapsed < 2.0  # 5 at once, then 25 at 50/s
 
 
-def test_a_worker_killed_mid_turn_leaves_the_event_to_another_which_answers_once(db_path: Path) -> None:
-    with line_site(db_path, run_worker=False) as site, FakeMessagesAPI().running() as model_api:
+def test_a_worker_killed_mid_turn_leaves_the_event_to_another_which_answers_once(target: str) -> None:
+    processes_can_use(target)
+    with line_site(target, run_worker=False) as site, FakeMessagesAPI().running() as model_api:
         site.link(WIFE, "wife")
         sent = site.say(WIFE, "牛乳買っといて")
         model_api.reply(text_response("task"))  # the router
         model_api.reply(text_response("遅すぎる返事"), delay_s=60.0)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SHITSUJI_", "ANTHROPIC_"))}
         env |= {
-            "SHITSUJI_DB": str(db_path),
+            **database_env(target),
             "SHITSUJI_EMBEDDER": "hash",
             "ANTHROPIC_BASE_URL": model_api.url,
             "ANTHROPIC_API_KEY": "test-key",
@@ -135,7 +136,7 @@ def test_a_worker_killed_mid_turn_leaves_the_event_to_another_which_answers_once
         # another worker, two minutes later: the dead one's leases have run out
         later = lambda: datetime.now(UTC) + timedelta(minutes=4)  # noqa: E731
         script = Script().then(text_response("牛乳、入れておきます。"))
-        butler = make_butler(db_path, script)
+        butler = make_butler(target, script)
         butler.claims.clock = later
         again = LineApp(butler, LineSettings(SECRET, TOKEN, site.fake.url, 100.0), clock=later)
         try:
