@@ -168,6 +168,16 @@ def test_clear_errors_in_one_line(cli: Cli, tmp_path: Path, pg_url: str) -> None
     assert "s3cret" not in down.err and len(down.err.strip().splitlines()) == 1
 
 
+def test_one_copy_into_a_database_at_a_time(cli: Cli, db_path: Path, pg_url: str) -> None:
+    populate(db_path)
+    with psycopg.connect(pg_url, autocommit=True) as other:  # as a running migrate holds it
+        other.execute("SELECT pg_advisory_lock(%s)", (0x5348_4943,))
+        busy = cli("migrate", "--to", pg_url)
+        assert busy.code == 1 and "another shitsuji migrate is copying into" in busy.err
+        other.execute("SELECT pg_advisory_unlock(%s)", (0x5348_4943,))
+    assert cli("migrate", "--to", pg_url).code == 0
+
+
 def test_a_copy_killed_mid_way_resumes_without_duplicates_or_gaps(
     cli: Cli, db_path: Path, pg_url: str
 ) -> None:
@@ -188,17 +198,34 @@ def test_a_copy_killed_mid_way_resumes_without_duplicates_or_gaps(
     child.wait()
     with psycopg.connect(pg_url) as conn:
         rows = conn.execute("SELECT count(*) FROM audit_events").fetchone()
-        assert rows is not None and copied <= rows[0] < 20001
+        assert rows is not None and copied <= rows[0] < 20002
+        at_kill = int(rows[0])  # what the killed copy had committed
+
+    # the source changed under the copy (a row already copied): resuming verifies, finds it, says so
+    source = open_database(db_path)
+    with source.write() as tx:
+        tx.execute("UPDATE audit_events SET actor = 'husband' WHERE seq = 1")
+    changed = cli("migrate", "--to", pg_url, "--json")
+    assert changed.code == 1 and not changed.json()["ok"]
+    assert [t["table"] for t in changed.json()["tables"] if not t["match"]] == ["audit_events"]
+    with source.write() as tx:
+        tx.execute("UPDATE audit_events SET actor = 'wife' WHERE seq = 1")
+    source.close()
 
     again = cli("migrate", "--to", pg_url, "--json")
     assert again.code == 0, again.err
     report = again.json()
-    assert report["ok"] and report["resumed"]
+    assert report["ok"] and report["resumed"] and report["copied"] == 0
     audit = next(t for t in report["tables"] if t["table"] == "audit_events")
     assert audit["target_rows"] == audit["source_rows"] == 20000 + 2  # bulk, and populate's two events
-    assert 0 < audit["copied"] < 20002
+    resumed = next(t for t in changed.json()["tables"] if t["table"] == "audit_events")
+    assert resumed["copied"] == 20002 - at_kill  # each row once: none again, none left out
     with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT count(DISTINCT rowid) FROM audit_events").fetchone() == (20002,)
+        assert conn.execute("SELECT count(DISTINCT rowid), count(*) FROM audit_events").fetchone() == (
+            20002,
+            20002,
+        )
+        assert conn.execute("SELECT to_regclass('copy_progress')").fetchone() == (None,)
 
 
 def _wait_for_progress(url: str, table: str, *, at_least: int, child: subprocess.Popen[bytes]) -> int:

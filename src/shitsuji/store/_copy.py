@@ -25,16 +25,18 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import StoreError, StoreLockedError
 from ._database import Database, PostgresDatabase, is_postgres, open_database, redact, to_postgres
 from ._migrations import Schema, postgres_ddl
 
 PROGRESS = "copy_progress"
+_COPY_LOCK = 0x5348_4943  # pg_try_advisory_lock key: one copy into a PostgreSQL database at a time
 _CHECK_BATCH = 5000
 _PROGRESS_DDL = f"""CREATE TABLE IF NOT EXISTS {PROGRESS} (
     source TEXT NOT NULL,
@@ -122,44 +124,84 @@ def copy_database(
     on_table: Callable[[str, int], None] | None = None,
 ) -> CopyReport:
     """Copy every part's tables into its target (resuming an interrupted copy), then verify them."""
-    _refuse_non_empty(parts)
-    opened: list[Database] = []
-    try:
+    with ExitStack() as held:
+        for url in sorted({p.target for p in parts if is_postgres(p.target)}):
+            held.enter_context(_one_copy_at_a_time(url))
+        _refuse_non_empty(parts)
+        opened: list[Database] = []
+        held.callback(_close_all, opened)
         started = time.perf_counter()
         targets: dict[str, Database] = {}
-        plans: list[tuple[Database, Database, str, list[_Table]]] = []
+        plans: list[_Plan] = []
         for part in parts:
             source = _open_source(part)
             opened.append(source)
             target = open_database(part.target, *part.schemas)  # creates or migrates its tables
             opened.append(target)
             targets.setdefault(part.target, target)
-            plans.append((source, target, where(part.source), layout(part.schemas)))
-        resumed = False
-        for target in targets.values():
-            resumed = _start_progress(target) or resumed
+            plans.append(_Plan(source, target, where(part.source), layout(part.schemas)))
+        resumed = any([_start_progress(target) for target in targets.values()])
         copied: dict[str, int] = {}
-        for source, target, name, tables in plans:
-            for table in tables:
-                copied[table.name] = _copy_table(source, target, name, table, batch_size)
-                if on_table is not None:
-                    on_table(table.name, copied[table.name])
-            if isinstance(target, PostgresDatabase):
-                _move_sequences(target, tables)
+        for plan in plans:
+            copied.update(_copy_plan(plan, batch_size, on_table))
         seconds = time.perf_counter() - started
-        checks = [
-            _check(source, target, table, copied[table.name])
-            for source, target, _, tables in plans
-            for table in tables
-        ]
+        checks = [_check(p.source, p.target, t, copied[t.name]) for p in plans for t in p.tables]
         if all(c.match for c in checks):
             for target in targets.values():
                 with target.write() as tx:
                     tx.execute(f"DROP TABLE {PROGRESS}")
         return CopyReport(checks, seconds, resumed)
-    finally:
-        for db in opened:
-            db.close()
+    raise AssertionError("unreachable")  # pragma: no cover - ExitStack does not swallow errors
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    source: Database
+    target: Database
+    name: str  # the source as copy_progress names it
+    tables: list[_Table]
+
+
+def _copy_plan(plan: _Plan, batch_size: int, on_table: Callable[[str, int], None] | None) -> dict[str, int]:
+    """Copy the plan's tables in order; how many rows each got now."""
+    copied: dict[str, int] = {}
+    for table in plan.tables:
+        with _named(table.name, plan.target):
+            copied[table.name] = _copy_table(plan.source, plan.target, plan.name, table, batch_size)
+        if on_table is not None:
+            on_table(table.name, copied[table.name])
+    if isinstance(plan.target, PostgresDatabase):
+        _move_sequences(plan.target, plan.tables)
+    return copied
+
+
+def _close_all(opened: list[Database]) -> None:
+    for db in opened:
+        db.close()
+
+
+@contextmanager
+def _one_copy_at_a_time(url: str) -> Iterator[None]:
+    """Hold a session lock on the target for the whole copy: a second ``migrate`` into it stops at once."""
+    with PostgresDatabase(url).connection() as conn:
+        if not conn.execute("SELECT pg_try_advisory_lock(%s)", (_COPY_LOCK,)).fetchone()[0]:
+            raise StoreLockedError(f"another shitsuji migrate is copying into {redact(url)}: let it finish")
+        try:
+            yield
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_COPY_LOCK,))
+
+
+@contextmanager
+def _named(table: str, target: Database) -> Iterator[None]:
+    """A row the target refuses (a constraint, a value its type cannot hold) becomes one clear line."""
+    import psycopg
+
+    try:
+        yield
+    except (sqlite3.Error, psycopg.Error) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise StoreError(f"copying {table} into {target.where} failed: {reason}") from exc
 
 
 def _start_progress(target: Database) -> bool:
