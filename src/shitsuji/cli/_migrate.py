@@ -66,31 +66,36 @@ def migrate(
     The target must hold no shitsuji rows; a copy that was interrupted is resumed by running the same
     command again. Stop serve and the workers first: rows written during the copy fail verification.
     """
+    parts = _parts(to, from_)
+    _reachable(to or from_ or "")
+
+    def say(table: str, copied: int) -> None:
+        if copied and not as_json:
+            err_console.print(f"{table}: {copied:,} rows copied")
+
+    report = copy_database(parts, batch_size=batch_size, on_table=say)
+    _show(report, where(parts[0].source), where(parts[0].target), as_json)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def _parts(to: str | None, from_: str | None) -> list[Part]:
+    """The shitsuji database and its LINE inbox file, each with where it goes."""
+    from ..line import inbox_path
+
     if (to is None) == (from_ is None):
         raise UserInputError("say where to copy: --to postgresql://… or --from postgresql://…")
-    url = to if to is not None else from_
-    assert url is not None
+    url = to or from_ or ""
     if not is_postgres(url):
         flag = "--to" if to is not None else "--from"
         raise UserInputError(f"{flag} needs a postgresql:// URL (got {url.split(':')[0]!r})")
     db = str(STATE.settings().db)
     main, inbox = _schemas()
-    if to is not None:
-        parts = [Part(db, url, main), Part(f"{db}-line-inbox", url, (inbox,), optional=True)]
-    else:
-        parts = [Part(url, db, main), Part(url, f"{db}-line-inbox", (inbox,))]
-    if to is not None and not STATE.settings().db.exists():
+    if from_ is not None:
+        return [Part(url, db, main), Part(url, inbox_path(db), (inbox,))]
+    if not STATE.settings().db.exists():
         raise StoreError(f"no shitsuji database at {db}: point --db (or SHITSUJI_DB) at it")
-    _reachable(url)
-    say = (
-        (lambda table, n: None)
-        if as_json
-        else (lambda table, n: err_console.print(f"{table}: {n:,} rows copied"))
-    )
-    report = copy_database(parts, batch_size=batch_size, on_table=say)
-    _show(report, where(parts[0].source), where(parts[0].target), as_json)
-    if not report.ok:
-        raise typer.Exit(1)
+    return [Part(db, url, main), Part(inbox_path(db), url, (inbox,), optional=True)]
 
 
 def _show(report: CopyReport, source: str, target: str, as_json: bool) -> None:
@@ -115,7 +120,12 @@ def _show(report: CopyReport, source: str, target: str, as_json: bool) -> None:
             t.table, f"{t.source_rows:,}", f"{t.target_rows:,}", "match" if t.match else "[red]DIFFERS[/]"
         )
     console.print(table)
-    verdict = "verified" if report.ok else "[red]NOT verified[/]: the tables marked DIFFERS"
+    verdict = (
+        "verified"
+        if report.ok
+        else "[red]NOT verified[/]: the tables marked DIFFERS changed during the copy? "
+        "Stop serve and the workers, then copy again into a new, empty database"
+    )
     resumed = " (resumed)" if report.resumed else ""
     console.print(
         f"{source} → {target}{resumed}: {report.copied:,} rows in {report.seconds:.1f} s ({rate:,.0f} rows/s), {verdict}"
