@@ -130,28 +130,37 @@ def copy_database(
         _refuse_non_empty(parts)
         opened: list[Database] = []
         held.callback(_close_all, opened)
-        started = time.perf_counter()
-        targets: dict[str, Database] = {}
-        plans: list[_Plan] = []
-        for part in parts:
-            source = _open_source(part)
-            opened.append(source)
-            target = open_database(part.target, *part.schemas)  # creates or migrates its tables
-            opened.append(target)
-            targets.setdefault(part.target, target)
-            plans.append(_Plan(source, target, where(part.source), layout(part.schemas)))
-        resumed = any([_start_progress(target) for target in targets.values()])
-        copied: dict[str, int] = {}
-        for plan in plans:
-            copied.update(_copy_plan(plan, batch_size, on_table))
-        seconds = time.perf_counter() - started
-        checks = [_check(p.source, p.target, t, copied[t.name]) for p in plans for t in p.tables]
-        if all(c.match for c in checks):
-            for target in targets.values():
-                with target.write() as tx:
-                    tx.execute(f"DROP TABLE {PROGRESS}")
-        return CopyReport(checks, seconds, resumed)
-    raise AssertionError("unreachable")  # pragma: no cover - ExitStack does not swallow errors
+        report = _copy_parts(parts, opened, batch_size, on_table)
+    return report
+
+
+def _copy_parts(
+    parts: Sequence[Part],
+    opened: list[Database],
+    batch_size: int,
+    on_table: Callable[[str, int], None] | None,
+) -> CopyReport:
+    started = time.perf_counter()
+    targets: dict[str, Database] = {}
+    plans: list[_Plan] = []
+    for part in parts:
+        source = _open_source(part)
+        opened.append(source)
+        target = open_database(part.target, *part.schemas)  # creates or migrates its tables
+        opened.append(target)
+        targets.setdefault(part.target, target)
+        plans.append(_Plan(source, target, where(part.source), layout(part.schemas)))
+    resumed = any([_start_progress(target) for target in targets.values()])
+    copied: dict[str, int] = {}
+    for plan in plans:
+        copied.update(_copy_plan(plan, batch_size, on_table))
+    seconds = time.perf_counter() - started
+    checks = [_check(p.source, p.target, t, copied[t.name]) for p in plans for t in p.tables]
+    if all(c.match for c in checks):  # done: the target no longer looks like an unfinished copy
+        for target in targets.values():
+            with target.write() as tx:
+                tx.execute(f"DROP TABLE {PROGRESS}")
+    return CopyReport(checks, seconds, resumed)
 
 
 @dataclass(frozen=True, slots=True)
