@@ -19,7 +19,8 @@ from shitsuji.audit import AuditEvent, AuditLog
 from shitsuji.household import HouseholdStore
 from shitsuji.line import Inbox, LineLinks, inbox_path
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
-from shitsuji.store import open_database
+from shitsuji.store import Migration, Schema, open_database
+from shitsuji.store._copy import checksum
 from shitsuji.web._accounts import Accounts
 from shitsuji.web._invites import Invitations
 
@@ -106,6 +107,9 @@ def test_a_database_goes_to_postgresql_and_back_unchanged(cli: Cli, db_path: Pat
     sqlite_items = HouseholdStore(db_path).shopping_items("futari")
     assert HouseholdStore(pg_url).shopping_items("futari") == sqlite_items
     assert Accounts(pg_url).verify("futari", "wife", "妻のパスワードです")
+    assert Proposals(pg_url).list(household="futari") == Proposals(db_path).list(household="futari")
+    talk = Conversations(db_path).latest("futari", "wife", "app")
+    assert talk is not None and Conversations(pg_url).rows(talk.id) == Conversations(db_path).rows(talk.id)
     assert LineLinks(pg_url).get("U_wife") == LineLinks(db_path).get("U_wife")
     assert Inbox(pg_url).counts() == Inbox(inbox_path(str(db_path))).counts()
     assert [e.seq for e in AuditLog(pg_url).events()] == [e.seq for e in AuditLog(db_path).events()]
@@ -243,3 +247,32 @@ def _wait_for_progress(url: str, table: str, *, at_least: int, child: subprocess
                     return int(row[0])
             time.sleep(0.01)
     raise AssertionError(f"no progress on {table} within 60 s")
+
+
+def test_the_same_values_give_the_same_checksum_on_both_engines(tmp_path: Path, pg_url: str) -> None:
+    demo = Schema(
+        "demo",
+        (
+            Migration(
+                "9001_demo", "CREATE TABLE demo (k INTEGER PRIMARY KEY, i INTEGER, f REAL, t TEXT, b BLOB)"
+            ),
+        ),
+    )
+    rows = [
+        (1, 2**62, 0.1, "紅茶はミルクティー🍵", b"\x00\xff"),
+        (2, -7, 1e-300, "", b""),
+        (3, None, 1.0, None, None),
+        (40, 0, -0.0, "a'b\"c\n", bytes(range(256))),
+    ]
+    digests = []
+    for target in (str(tmp_path / "demo.db"), pg_url):
+        db = open_database(target, demo)
+        with db.write() as tx:
+            tx.executemany("INSERT INTO demo (k, i, f, t, b) VALUES (?, ?, ?, ?, ?)", rows)
+        digests.append(checksum(db, "demo", ["k", "i", "f", "t", "b"]))
+        with db.write() as tx:  # an empty text is not a null
+            tx.execute("UPDATE demo SET t = NULL WHERE k = 2")
+        digests.append(checksum(db, "demo", ["k", "i", "f", "t", "b"]))
+        db.close()
+    assert digests[0] == digests[2] and digests[1] == digests[3]
+    assert digests[0][0] == 4 and digests[0][1] != digests[1][1]

@@ -468,8 +468,8 @@ def _encode(value: Any) -> bytes:
         return b"n;"
     if isinstance(value, bool | int):
         return b"i%d;" % value
-    if isinstance(value, float):
-        return b"f" + repr(value).encode() + b";"
+    if isinstance(value, float):  # + 0.0: SQLite keeps no sign on zero, so -0.0 reads as 0.0 there
+        return b"f" + repr(value + 0.0).encode() + b";"
     if isinstance(value, str):
         data = value.encode("utf-8", "surrogatepass")
         return b"s%d:" % len(data) + data
