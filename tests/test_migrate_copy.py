@@ -16,9 +16,10 @@ from pydantic import Field
 
 from shitsuji.agent import Conversations, Proposals, ToolContext, tool
 from shitsuji.audit import AuditEvent, AuditLog
-from shitsuji.household import HouseholdStore
+from shitsuji.household import HOUSEHOLD_SCHEMA, HouseholdStore
 from shitsuji.line import Inbox, LineLinks, inbox_path
 from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.store import Migration, Schema, open_database
 from shitsuji.store._copy import checksum
 from shitsuji.web._accounts import Accounts
@@ -94,6 +95,7 @@ def sums(report: dict[str, Any]) -> dict[str, tuple[int, str]]:
 
 def test_a_database_goes_to_postgresql_and_back_unchanged(cli: Cli, db_path: Path, pg_url: str) -> None:
     populate(db_path)
+    open_database(pg_url, MEMORY_SCHEMA, HOUSEHOLD_SCHEMA).close()  # the app opened it: seeded rows only
     there = cli("migrate", "--to", pg_url, "--json")
     assert there.code == 0, there.err
     report = there.json()

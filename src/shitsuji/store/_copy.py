@@ -345,9 +345,11 @@ def _filled(reader: Any, dialect: str, schemas: list[Schema]) -> list[tuple[str,
             if not names:
                 continue
             select = f"SELECT {', '.join(map(_q, names))} FROM {_q(table.name)} ORDER BY {_q(table.key)}"
-            rows = [tuple(r) for r in reader.execute(select)]
-            if rows and rows != [tuple(r) for r in fresh.execute(select)]:
-                full.append((table.name, len(rows)))
+            seeded = [tuple(r) for r in fresh.execute(select)]
+            rows = [tuple(r) for r in reader.execute(f"{select} LIMIT {len(seeded) + 1}")]
+            if rows and rows != seeded:
+                count = reader.execute(f"SELECT count(*) FROM {_q(table.name)}").fetchone()[0]
+                full.append((table.name, int(count)))
         return full
     finally:
         fresh.close()
