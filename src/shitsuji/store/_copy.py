@@ -109,6 +109,7 @@ class CopyReport:
 class _Table:
     name: str
     key: str  # the INTEGER PRIMARY KEY, else SQLite's rowid (a column of its own on PostgreSQL)
+    seeded: int = 0  # rows its migrations insert (index_state's one)
 
 
 def where(target: str) -> str:
@@ -251,7 +252,12 @@ def layout(schemas: Iterable[Schema]) -> list[_Table]:
             ready = [n for n in names if n not in done and parents[n] <= done]
             if not ready:
                 raise StoreError(f"foreign keys form a cycle among {sorted(set(names) - done)}")
-            tables.extend(_Table(n, _integer_key(fresh, n)) for n in ready)
+            tables.extend(
+                _Table(
+                    n, _integer_key(fresh, n), fresh.execute(f"SELECT count(*) FROM {_q(n)}").fetchone()[0]
+                )
+                for n in ready
+            )
         return tables
     finally:
         fresh.close()
@@ -372,6 +378,13 @@ def _copy_table(source: Database, target: Database, name: str, table: _Table, ba
     ).fetchone()
     started = progress is not None
     last, copied = progress if started else (None, 0)
+    if not started:  # the first batch replaces what the migrations seeded: nothing else may be there
+        there = target.execute(f"SELECT count(*) FROM {_q(table.name)}").fetchone()[0]
+        if there > table.seeded:
+            raise TargetNotEmptyError(
+                f"{target.where}: {table.name} got {there} rows from elsewhere during the copy "
+                "(was serve started on it?): copy again into a new, empty database"
+            )
     select = f"SELECT {', '.join(map(_q, names))} FROM {_q(table.name)}"
     order = f" ORDER BY {_q(table.key)} LIMIT ?"
     wrote = 0
