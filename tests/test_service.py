@@ -36,7 +36,7 @@ from shitsuji.agent import (
     TurnClaims,
     TurnEvent,
 )
-from shitsuji.errors import ModelUnavailableError
+from shitsuji.errors import ModelUnavailableError, UserInputError
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import ModelResponse, ScriptedModel, text_response, tool_use_response, web_search_response
 from shitsuji.memory import ExtractionSettings, HashEmbedder, MemoryEngine, SQLiteMemoryStore
@@ -474,6 +474,19 @@ def test_settings_come_from_flags_then_the_environment() -> None:
     assert settings.extraction_off_channels == frozenset({"line", "app"})
     assert {m.model for m in settings.modes().values()} == {"my-model"}
     assert "x.db" not in repr(Settings.from_env({}).db) and "key" not in repr(settings.endpoint)
+
+
+def test_a_database_url_switches_every_store_and_is_checked_at_the_edge() -> None:
+    from shitsuji.config import Settings
+
+    url = "postgresql://shitsuji:pw-s3cret@db.internal/shitsuji"
+    settings = Settings.from_env({"SHITSUJI_DATABASE_URL": url, "SHITSUJI_DB": "/tmp/x.db"})
+    assert settings.database == url and "pw-s3cret" not in repr(settings)
+    assert Settings.from_env({"SHITSUJI_DB": "/tmp/x.db"}).database == "/tmp/x.db"
+    flag = "postgresql://other@/db?host=/tmp"
+    assert Settings.from_env({"SHITSUJI_DATABASE_URL": url}, database_url=flag).database == flag
+    with pytest.raises(UserInputError, match="must start with postgresql://"):
+        Settings.from_env({"SHITSUJI_DATABASE_URL": "mysql://root@localhost/x"})
 
 
 def test_busy_is_said_before_anything_is_stored(target: str, household: None) -> None:

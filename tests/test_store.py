@@ -96,7 +96,7 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
 
 def test_a_long_held_write_lock_gives_a_clear_error(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("shitsuji.store._database.BUSY_TIMEOUT_S", 0.2)
-    holder = sqlite3.open_database(db_path, isolation_level=None)
+    holder = sqlite3.connect(db_path, isolation_level=None)
     store = SQLiteMemoryStore(db_path)
     holder.execute("BEGIN IMMEDIATE")
     engine = MemoryEngine(store, HashEmbedder())

@@ -83,7 +83,8 @@ def _words(value: str | None) -> frozenset[str]:
 @dataclass(frozen=True, slots=True)
 class Settings:
     db: Path
-    database_url: str | None = None  # postgresql://…: every store in PostgreSQL instead of ``db``
+    # postgresql://…: every store in PostgreSQL instead of ``db`` (may hold a password: not in repr)
+    database_url: str | None = field(default=None, repr=False)
     embedder: str = DEFAULT_EMBEDDER
     endpoint: Endpoint = field(default_factory=Endpoint)
     model: str | None = None  # one model for every mode

@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (they register commands)
     _line,
     _mcp,
     _memory,
+    _migrate,
     _serve,
     _transfer,
 )
