@@ -86,15 +86,17 @@ class HouseholdStore:
             raise UserInputError(f"household {name!r} needs at least one member: add --member YOUR_ID")
         now = self._now()
         with self._changing(name) as conn:
-            if conn.execute("SELECT 1 FROM households WHERE name = ?", (name,)).fetchone():
+            created = conn.execute(  # ON CONFLICT: two processes creating the same name at once, one wins
+                "INSERT INTO households (name, created_at, time_zone) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO NOTHING",
+                (name, now, zone),
+            ).rowcount
+            if not created:
                 existing = self._members(name)
                 raise UserInputError(
                     f"household {name!r} already exists (members: {', '.join(existing)}): "
                     "pick another --name, or keep using this one"
                 )
-            conn.execute(
-                "INSERT INTO households (name, created_at, time_zone) VALUES (?, ?, ?)", (name, now, zone)
-            )
             conn.executemany(
                 'INSERT INTO household_members (household, "user", created_at) VALUES (?, ?, ?)',
                 [(name, person, now) for person in people],
