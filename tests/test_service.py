@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -544,3 +545,22 @@ def test_a_my_number_is_stored_redacted_and_a_secret_never_leaves_in_a_reply(
         butler.conversations.get(done.conversation, "futari", "wife").messages, ensure_ascii=False
     )
     assert "123456789018" not in stored and key not in stored and "[redacted:" in stored
+
+
+def test_claims_racing_in_threads_are_taken_by_one(target: str) -> None:
+    """Each thread its own store and connection: on PostgreSQL the transactions overlap for real,
+    and the conditional upsert still lets exactly one holder in while its lease runs."""
+    start = threading.Barrier(8)
+
+    def take(_: int) -> bool:
+        mine = TurnClaims(target)
+        start.wait()
+        try:
+            mine.claim("c_race")
+        except Busy:
+            return False
+        return True
+
+    with ThreadPoolExecutor(8) as pool:
+        taken = list(pool.map(take, range(8)))
+    assert taken.count(True) == 1

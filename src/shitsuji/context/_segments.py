@@ -137,7 +137,7 @@ class Segments:
         with self._conn.write() as conn:
             conn.execute(
                 "UPDATE segments SET closed_at = ?, last_message = ?, summary = ?, messages = ?, untrusted = ? "
-                "WHERE id = ?",
+                "WHERE id = ? AND closed_at IS NULL",  # closed once, should two requests close it at once
                 (
                     closed.isoformat(),
                     len(messages),
