@@ -92,7 +92,7 @@ class HouseholdStore:
                 (name, now, zone),
             ).rowcount
             if not created:
-                existing = self._members(name)
+                existing = self._members(name, conn)
                 raise UserInputError(
                     f"household {name!r} already exists (members: {', '.join(existing)}): "
                     "pick another --name, or keep using this one"
@@ -187,10 +187,14 @@ class HouseholdStore:
             f"{user!r} is not a member of any household (known: {known}): sign in as a member"
         )
 
-    def _members(self, name: str) -> tuple[str, ...]:
-        rows = self._conn.execute(
-            'SELECT "user" FROM household_members WHERE household = ? ORDER BY rowid', (name,)
-        ).fetchall()
+    def _members(self, name: str, conn: db.Tx | db.Database | None = None) -> tuple[str, ...]:
+        """``conn``: inside a write, read on its connection (a second one from the pool could be the
+        one too many while every pooled connection waits inside a write)."""
+        rows = (
+            (conn or self._conn)
+            .execute('SELECT "user" FROM household_members WHERE household = ? ORDER BY rowid', (name,))
+            .fetchall()
+        )
         return tuple(r[0] for r in rows)
 
     # -- shopping ---------------------------------------------------------
