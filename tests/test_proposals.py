@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from pathlib import Path
 from typing import Annotated
 
 import pytest
@@ -162,3 +166,47 @@ def test_a_failing_tool_is_recorded_not_raised(proposals: Proposals) -> None:
 def test_unknown_proposal(proposals: Proposals) -> None:
     with pytest.raises(NotFoundError, match="no proposal"):
         proposals.get("p_nope")
+
+
+@tool(effect="write")
+async def slow_write(ctx: ToolContext[None], path: str) -> str:
+    """Append a line to ``path`` after a long pause (long enough to kill the process mid-way)."""
+    print("running", flush=True)
+    await asyncio.sleep(60)
+    with open(path, "a", encoding="utf-8") as out:
+        out.write("written\n")
+    return "written"
+
+
+_APPROVER = """
+import asyncio, sys
+from shitsuji.agent import Proposals, Toolbox
+from tests.test_proposals import WIFE, slow_write
+asyncio.run(Proposals(sys.argv[1]).approve(sys.argv[2], WIFE, Toolbox([slow_write])))
+"""
+
+
+def test_an_approval_killed_mid_run_is_never_run_again(
+    proposals: Proposals, target: str, tmp_path: Path
+) -> None:
+    """kill -9 of the process carrying out an approved card: the card stays "being carried out" and no
+    later approval runs the write again (at most once: whether the dead process's write landed is
+    unknown, so nobody repeats it)."""
+    effect = tmp_path / "effect.txt"
+    proposals = Proposals(target)  # the real clock, as in the approving process
+    p = proposals.propose(slow_write, {"path": str(effect)}, WIFE)
+    root = Path(__file__).resolve().parent.parent
+    victim = subprocess.Popen(
+        [sys.executable, "-c", _APPROVER, target, p.id],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert victim.stdout is not None and victim.stdout.readline() == "running\n", victim.communicate()
+    victim.send_signal(signal.SIGKILL)
+    victim.communicate(timeout=10)
+    assert proposals.get(p.id).status == "running"
+    again = asyncio.run(proposals.approve(p.id, WIFE, Toolbox([slow_write])))
+    assert not again.done and again.code == "running" and not proposals.reject(p.id, WIFE).done
+    assert not effect.exists()
