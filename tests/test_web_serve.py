@@ -184,7 +184,7 @@ def test_serve_with_workers_runs_that_many_app_processes_over_postgresql(pg_url:
                             heard.append((line.removeprefix("event: "), time.monotonic() - changed))
                             break
         assert [kind for kind, _ in heard] == ["household"] * 3
-        assert all(after < 1.0 for _, after in heard), heard  # the streams' own re-read is 15 s apart
+        assert all(after < 1.0 for _, after in heard), heard  # the streams' own re-read is 5 s apart
     finally:
         server.terminate()
         out, _ = server.communicate(timeout=60)

@@ -8,8 +8,8 @@ port — reaches the streams in one of two ways, chosen by the database:
 - PostgreSQL: every household write NOTIFYs ``shitsuji_household`` with the household's name,
   in the write's own transaction (so it is heard only once the change is committed). The hub
   LISTENs on one connection of its own, in a thread, and bumps that household's counter the
-  moment a notification arrives; streams then re-read only when woken (and every
-  ``LISTEN_POLL_S`` as a keep-alive). Whenever the listening connection is (re)opened, every
+  moment a notification arrives; streams then re-read when woken, and every ``LISTEN_POLL_S``
+  (5 s) as a keep-alive and a safety net should the listening connection drop. Whenever the listening connection is (re)opened, every
   household is woken once: nothing said while nobody listened is missed.
 """
 
@@ -29,7 +29,7 @@ from ..store import is_postgres
 log = logging.getLogger(__name__)
 
 POLL_S = 2.0  # SQLite: how often a stream re-reads the fingerprint
-LISTEN_POLL_S = 15.0  # PostgreSQL: notifications wake the streams; this is only the keep-alive
+LISTEN_POLL_S = 5.0  # PostgreSQL: notifications wake the streams; this is the keep-alive and safety net
 RECONNECT_S = 1.0
 
 
