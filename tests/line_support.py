@@ -23,10 +23,9 @@ from shitsuji.config import LineSettings
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.line import FakeLineAPI, LineApp
 from shitsuji.llm import ModelRequest, ModelResponse, ScriptedModel, text_response
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
 from shitsuji.web import Backend, create_app
 
-from .web_support import PASSWORD, memory_path, serving
+from .web_support import PASSWORD, memory_engine, serving
 
 SECRET = "test-channel-secret"
 TOKEN = "test-channel-token"
@@ -143,8 +142,7 @@ def make_household(db: str | Path) -> None:
 
 def make_butler(db: str | Path, script: Script) -> Butler:
     """A butler over ``db`` (SQLite or PostgreSQL); its memories in SQLite (``memory_path``)."""
-    memory = MemoryEngine(SQLiteMemoryStore(memory_path(db)), HashEmbedder())
-    return Butler(db, memory, ScriptedModel(script), panels=True)
+    return Butler(db, memory_engine(db), ScriptedModel(script), panels=True)
 
 
 @contextmanager

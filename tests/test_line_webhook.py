@@ -3,13 +3,14 @@ nothing from an unlinked sender reaching the butler, linking by one-time code, o
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from shitsuji.line import LineLinks, looks_like_code
+from shitsuji.memory._schema import MEMORY_SCHEMA
+from shitsuji.store import open_database
 
 from .conftest import Clock
 from .line_support import (
@@ -23,7 +24,7 @@ from .line_support import (
     signature,
     text_event,
 )
-from .web_support import PASSWORD, make_site, memory_path, serving
+from .web_support import PASSWORD, make_site, serving
 
 
 @pytest.fixture
@@ -117,9 +118,9 @@ def test_an_unlinked_sender_gets_one_polite_line_and_reaches_nothing(site: LineS
     assert "リンクコード" in answer
     assert site.script.requests == [] and _conversations(site) == 0
     assert site.backend.store.shopping_items("futari") == []
-    with sqlite3.connect(memory_path(site.db)) as raw:
-        assert raw.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
-        assert raw.execute("SELECT count(*) FROM jobs").fetchone()[0] == 0
+    assert site.backend.memory.stats().memories == 0
+    jobs = open_database(site.db, MEMORY_SCHEMA).execute("SELECT count(*) FROM jobs")  # extraction's queue
+    assert jobs.fetchone()[0] == 0
 
 
 def test_an_unlinked_english_sender_is_answered_in_english(site: LineSite) -> None:

@@ -40,12 +40,12 @@ from shitsuji.agent import (
 from shitsuji.errors import ModelUnavailableError, UserInputError
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import ModelResponse, ScriptedModel, text_response, tool_use_response, web_search_response
-from shitsuji.memory import ExtractionSettings, HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory import ExtractionSettings
 from shitsuji.web import Backend, Member
 
 from .fake_anthropic import FakeMessagesAPI
 from .pg_support import database_env, processes_can_use
-from .web_support import memory_path
+from .web_support import memory_engine
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "shitsuji"
 
@@ -64,8 +64,7 @@ def household(target: str) -> None:
 
 
 def make_butler(target: str, script: list[Any], **kwargs: Any) -> Butler:
-    memory = MemoryEngine(SQLiteMemoryStore(memory_path(target)), HashEmbedder())
-    return Butler(target, memory, ScriptedModel(script), **kwargs)
+    return Butler(target, memory_engine(target), ScriptedModel(script), **kwargs)
 
 
 def run_turn(butler: Butler, user: str, text: str, *, channel: str = "app", **begin: Any) -> list[TurnEvent]:
@@ -199,8 +198,7 @@ def timeline_after_a_card(target: str, notes: ModelNotes) -> tuple[list[dict[str
     )
     store = HouseholdStore(target)
     store.create("futari", ["wife", "husband"])
-    memory = MemoryEngine(SQLiteMemoryStore(memory_path(target)), HashEmbedder())
-    butler = Butler(target, memory, model, panels=True)
+    butler = Butler(target, memory_engine(target), model, panels=True)
     assert butler.service.assistant is not None
     butler.service.assistant.notes = notes
     backend = Backend(butler)

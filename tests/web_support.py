@@ -61,11 +61,16 @@ def make_site(
         store.create(HOME, ["wife", "husband"])
         store.create(NEIGHBOUR, ["neighbour"])
     store.close()
-    engine = MemoryEngine(SQLiteMemoryStore(memory_path(db, memory)), HashEmbedder())
-    backend = Backend(Butler(db, engine, model, panels=True))
+    backend = Backend(Butler(db, memory_engine(db, memory), model, panels=True))
     for home, user in ((HOME, "wife"), (HOME, "husband"), (NEIGHBOUR, "neighbour")):
         backend.accounts.set_password(home, user, PASSWORD)
     return Site(create_app(backend, secure_cookies=secure_cookies), backend, str(db))
+
+
+def memory_engine(db: str | Path, memory: Path | None = None) -> MemoryEngine:
+    """The memories of a test's butler over ``db`` (hash embedder): the one place that decides where
+    they live (``memory_path``) — switch it to ``open_store(db)`` once memories run on PostgreSQL."""
+    return MemoryEngine(SQLiteMemoryStore(memory_path(db, memory)), HashEmbedder())
 
 
 def memory_path(db: str | Path, memory: Path | None = None) -> Path:
