@@ -237,3 +237,31 @@ def test_a_claim_on_postgresql_passes_over_heads_another_worker_holds_without_wa
         assert taken.event_id == his["webhookEventId"] and time.monotonic() - began < 1.0
     [later] = inbox.claim(5)
     assert later.event_id == hers["webhookEventId"]
+
+
+def test_a_worker_in_another_process_is_woken_by_the_events_stored_not_by_its_poll(pg_url: str) -> None:
+    """PostgreSQL: the webhook's process stores an event (NOTIFY in that transaction); a worker that
+    only looks every 30 s answers it at once."""
+    from shitsuji.line import Inbox
+
+    with line_site(pg_url, run_worker=False) as site:
+        site.link(WIFE, "wife")
+        stop = asyncio.Event()
+        loop = asyncio.new_event_loop()
+        worker = threading.Thread(
+            target=loop.run_until_complete, args=(site.line.worker.run(stop, poll_s=30.0),), daemon=True
+        )
+        worker.start()
+        time.sleep(1.0)  # the worker took its first look and now waits
+        webhook = Inbox(pg_url)  # another process's inbox: it cannot call this worker's wake()
+        sent = text_event(WIFE, "こんにちは")
+        stored = time.monotonic()
+        assert webhook.accept([sent]) == 1
+        while (webhook.status(sent["webhookEventId"]) or ("",))[0] != "done":
+            assert time.monotonic() - stored < 10, webhook.status(sent["webhookEventId"])
+            time.sleep(0.02)
+        answered = time.monotonic() - stored
+        loop.call_soon_threadsafe(stop.set)
+        worker.join(30)
+        webhook.close()
+    assert answered < 3.0 and site.answers(WIFE) == ["はい"]

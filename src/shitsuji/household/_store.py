@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import store as db
 from ..errors import NotFoundError, UserInputError
+from ..store._listen import notify
 from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
 from ._schema import HOUSEHOLD_SCHEMA
 from ._values import (
@@ -411,8 +412,7 @@ class HouseholdStore:
         same transaction (the notification is delivered on commit, never for a rolled-back change)."""
         with self._conn.write() as conn:
             yield conn
-            if self._conn.dialect == "postgresql":
-                conn.execute("SELECT pg_notify(?, ?)", (HOUSEHOLD_CHANNEL, household))
+            notify(self._conn, conn, HOUSEHOLD_CHANNEL, household)
 
     def _insert(self, table: str, household: str, values: dict[str, Any], by: str) -> tuple[str, str]:
         row_id = _PREFIX[table] + secrets.token_hex(4)

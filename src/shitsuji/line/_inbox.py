@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import store as db
+from ..store._listen import Listener, listener, notify
 from ._schema import LINE_INBOX_SCHEMA
 
 __all__ = ["KEEP", "LEASE", "MAX_ATTEMPTS", "Inbox", "Pending", "sender_of"]
@@ -29,6 +30,7 @@ __all__ = ["KEEP", "LEASE", "MAX_ATTEMPTS", "Inbox", "Pending", "sender_of"]
 LEASE = timedelta(minutes=3)
 MAX_ATTEMPTS = 8
 MAX_BACKOFF = timedelta(minutes=5)
+EVENTS_CHANNEL = "shitsuji_line_events"  # PostgreSQL: NOTIFY'd when new events are stored
 KEEP = timedelta(days=7)  # finished events are kept this long, so a late redelivery is still known
 Status = Literal["pending", "running", "done", "failed"]
 
@@ -75,7 +77,15 @@ class Inbox:
             "updated_at) VALUES (?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (event_id) DO NOTHING"
         )
         with self._conn.write() as conn:
-            return sum(conn.execute(insert, row).rowcount for row in rows)
+            new = sum(conn.execute(insert, row).rowcount for row in rows)
+            if new:
+                notify(self._conn, conn, EVENTS_CHANNEL)
+        return new
+
+    def listen(self, heard: Callable[[], None]) -> Listener | None:
+        """Call ``heard`` (from another thread) as soon as any process stores new events (PostgreSQL);
+        None over SQLite, where workers look every few moments and the webhook wakes its own."""
+        return listener(self.path, EVENTS_CHANNEL, lambda _: heard())
 
     def claim(self, limit: int = 1) -> list[Pending]:
         """Take up to ``limit`` due events: each sender's oldest open one, unless it is still being answered.

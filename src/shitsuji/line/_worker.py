@@ -1,7 +1,9 @@
 """The LINE worker: takes stored webhook events from the inbox, answers them, and sends the answer.
 
 It runs inside ``shitsuji serve`` by default (woken by the webhook as soon as an event is
-stored) or alone as ``shitsuji worker``; several may run over one database. Each event is
+stored) or alone as ``shitsuji worker``; several may run over one database. Over PostgreSQL
+a worker is also woken by the notification any process's webhook sends with new events, so
+a worker in another process answers at once instead of at its next look (``poll_s``). Each event is
 claimed with a lease, answered by ``LineChannel``, its answer stored, then sent: with the
 reply token while the token is fresh (LINE accepts it for about a minute), otherwise — and
 for every batch after the first five messages — as a push whose retry key is derived from
@@ -14,6 +16,7 @@ runs out (the conversation service stores the words once, by the event's key).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Callable
@@ -40,6 +43,11 @@ def chat_of(event: dict[str, Any]) -> str:
     """Where an answer to ``event`` goes: the group or room it came from, else the user."""
     source = event.get("source") or {}
     return str(source.get("groupId") or source.get("roomId") or source.get("userId") or "")
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, wake: Callable[[], None]) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop has closed: the worker is gone
+        loop.call_soon_threadsafe(wake)
 
 
 def retry_key(event_id: str, batch: int) -> str:
@@ -78,6 +86,7 @@ class LineWorker:
         running: set[asyncio.Task[None]] = set()
         next_chores = 0.0
         loop = asyncio.get_running_loop()
+        heard = self.inbox.listen(lambda: _call_soon(loop, self.wake))  # other processes' webhooks
         async with Messenger(self.settings) as messenger:
             try:
                 while not stop.is_set():
@@ -97,6 +106,8 @@ class LineWorker:
                     for waiter in waits:
                         waiter.cancel()
             finally:
+                if heard is not None:
+                    await asyncio.to_thread(heard.stop)
                 if running:  # let answers under way finish; their events are leased, not lost, if cut
                     await asyncio.wait(running, timeout=30)
                 for task in running:

@@ -17,20 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..household import HOUSEHOLD_CHANNEL
-from ..store import is_postgres
-
-log = logging.getLogger(__name__)
+from ..store._listen import Listener, listener
 
 POLL_S = 2.0  # SQLite: how often a stream re-reads the fingerprint
 LISTEN_POLL_S = 5.0  # PostgreSQL: notifications wake the streams; this is the keep-alive and safety net
-RECONNECT_S = 1.0
 
 
 @dataclass
@@ -40,7 +34,7 @@ class Hub:
     versions: dict[str, int] = field(default_factory=dict)
     poll_s: float = POLL_S
     _changed: asyncio.Condition | None = None
-    _listener: _Listener | None = None
+    _listener: Listener | None = None
 
     def _condition(self) -> asyncio.Condition:
         if self._changed is None:
@@ -67,7 +61,7 @@ class Hub:
     async def listen(self, database: str | Path) -> None:
         """Hear other processes' changes (PostgreSQL; SQLite keeps polling). Call on the app's loop;
         returns once the listening connection is open."""
-        if not is_postgres(database) or self._listener is not None:
+        if self._listener is not None:
             return
         loop = asyncio.get_running_loop()
 
@@ -75,9 +69,8 @@ class Hub:
             with contextlib.suppress(RuntimeError):  # the loop is closing: nobody is waiting any more
                 asyncio.run_coroutine_threadsafe(self.bump(household), loop)
 
-        self._listener = _Listener(str(database), heard)
-        self._listener.start()
-        if await asyncio.to_thread(self._listener.ready.wait, 10):
+        self._listener = listener(str(database), HOUSEHOLD_CHANNEL, heard)
+        if self._listener is not None and await asyncio.to_thread(self._listener.ready.wait, 10):
             self.poll_s = LISTEN_POLL_S
 
     async def stop(self) -> None:
@@ -86,37 +79,6 @@ class Hub:
     def close(self) -> None:
         """Stop listening (the app's shutdown, or its backend closing)."""
         if self._listener is not None:
-            listener, self._listener = self._listener, None
-            listener.stop()
+            running, self._listener = self._listener, None
+            running.stop()
             self.poll_s = POLL_S
-
-
-class _Listener(threading.Thread):
-    """One connection that LISTENs for household changes and hands each household name on."""
-
-    def __init__(self, url: str, heard: Callable[[str | None], None]) -> None:
-        super().__init__(name="shitsuji-hub-listener", daemon=True)
-        self.url = url
-        self.heard = heard
-        self.ready = threading.Event()
-        self._stopping = threading.Event()
-
-    def run(self) -> None:
-        import psycopg
-
-        while not self._stopping.is_set():
-            try:
-                with psycopg.connect(self.url, autocommit=True) as conn:
-                    conn.execute(f"LISTEN {HOUSEHOLD_CHANNEL}")
-                    self.heard(None)  # whatever changed while nobody listened
-                    self.ready.set()
-                    while not self._stopping.is_set():
-                        for note in conn.notifies(timeout=0.5):
-                            self.heard(note.payload)
-            except psycopg.Error as exc:
-                log.warning("live updates: listening failed (%s); trying again in %.0f s", exc, RECONNECT_S)
-                self._stopping.wait(RECONNECT_S)
-
-    def stop(self) -> None:
-        self._stopping.set()
-        self.join(5)
