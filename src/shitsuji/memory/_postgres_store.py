@@ -53,6 +53,22 @@ EXACT_MAX = 20_000
 FILL_BATCH = 5_000
 _ADVISORY_FILL = 0x5348_4956  # one process derives copied rows at a time
 
+# the scope test is in the tsquery (for the GIN index) and in plain SQL too (for the scope index,
+# which the planner prefers when the scopes hold fewer rows than the words)
+KEYWORD_SQL = (
+    "SELECT id, terms FROM memories WHERE keywords @@ %s::tsquery AND scope = ANY(%s) AND deleted_at IS NULL "
+    "ORDER BY rowid"
+)
+
+
+def graph_sql(table: str) -> str:
+    """The nearest chunks of the scopes through the HNSW index (``q``: vector, ``s``: scopes, ``n``)."""
+    return (
+        f"SELECT v.memory_rowid, v.chunk, -(v.embedding <#> %(q)s) FROM {table} v "
+        "WHERE v.scope = ANY(%(s)s) ORDER BY v.embedding <=> %(q)s LIMIT %(n)s"
+    )
+
+
 _registered: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
 
 
@@ -75,7 +91,8 @@ def _matrix(blob: bytes, chunks: int) -> npt.NDArray[np.float32]:
 class PostgresMemoryStore:
     """Memory rows in a PostgreSQL database with pgvector, shared by any number of processes."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, exact_max: int = EXACT_MAX) -> None:
+        self.exact_max = exact_max
         database = db.open_database(url, MEMORY_SCHEMA)
         assert isinstance(database, db.PostgresDatabase)
         self._db = database
@@ -102,13 +119,16 @@ class PostgresMemoryStore:
         register_vector(conn)
         _registered[conn] = True
 
-    def _table(self, model_id: str) -> tuple[str, int] | None:
-        """(table, dim) of ``model_id``'s vectors, if the model has any."""
+    def _table(self, model_id: str, conn: Any = None) -> tuple[str, int] | None:
+        """(table, dim) of ``model_id``'s vectors, if the model has any (read on ``conn`` if given)."""
         found = self._models.get(model_id)
         if found is None:
-            row = self._db.execute(
-                "SELECT rowid, dim FROM memory_vector_models WHERE model = ?", (model_id,)
-            ).fetchone()
+            sql = "SELECT rowid, dim FROM memory_vector_models WHERE model = %s"
+            if conn is None:
+                with self._conn() as own:
+                    row = own.execute(sql, (model_id,)).fetchone()
+            else:
+                row = conn.execute(sql, (model_id,)).fetchone()
             if row is None:
                 return None
             found = self._models[model_id] = (int(row[0]), int(row[1]))
@@ -120,7 +140,7 @@ class PostgresMemoryStore:
 
     def _make_table(self, conn: Any, model_id: str, dim: int) -> str:
         """The model's vector table, made (with its indexes) if this is its first vector."""
-        found = self._table(model_id)
+        found = self._table(model_id, conn)
         if found is None:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_ADVISORY_FILL,))
@@ -144,7 +164,7 @@ class PostgresMemoryStore:
                     conn.execute(
                         f"CREATE INDEX {name}_hnsw ON {name} USING hnsw (embedding vector_cosine_ops)"
                     )
-            found = self._table(model_id)
+            found = self._table(model_id, conn)
             assert found is not None
         name, known = found
         if known != dim:
@@ -288,11 +308,7 @@ class PostgresMemoryStore:
         if not words or not scopes or limit <= 0:
             return []
         with self._conn() as conn:
-            rows = conn.execute(
-                "SELECT id, terms FROM memories WHERE keywords @@ %s::tsquery AND deleted_at IS NULL "
-                "ORDER BY rowid",
-                (_query(words, scopes),),
-            ).fetchall()
+            rows = conn.execute(KEYWORD_SQL, (_query(words, scopes), scopes)).fetchall()
             if not rows:
                 return []
             docs, length = conn.execute(
@@ -315,9 +331,9 @@ class PostgresMemoryStore:
         with self._conn() as conn:
             size = conn.execute(
                 f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE scope = ANY(%s) LIMIT %s) s",
-                (scopes, EXACT_MAX + 1),
+                (scopes, self.exact_max + 1),
             ).fetchone()[0]
-            if size <= EXACT_MAX:
+            if size <= self.exact_max:
                 # DISTINCT ON keeps each memory's best chunk; the planner cannot take the graph for it
                 rows = conn.execute(
                     "SELECT m.id, b.chunk, b.score FROM ("
@@ -344,11 +360,7 @@ class PostgresMemoryStore:
                     "set_config('hnsw.ef_search', %s, true)",
                     (str(min(max(want, 40), 1000)),),
                 )
-                rows = conn.execute(
-                    f"SELECT v.memory_rowid, v.chunk, -(v.embedding <#> %(q)s) FROM {name} v "
-                    "WHERE v.scope = ANY(%(s)s) ORDER BY v.embedding <=> %(q)s LIMIT %(n)s",
-                    {"q": query, "s": scopes, "n": want},
-                ).fetchall()
+                rows = conn.execute(graph_sql(name), {"q": query, "s": scopes, "n": want}).fetchall()
             best: dict[int, tuple[int, float]] = {}
             for rowid, chunk, score in rows:
                 if rowid not in best or score > best[rowid][1]:

@@ -23,7 +23,7 @@ _POSTGRES_RECALL = f"""
     ALTER TABLE memories ADD COLUMN chunk_count INTEGER
         GENERATED ALWAYS AS (1 + length(terms) - length(replace(terms, chr(10), ''))) STORED;
     ALTER TABLE memories ADD COLUMN term_count INTEGER GENERATED ALWAYS AS (cardinality({_TERM_ARRAY})) STORED;
-    CREATE INDEX memories_keywords ON memories USING gin (keywords);
+    CREATE INDEX memories_keywords ON memories USING gin (keywords) WHERE deleted_at IS NULL;
     CREATE INDEX memories_live_scope ON memories (scope) INCLUDE (chunk_count, term_count)
         WHERE deleted_at IS NULL;
     CREATE INDEX memories_id_prefix ON memories (id text_pattern_ops);
