@@ -66,13 +66,21 @@ def _explain(db: PostgresDatabase, sql: str, params: object) -> str:
     return "\n".join(r[0] for r in rows)
 
 
-def test_the_gin_and_hnsw_indexes_exist_and_recall_uses_them(pg_url: str, clock: Clock) -> None:
-    store = PostgresMemoryStore(pg_url, exact_max=0)  # every vector search walks the graph
+def test_the_gin_and_hnsw_indexes_exist_and_recall_uses_them(
+    pg_url: str, tmp_path: Path, clock: Clock
+) -> None:
+    store = PostgresMemoryStore(pg_url, graph_min=500)  # a scope of more than 500 vectors joins the graph
     engine = MemoryEngine(store, HashEmbedder(), clock=clock)
-    engine.add_many(
-        NewMemory(content=f"note {i} about topic {i % 97}", scope=f"s/{i % 30}") for i in range(3000)
-    )
-    engine.index_pending()
+    lite = MemoryEngine(SQLiteMemoryStore(tmp_path / "m.db"), HashEmbedder(), clock=clock)
+    items = [
+        NewMemory(
+            content=f"note {i} about topic {i % 97}", scope="big" if i < 2000 else f"s/{i % 30}", id=f"n{i}"
+        )
+        for i in range(3000)
+    ]
+    for each in (engine, lite):
+        each.add_many(items)
+        each.index_pending()
     db = open_database(pg_url, MEMORY_SCHEMA)
     assert isinstance(db, PostgresDatabase)
     db.execute("ANALYZE")
@@ -80,24 +88,23 @@ def test_the_gin_and_hnsw_indexes_exist_and_recall_uses_them(pg_url: str, clock:
         db.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'").fetchall()
     )
     assert "USING gin (keywords) WHERE (deleted_at IS NULL)" in indexes["memories_keywords"]
-    assert "USING hnsw (embedding vector_cosine_ops)" in indexes["memory_vectors_1_hnsw"]
+    assert "USING hnsw (embedding vector_cosine_ops) WHERE graph" in indexes["memory_vectors_1_hnsw"]
+    assert db.execute("SELECT scope FROM memory_graph_scopes").fetchall() == [("big",)]
+    graph = db.execute("SELECT scope, count(*) FROM memory_vectors_1 WHERE graph GROUP BY scope").fetchall()
+    assert graph == [("big", 2000)]
     query = HashEmbedder().embed_query("note about topic 5")
-    every = [f"s/{i}" for i in range(30)]  # the graph is for scope sets too large to compare one by one
-    plan = _explain(db, graph_sql("memory_vectors_1"), {"q": query, "s": every, "n": 10})
+    plan = _explain(db, graph_sql("memory_vectors_1"), {"q": query, "s": ["big"], "n": 10})
     assert "memory_vectors_1_hnsw" in plan
-    # at this size the planner reads one small scope through its btree (bench_memory_scale shows
-    # the GIN index at work on a million rows); the query never reads the whole table
+    # a small scope is read through its btree; the query never reads the whole table
     plan = _explain(db, KEYWORD_SQL, (_query(["topic", "5"], ["s/1"]), ["s/1"]))
-    assert "Index Cond: ((scope = ANY" in plan and "Seq Scan" not in plan
-    # the graph finds what an exact search finds, within one scope and across many
-    exact = PostgresMemoryStore(pg_url)
-    for scopes in (["s/1"], every):
-        graph_hits = store.vector_search("hash-256", query, scopes, 5)
-        exact_hits = exact.vector_search("hash-256", query, scopes, 5)
-        assert graph_hits[0].memory_id == exact_hits[0].memory_id  # (ties below may come in either order)
-        assert [m.score for m in graph_hits] == pytest.approx([m.score for m in exact_hits], abs=1e-5)
-    graph_hits = store.vector_search("hash-256", query, ["s/1"], 5)
-    assert all(engine.get(m.memory_id).scope == "s/1" for m in graph_hits)  # type: ignore[union-attr]
+    assert "Index Cond: " in plan and "scope = ANY" in plan and "Seq Scan" not in plan
+    # the graph (big), the exact scan (s/1) and both at once find what SQLite's exact search finds
+    for scopes in (["big"], ["s/1"], ["big", "s/1"]):
+        mine = store.vector_search("hash-256", query, scopes, 5)
+        theirs = lite.store.vector_search("hash-256", query, scopes, 5)
+        assert mine[0].memory_id == theirs[0].memory_id  # (ties below may come in either order)
+        assert [m.score for m in mine] == pytest.approx([m.score for m in theirs], abs=1e-5)
+        assert {engine.get(m.memory_id).scope for m in mine} <= set(scopes)  # type: ignore[union-attr]
 
 
 def test_keyword_and_vector_scores_equal_sqlites(

@@ -47,9 +47,12 @@ from ._slots import Match
 from ._sqlite_store import _COLUMNS, _params, _row_to_memory
 from ._store import StoreStats
 
-#: A scope set with at most this many vectors is searched exactly (every vector compared):
-#: faster than the HNSW graph, whose nearest neighbours are mostly in other scopes, and exact.
-EXACT_MAX = 20_000
+#: A scope with more chunk vectors than this joins the HNSW graph (``graph`` rows, under a
+#: partial HNSW index); smaller scopes are compared exactly, every vector, through a btree on
+#: the scope: faster than walking a graph whose nearest neighbours are mostly in other scopes,
+#: exact, and no graph upkeep on ingest (an HNSW insert costs ~2 ms; a million memories in
+#: 10,000 scopes never need the graph).
+GRAPH_MIN = 10_000
 FILL_BATCH = 5_000
 _ADVISORY_FILL = 0x5348_4956  # one process derives copied rows at a time
 
@@ -62,10 +65,23 @@ KEYWORD_SQL = (
 
 
 def graph_sql(table: str) -> str:
-    """The nearest chunks of the scopes through the HNSW index (``q``: vector, ``s``: scopes, ``n``)."""
+    """The nearest chunks of large scopes through the HNSW index (``q``: vector, ``s``: scopes, ``n``)."""
     return (
         f"SELECT v.memory_rowid, v.chunk, -(v.embedding <#> %(q)s) FROM {table} v "
-        "WHERE v.scope = ANY(%(s)s) ORDER BY v.embedding <=> %(q)s LIMIT %(n)s"
+        "WHERE v.graph AND v.scope = ANY(%(s)s) ORDER BY v.embedding <=> %(q)s LIMIT %(n)s"
+    )
+
+
+def exact_sql(table: str) -> str:
+    """Each memory's best chunk among the scopes' vectors outside the graph, compared one by one.
+
+    DISTINCT ON keeps each memory's best chunk; the planner cannot take the graph for it.
+    """
+    return (
+        "SELECT memory_rowid, chunk, score FROM ("
+        "SELECT DISTINCT ON (v.memory_rowid) v.memory_rowid, v.chunk, -(v.embedding <#> %(q)s) AS score "
+        f"FROM {table} v WHERE NOT v.graph AND v.scope = ANY(%(s)s) "
+        "ORDER BY v.memory_rowid, v.embedding <#> %(q)s) b ORDER BY score DESC, memory_rowid LIMIT %(n)s"
     )
 
 
@@ -91,8 +107,8 @@ def _matrix(blob: bytes, chunks: int) -> npt.NDArray[np.float32]:
 class PostgresMemoryStore:
     """Memory rows in a PostgreSQL database with pgvector, shared by any number of processes."""
 
-    def __init__(self, url: str, *, exact_max: int = EXACT_MAX) -> None:
-        self.exact_max = exact_max
+    def __init__(self, url: str, *, graph_min: int = GRAPH_MIN) -> None:
+        self.graph_min = graph_min
         database = db.open_database(url, MEMORY_SCHEMA)
         assert isinstance(database, db.PostgresDatabase)
         self._db = database
@@ -157,12 +173,12 @@ class PostgresMemoryStore:
                     conn.execute(
                         f"CREATE TABLE {name} ("
                         "memory_rowid BIGINT NOT NULL REFERENCES memories (rowid) ON DELETE CASCADE, "
-                        "chunk INTEGER NOT NULL, scope TEXT NOT NULL, "
+                        "chunk INTEGER NOT NULL, scope TEXT NOT NULL, graph BOOLEAN NOT NULL, "
                         f"embedding vector({int(dim)}) NOT NULL, PRIMARY KEY (memory_rowid, chunk))"
                     )
-                    conn.execute(f"CREATE INDEX {name}_scope ON {name} (scope)")
+                    conn.execute(f"CREATE INDEX {name}_scope ON {name} (scope) WHERE NOT graph")
                     conn.execute(
-                        f"CREATE INDEX {name}_hnsw ON {name} USING hnsw (embedding vector_cosine_ops)"
+                        f"CREATE INDEX {name}_hnsw ON {name} USING hnsw (embedding vector_cosine_ops) WHERE graph"
                     )
             found = self._table(model_id, conn)
             assert found is not None
@@ -276,7 +292,7 @@ class PostgresMemoryStore:
                 ).fetchone()
                 if found is not None:
                     name = self._make_table(conn, found[0], int(found[1]))
-                    self._write_vectors(conn, name, [(row[0], row[1], _matrix(found[3], found[2]))])
+                    self._write_vectors(conn, name, found[0], [(row[0], row[1], _matrix(found[3], found[2]))])
 
     def set_valid_until(
         self, memory_id: str, valid_until: datetime | None, provenance_patch: dict[str, Any]
@@ -321,7 +337,7 @@ class PostgresMemoryStore:
     def vector_search(
         self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
     ) -> list[Match]:
-        """Best chunk per live row by cosine: exact over a small scope set, else the HNSW index."""
+        """Best chunk per live row by cosine: exactly within small scopes, through the graph in large ones."""
         found = self._table(model_id)
         scopes = list(dict.fromkeys(scopes))
         if found is None or found[1] != len(vector) or not scopes or limit <= 0:
@@ -329,29 +345,34 @@ class PostgresMemoryStore:
         name = found[0]
         query = np.ascontiguousarray(vector, dtype=np.float32)
         with self._conn() as conn:
-            size = conn.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE scope = ANY(%s) LIMIT %s) s",
-                (scopes, self.exact_max + 1),
-            ).fetchone()[0]
-            if size <= self.exact_max:
-                # DISTINCT ON keeps each memory's best chunk; the planner cannot take the graph for it
-                rows = conn.execute(
-                    "SELECT m.id, b.chunk, b.score FROM ("
-                    "SELECT DISTINCT ON (v.memory_rowid) v.memory_rowid, v.chunk, "
-                    f"-(v.embedding <#> %(q)s) AS score FROM {name} v WHERE v.scope = ANY(%(s)s) "
-                    "ORDER BY v.memory_rowid, v.embedding <#> %(q)s) b "
-                    "JOIN memories m ON m.rowid = b.memory_rowid AND m.deleted_at IS NULL "
-                    "ORDER BY b.score DESC, m.rowid LIMIT %(n)s",
-                    {"q": query, "s": scopes, "n": limit},
+            params = {"q": query, "s": scopes, "n": limit}
+            best = {
+                int(r[0]): (int(r[1]), float(r[2])) for r in conn.execute(exact_sql(name), params).fetchall()
+            }
+            big = self._graph_scopes(conn, model_id, scopes)
+            if big:
+                for rowid, (chunk, score) in self._graph_search(
+                    conn, name, query, sorted(big), limit
+                ).items():
+                    if rowid not in best or score > best[rowid][1]:
+                        best[rowid] = (chunk, score)
+            ranked = sorted(best.items(), key=lambda item: (-item[1][1], item[0]))[:limit]
+            ids = dict(
+                conn.execute(
+                    "SELECT rowid, id FROM memories WHERE rowid = ANY(%s) AND deleted_at IS NULL",
+                    ([rowid for rowid, _ in ranked],),
                 ).fetchall()
-                return [Match(r[0], float(r[2]), int(r[1])) for r in rows]
-            return self._graph_search(conn, name, query, scopes, limit)
+            )
+        return [Match(ids[rowid], score, chunk) for rowid, (chunk, score) in ranked if rowid in ids]
 
     def _graph_search(
         self, conn: Any, name: str, query: npt.NDArray[np.float32], scopes: list[str], limit: int
-    ) -> list[Match]:
-        """The HNSW index with pgvector 0.8's iterative scan, which keeps walking the graph until
-        enough rows pass the scope filter; rows come back roughly ordered and are sorted here."""
+    ) -> dict[int, tuple[int, float]]:
+        """Each memory's best chunk among the nearest graph rows of ``scopes``: (chunk, score) by rowid.
+
+        pgvector 0.8's iterative scan keeps walking the graph until enough rows pass the scope
+        filter; rows come back roughly ordered (the caller sorts).
+        """
         want = limit * 2
         while True:
             with conn.transaction():
@@ -366,16 +387,8 @@ class PostgresMemoryStore:
                 if rowid not in best or score > best[rowid][1]:
                     best[rowid] = (int(chunk), float(score))
             if len(best) >= limit or len(rows) < want:
-                break
+                return best
             want *= 4
-        ranked = sorted(best.items(), key=lambda item: -item[1][1])[:limit]
-        ids = dict(
-            conn.execute(
-                "SELECT rowid, id FROM memories WHERE rowid = ANY(%s) AND deleted_at IS NULL",
-                ([rowid for rowid, _ in ranked],),
-            ).fetchall()
-        )
-        return [Match(ids[rowid], score, chunk) for rowid, (chunk, score) in ranked if rowid in ids]
 
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         """The first chunk's vector of each of ``memory_ids`` that has one (one indexed query)."""
@@ -432,28 +445,52 @@ class PostgresMemoryStore:
                 for table in tables:
                     conn.execute(f"DELETE FROM {table} WHERE memory_rowid = ANY(%s)", (rowids,))
                 live = [(rowid, scope, matrices[mid]) for rowid, mid, scope, alive in found if alive]
-                self._write_vectors(conn, name, live)
+                self._write_vectors(conn, name, model_id, live)
                 conn.execute(
                     "UPDATE memory_vector_state SET derived_seq = greatest(derived_seq, %s) WHERE rowid = 1",
                     (max(s[0] for s in seqs),),
                 )
 
     def _write_vectors(
-        self, conn: Any, name: str, rows: Sequence[tuple[int, str, npt.NDArray[np.float32]]]
+        self, conn: Any, name: str, model_id: str, rows: Sequence[tuple[int, str, npt.NDArray[np.float32]]]
     ) -> None:
-        """Rows of (memory rowid, scope, chunk vectors) into a vector table, by binary COPY."""
+        """Rows of (memory rowid, scope, chunk vectors) into a vector table, by binary COPY; a scope
+        that grows past ``graph_min`` moves into the graph."""
         if not rows:
             return
+        touched = list({scope for _, scope, _ in rows})
+        big = self._graph_scopes(conn, model_id, touched)
         with (
             conn.cursor() as cur,
             cur.copy(
-                f"COPY {name} (memory_rowid, chunk, scope, embedding) FROM STDIN WITH (FORMAT BINARY)"
+                f"COPY {name} (memory_rowid, chunk, scope, graph, embedding) FROM STDIN WITH (FORMAT BINARY)"
             ) as copy,
         ):
-            copy.set_types(["int8", "int4", "text", "vector"])
+            copy.set_types(["int8", "int4", "text", "bool", "vector"])
             for rowid, scope, matrix in rows:
                 for chunk, vector in enumerate(matrix):
-                    copy.write_row((rowid, chunk, scope, vector))
+                    copy.write_row((rowid, chunk, scope, scope in big, vector))
+        small = [scope for scope in touched if scope not in big]
+        if not small:
+            return
+        grown = conn.execute(
+            f"SELECT scope FROM {name} WHERE NOT graph AND scope = ANY(%s) GROUP BY scope HAVING count(*) > %s",
+            (small, self.graph_min),
+        ).fetchall()
+        for (scope,) in grown:
+            conn.execute(
+                "INSERT INTO memory_graph_scopes (model, scope) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                (model_id, scope),
+            )
+            conn.execute(f"UPDATE {name} SET graph = true WHERE NOT graph AND scope = %s", (scope,))
+
+    @staticmethod
+    def _graph_scopes(conn: Any, model_id: str, scopes: Sequence[str]) -> set[str]:
+        rows = conn.execute(
+            "SELECT scope FROM memory_graph_scopes WHERE model = %s AND scope = ANY(%s)",
+            (model_id, list(scopes)),
+        ).fetchall()
+        return {r[0] for r in rows}
 
     def fill_derived(self) -> int:
         """Derive the vector rows of ``embeddings`` rows above the mark (rows copied in); how many.
@@ -501,7 +538,7 @@ class PostgresMemoryStore:
                         conn.execute(
                             f"DELETE FROM {name} WHERE memory_rowid = ANY(%s)", ([r[0] for r in items],)
                         )
-                        self._write_vectors(conn, name, items)
+                        self._write_vectors(conn, name, model, items)
                     conn.execute(
                         "UPDATE memory_vector_state SET derived_seq = greatest(derived_seq, %s) WHERE rowid = 1",
                         (rows[-1][0],),

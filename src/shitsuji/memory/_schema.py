@@ -30,7 +30,8 @@ _POSTGRES_RECALL = f"""
     CREATE SEQUENCE embeddings_seq_gen;
     CREATE TABLE memory_vector_models (rowid INTEGER PRIMARY KEY, model TEXT NOT NULL UNIQUE, dim INTEGER NOT NULL);
     CREATE TABLE memory_vector_state (rowid INTEGER PRIMARY KEY CHECK (rowid = 1), derived_seq INTEGER NOT NULL);
-    INSERT INTO memory_vector_state (rowid, derived_seq) VALUES (1, 0)
+    INSERT INTO memory_vector_state (rowid, derived_seq) VALUES (1, 0);
+    CREATE TABLE memory_graph_scopes (model TEXT NOT NULL, scope TEXT NOT NULL, PRIMARY KEY (model, scope))
 """
 
 MEMORY_SCHEMA = Schema(
