@@ -254,3 +254,15 @@ def test_a_killed_workers_job_is_run_again_after_its_lease(
     assert (outcome.job_id, outcome.status, outcome.attempts) == (job, "done", 2)
     assert [m.content for m in engine.list_memories(WIFE)] == ["Aki is allergic to peanuts."]
     queue.close()
+
+
+def test_the_scale_bench_fills_and_times_either_engine(target: str) -> None:
+    from shitsuji.bench.scale_memory import run_memory_scale
+
+    result = run_memory_scale(target, 1200, 4, queries=5)
+    assert result["engine"] == ("postgresql" if target.startswith("postgresql://") else "sqlite")
+    assert (result["memories"], result["scopes"], result["per_scope"]) == (1200, 4, 300)
+    assert result["ingest_rows_per_s"] > 0 and result["recall_p95_ms"] >= result["recall_p50_ms"] > 0
+    store = open_store(target)
+    assert store.stats().memories == 1200 and store.stats().indexed == 1200
+    store.close()

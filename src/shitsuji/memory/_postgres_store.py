@@ -391,17 +391,19 @@ class PostgresMemoryStore:
             want *= 4
 
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
-        """The first chunk's vector of each of ``memory_ids`` that has one (one indexed query)."""
-        found = self._table(model_id)
-        if found is None or not memory_ids:
+        """The first chunk's vector of each live one of ``memory_ids`` that has one (one indexed query).
+
+        Read from ``embeddings`` as float32 bytes: parsing pgvector's text form cost ~8 ms a recall.
+        """
+        if not memory_ids:
             return {}
-        with self._conn() as conn:
-            rows = conn.execute(
-                f"SELECT m.id, v.embedding FROM memories m JOIN {found[0]} v "
-                "ON v.memory_rowid = m.rowid AND v.chunk = 0 WHERE m.id = ANY(%s)",
-                (list(memory_ids),),
-            ).fetchall()
-        return {r[0]: np.asarray(r[1], dtype=np.float32) for r in rows}
+        rows = self._db.execute(
+            "SELECT m.id, e.dim, substring(e.vectors FROM 1 FOR 4 * e.dim::integer) FROM memories m "
+            "JOIN embeddings e ON e.memory_rowid = m.rowid AND e.model = ? "
+            "WHERE m.id = ANY(?) AND m.deleted_at IS NULL",
+            (model_id, list(memory_ids)),
+        ).fetchall()
+        return {r[0]: np.frombuffer(r[2], dtype=np.float32, count=int(r[1])) for r in rows}
 
     # -- derived indexes ------------------------------------------------
 
