@@ -157,9 +157,6 @@ def _copy(source: Path, url: str) -> None:
             rows = lite.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
             marks = ", ".join("?" * len(columns))
             tx.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
-        tx.execute(
-            "SELECT setval(pg_get_serial_sequence('memories', 'rowid'), (SELECT max(rowid) FROM memories))"
-        )
     lite.close()
 
 

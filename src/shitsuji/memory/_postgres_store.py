@@ -13,7 +13,12 @@ migration ``0011_postgres_recall`` derives:
 - **Vectors**: ``embeddings`` stays the source of truth (float32 blobs, as in SQLite). Each
   model's vectors are also kept, one row per chunk of a live memory, in a pgvector table
   ``memory_vectors_<n>`` (``n`` from ``memory_vector_models``, made when a model's first
-  vectors arrive, its dimension taken from them) with an HNSW index (cosine). The derived
+  vectors arrive, its dimension taken from them). A scope is searched exactly (a btree on the
+  scope, every vector compared, each memory's best chunk) until it holds more than
+  ``GRAPH_MIN`` vectors; then it joins the graph: its rows get ``graph = true`` and sit under
+  a partial HNSW index (cosine) walked with pgvector 0.8's iterative scan
+  (``memory_graph_scopes`` lists such scopes). A million memories in 10,000 scopes never pay
+  for graph upkeep on ingest; a 100,000-memory scope is not compared one by one. The derived
   rows are written in the transaction that writes ``embeddings``, removed when a memory is
   forgotten and written again when it is restored.
 
@@ -22,7 +27,10 @@ vector rows of every live ``embeddings`` row whose ``seq`` is above
 ``memory_vector_state.derived_seq`` (0 in a new database: all of them), then raises that
 mark; it also moves the ``embeddings_seq_gen`` sequence past the highest ``seq``. So rows
 copied into ``memories`` and ``embeddings`` by column name are searchable once a store opens
-the database; the generated columns and the pgvector tables are never copied.
+the database; the generated columns (``keywords``, ``chunk_count``, ``term_count``) and the
+tables ``memory_vector_models``, ``memory_vector_state``, ``memory_graph_scopes`` and
+``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
+identity sequence past the highest ``rowid`` copied in.
 """
 
 from __future__ import annotations
@@ -497,8 +505,13 @@ class PostgresMemoryStore:
     def fill_derived(self) -> int:
         """Derive the vector rows of ``embeddings`` rows above the mark (rows copied in); how many.
 
-        See the module docstring: this is the rule a copy of the tables relies on.
+        See the module docstring: this is the rule a copy of the tables relies on. Rows copied
+        with their ``rowid`` leave ``memories``' identity sequence behind; it is moved past them.
         """
+        self._db.execute(
+            "SELECT setval(s, top) FROM (SELECT pg_get_serial_sequence('memories', 'rowid')::regclass AS s, "
+            "(SELECT max(rowid) FROM memories) AS top) x WHERE top > coalesce(pg_sequence_last_value(s), 0)"
+        )
         mark = int(
             self._db.execute("SELECT derived_seq FROM memory_vector_state WHERE rowid = 1").fetchone()[0]
         )
