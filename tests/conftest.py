@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from shitsuji.cli import main
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 
 from .browser_support import base, browser, page, playwright, shoot  # noqa: F401 (fixtures)
 from .fake_anthropic import FakeMessagesAPI
@@ -137,8 +137,15 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def engine(db_path: Path, clock: Clock) -> Iterator[MemoryEngine]:
-    store = SQLiteMemoryStore(db_path)
+def memory_target(db_path: Path) -> str:
+    """Where the ``engine`` fixture keeps memories: a SQLite file. A module that tests memory on
+    both engines overrides it with ``target`` (see test_engine.py)."""
+    return str(db_path)
+
+
+@pytest.fixture
+def engine(memory_target: str, clock: Clock) -> Iterator[MemoryEngine]:
+    store = open_store(memory_target)
     yield MemoryEngine(store, HashEmbedder(), clock=clock)
     store.close()
 

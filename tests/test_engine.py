@@ -1,15 +1,14 @@
-"""The memory engine over a real SQLite file and the deterministic hash embedder."""
+"""The memory engine over a real database (a SQLite file, then PostgreSQL) and the deterministic hash embedder."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from shitsuji.errors import NotFoundError, UserInputError
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.memory._embedders import Matrix
 
 from .conftest import Clock
@@ -17,6 +16,12 @@ from .conftest import Clock
 WIFE = "household/futari/user/wife"
 HUSBAND = "household/futari/user/husband"
 HOME = "household/futari"
+
+
+@pytest.fixture
+def memory_target(target: str) -> str:
+    """Every engine here runs on both engines."""
+    return target
 
 
 def contents(hits: Sequence[object]) -> list[str]:
@@ -156,8 +161,8 @@ class BrokenEmbedder(HashEmbedder):
         return super().embed_documents(texts)
 
 
-def test_a_dead_embedder_loses_nothing_and_the_index_catches_up(db_path: Path, clock: Clock) -> None:
-    store = SQLiteMemoryStore(db_path)
+def test_a_dead_embedder_loses_nothing_and_the_index_catches_up(memory_target: str, clock: Clock) -> None:
+    store = open_store(memory_target)
     embedder = BrokenEmbedder()
     engine = MemoryEngine(store, embedder, clock=clock)
     memory = engine.remember("歯医者は金曜日の午後", WIFE).memory
@@ -170,8 +175,8 @@ def test_a_dead_embedder_loses_nothing_and_the_index_catches_up(db_path: Path, c
     store.close()
 
 
-def test_reindex_switches_model_and_keeps_recall(db_path: Path, clock: Clock) -> None:
-    store = SQLiteMemoryStore(db_path)
+def test_reindex_switches_model_and_keeps_recall(memory_target: str, clock: Clock) -> None:
+    store = open_store(memory_target)
     engine = MemoryEngine(store, HashEmbedder(), clock=clock)
     for text in ("likes green tea", "plays futsal", "born in Okinawa"):
         engine.remember(text, WIFE)
@@ -185,9 +190,9 @@ def test_reindex_switches_model_and_keeps_recall(db_path: Path, clock: Clock) ->
     store.close()
 
 
-def test_vectors_written_by_another_process_are_searched(db_path: Path, clock: Clock) -> None:
-    reader = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
-    writer = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
+def test_vectors_written_by_another_process_are_searched(memory_target: str, clock: Clock) -> None:
+    reader = MemoryEngine(open_store(memory_target), HashEmbedder(), clock=clock)
+    writer = MemoryEngine(open_store(memory_target), HashEmbedder(), clock=clock)
     reader.recall("warm", WIFE)  # the reader's vector index is now loaded
     memory = writer.remember("the spare key is under the blue pot", WIFE).memory
     hits = reader.store.vector_search("hash-256", HashEmbedder().embed_query("spare key blue pot"), [WIFE], 5)
@@ -220,9 +225,9 @@ def test_background_indexer_embeds_bulk_rows_off_the_writer(engine: MemoryEngine
     assert engine.stats().indexed == 150
 
 
-def test_liveness_changes_in_another_process_reach_this_ones_caches(db_path: Path, clock: Clock) -> None:
-    a = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
-    b = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
+def test_liveness_changes_in_another_process_reach_this_ones_caches(memory_target: str, clock: Clock) -> None:
+    a = MemoryEngine(open_store(memory_target), HashEmbedder(), clock=clock)
+    b = MemoryEngine(open_store(memory_target), HashEmbedder(), clock=clock)
     memory = a.remember("the umbrella is in the car", WIFE).memory
     assert (
         contents(a.recall("umbrella", WIFE))
@@ -274,9 +279,9 @@ def test_chunks_keep_all_text_and_respect_the_size() -> None:
     assert chunks("short fact") == ["short fact"]
 
 
-def test_keyword_rows_load_per_scope_and_stay_fresh(db_path: Path, clock: Clock) -> None:
-    reader = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
-    writer = MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder(), clock=clock)
+def test_keyword_rows_load_per_scope_and_stay_fresh(memory_target: str, clock: Clock) -> None:
+    reader = MemoryEngine(open_store(memory_target), HashEmbedder(), clock=clock)
+    writer = MemoryEngine(open_store(memory_target), HashEmbedder(), clock=clock)
     writer.remember("husband likes black coffee", HUSBAND)
     writer.remember("wife likes milk tea", WIFE)
     assert contents(reader.recall("likes", WIFE, k=5, semantic=False)) == ["wife likes milk tea"]

@@ -27,6 +27,12 @@ TURNS = [
 PROV = {"conversation": "c1", "segment": "s1"}
 
 
+@pytest.fixture
+def memory_target(target: str) -> str:
+    """Every engine here runs on both engines."""
+    return target
+
+
 def facts(*items: dict[str, Any]) -> ModelResponse:
     return text_response(json.dumps(list(items)))
 
@@ -177,20 +183,20 @@ def test_parse_facts_names_the_problem() -> None:
 # -- the durable queue ---------------------------------------------------
 
 
-def queue(db_path: Path, engine: MemoryEngine, clock: Clock, model: Any, **kw: Any) -> ExtractionQueue:
-    return ExtractionQueue(db_path, Extractor(model, engine), clock=clock, **kw)
+def queue(memory_target: str, engine: MemoryEngine, clock: Clock, model: Any, **kw: Any) -> ExtractionQueue:
+    return ExtractionQueue(memory_target, Extractor(model, engine), clock=clock, **kw)
 
 
 ONE_FACT = facts({"fact": "Aki is allergic to peanuts.", "category": "profile", "importance": 0.9})
 
 
-def test_job_survives_a_restart_and_runs_once(db_path: Path, engine: MemoryEngine, clock: Clock) -> None:
-    first = queue(db_path, engine, clock, ScriptedModel([]))
+def test_job_survives_a_restart_and_runs_once(memory_target: str, engine: MemoryEngine, clock: Clock) -> None:
+    first = queue(memory_target, engine, clock, ScriptedModel([]))
     job = first.enqueue(TURNS, SCOPE, conversation="c1", segment="s1", household="tanaka", channel="line")
     assert job is not None and first.pending() == 1
     first.close()
     model = ScriptedModel([ONE_FACT])
-    second = queue(db_path, engine, clock, model)
+    second = queue(memory_target, engine, clock, model)
     [outcome] = asyncio.run(second.run_due())
     assert outcome.status == "done" and outcome.report is not None and len(outcome.report.added) == 1
     assert second.pending() == 0 and asyncio.run(second.run_due()) == []
@@ -205,9 +211,9 @@ def test_job_survives_a_restart_and_runs_once(db_path: Path, engine: MemoryEngin
     second.close()
 
 
-def test_model_errors_back_off_then_fail(db_path: Path, engine: MemoryEngine, clock: Clock) -> None:
+def test_model_errors_back_off_then_fail(memory_target: str, engine: MemoryEngine, clock: Clock) -> None:
     model = ScriptedModel([ModelUnavailableError("overloaded")] * MAX_ATTEMPTS)
-    q = queue(db_path, engine, clock, model)
+    q = queue(memory_target, engine, clock, model)
     job = q.enqueue(TURNS, SCOPE, conversation="c1")
     assert job is not None
     for attempt in range(1, MAX_ATTEMPTS):
@@ -228,8 +234,8 @@ def test_backoff_is_exponential_and_capped() -> None:
     assert backoff(20).total_seconds() == 600
 
 
-def test_a_retry_after_model_error_succeeds(db_path: Path, engine: MemoryEngine, clock: Clock) -> None:
-    q = queue(db_path, engine, clock, ScriptedModel([ModelError("boom"), ONE_FACT]))
+def test_a_retry_after_model_error_succeeds(memory_target: str, engine: MemoryEngine, clock: Clock) -> None:
+    q = queue(memory_target, engine, clock, ScriptedModel([ModelError("boom"), ONE_FACT]))
     q.enqueue(TURNS, SCOPE, conversation="c1")
     assert [o.status for o in asyncio.run(q.run_due())] == ["pending"]
     clock.advance(seconds=2)
@@ -239,9 +245,9 @@ def test_a_retry_after_model_error_succeeds(db_path: Path, engine: MemoryEngine,
 
 
 def test_a_dead_workers_job_is_taken_again_after_its_lease(
-    db_path: Path, engine: MemoryEngine, clock: Clock
+    memory_target: str, engine: MemoryEngine, clock: Clock
 ) -> None:
-    q = queue(db_path, engine, clock, ScriptedModel([ONE_FACT]))
+    q = queue(memory_target, engine, clock, ScriptedModel([ONE_FACT]))
     q.enqueue(TURNS, SCOPE, conversation="c1")
     assert q._claim() is not None  # a worker claims it and dies
     assert asyncio.run(q.run_due()) == []
@@ -262,9 +268,9 @@ class SlowModel:
         return facts()
 
 
-def test_two_workers_never_run_the_same_job(db_path: Path, engine: MemoryEngine, clock: Clock) -> None:
+def test_two_workers_never_run_the_same_job(memory_target: str, engine: MemoryEngine, clock: Clock) -> None:
     model = SlowModel()
-    a, b = queue(db_path, engine, clock, model), queue(db_path, engine, clock, model)
+    a, b = queue(memory_target, engine, clock, model), queue(memory_target, engine, clock, model)
     jobs = [a.enqueue(TURNS, SCOPE, conversation=f"c{i}") for i in range(6)]
 
     async def both() -> tuple[list[Any], list[Any]]:
@@ -278,11 +284,11 @@ def test_two_workers_never_run_the_same_job(db_path: Path, engine: MemoryEngine,
     b.close()
 
 
-def test_extraction_can_be_switched_off(db_path: Path, engine: MemoryEngine, clock: Clock) -> None:
+def test_extraction_can_be_switched_off(memory_target: str, engine: MemoryEngine, clock: Clock) -> None:
     settings = ExtractionSettings(
         disabled_households=frozenset({"sato"}), disabled_channels=frozenset({"mcp"})
     )
-    q = queue(db_path, engine, clock, ScriptedModel([]), settings=settings)
+    q = queue(memory_target, engine, clock, ScriptedModel([]), settings=settings)
     assert q.enqueue(TURNS, SCOPE, conversation="c1", household="sato", channel="line") is None
     assert q.enqueue(TURNS, SCOPE, conversation="c1", household="tanaka", channel="mcp") is None
     assert q.enqueue(TURNS, SCOPE, conversation="c1", household="tanaka", channel="line") is not None

@@ -14,6 +14,12 @@ from shitsuji.memory._supersede import same_subject
 from .conftest import Clock
 
 
+@pytest.fixture
+def memory_target(target: str) -> str:
+    """Every engine here runs on both engines."""
+    return target
+
+
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [

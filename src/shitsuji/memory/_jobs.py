@@ -1,10 +1,12 @@
 """A durable queue that runs memory extraction off the reply path.
 
 A conversation enqueues its new turns and answers at once; a worker calls ``run_due``
-later. Jobs live in the ``jobs`` table of the shitsuji database, so a restart loses
-nothing. Claiming is one conditional UPDATE inside a write transaction, so two workers
-never run the same job; a claim is a lease (``next_attempt_at`` moves ``LEASE`` ahead),
-so a job whose worker died is picked up again once the lease runs out. A model failure
+later. Jobs live in the ``jobs`` table of the shitsuji database (a SQLite file or
+PostgreSQL), so a restart loses nothing. Claiming is one conditional UPDATE inside a write
+transaction, so two workers never run the same job (on PostgreSQL it picks its row ``FOR
+UPDATE SKIP LOCKED``: any number of worker processes claim side by side without waiting); a
+claim is a lease (``next_attempt_at`` moves ``LEASE`` ahead), so a job whose worker died is
+picked up again once the lease runs out. A model failure
 is retried with exponential backoff (2^attempts seconds, at most ``MAX_BACKOFF``) until
 ``MAX_ATTEMPTS``; then the job is marked failed with its last error.
 """
@@ -64,7 +66,7 @@ class JobOutcome:
 
 
 class ExtractionQueue:
-    """Extraction jobs in the shitsuji database at ``path``, run by ``extractor``."""
+    """Extraction jobs in the shitsuji database ``path`` (a file or a ``postgresql://`` URL), run by ``extractor``."""
 
     def __init__(
         self,
@@ -139,12 +141,15 @@ class ExtractionQueue:
     def _claim(self) -> tuple[str, dict[str, Any], int] | None:
         """Take the next due job (or one whose lease ran out) for this worker, atomically."""
         now = self.clock()
+        # SQLite runs one writer at a time; PostgreSQL's workers each skip the rows another one
+        # has locked (read committed would otherwise let two of them update the same row in turn)
+        skip = " FOR UPDATE SKIP LOCKED" if self._conn.dialect == "postgresql" else ""
         with self._conn.write() as conn:
             row = conn.execute(
                 "UPDATE jobs SET status = 'running', attempts = attempts + 1, next_attempt_at = ?, "
                 "updated_at = ? WHERE id = (SELECT id FROM jobs WHERE kind = ? "
                 "AND status IN ('pending', 'running') AND next_attempt_at <= ? AND attempts < ? "
-                "ORDER BY next_attempt_at, created_at LIMIT 1) RETURNING id, payload, attempts",
+                f"ORDER BY next_attempt_at, created_at LIMIT 1{skip}) RETURNING id, payload, attempts",
                 ((now + LEASE).isoformat(), now.isoformat(), KIND, now.isoformat(), MAX_ATTEMPTS),
             ).fetchone()
         return (row[0], json.loads(row[1]), int(row[2])) if row else None

@@ -10,6 +10,7 @@ English), so the index itself is language-blind.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -20,6 +21,41 @@ from ._slots import Match, Slots, grown
 
 K1 = 1.2
 B = 0.75
+
+
+def bm25(
+    rows: Sequence[tuple[str, str]], terms: Sequence[str], docs: int, length: int, limit: int
+) -> list[Match]:
+    """Each row's best chunk by BM25, best first, scored as ``KeywordIndex.search`` scores it.
+
+    ``rows`` (id, stored terms) are every row of the searched collection holding any of
+    ``terms`` (distinct), so document frequencies are counted from them; ``docs`` is the
+    collection's chunk count and ``length`` its total number of terms. A database that
+    finds the rows with its own index (PostgreSQL's GIN) scores them here.
+    """
+    wanted = set(terms)
+    found: list[tuple[str, int, int, Counter[str]]] = []
+    held: Counter[str] = Counter()
+    for memory_id, stored in rows:
+        for chunk, line in enumerate(stored.split("\n")):
+            words = line.split()
+            tf = Counter(w for w in words if w in wanted)
+            if tf:
+                found.append((memory_id, chunk, len(words), tf))
+                held.update(tf.keys())
+    docs = max(docs, 1)
+    avg = length / docs or 1.0
+    idf = {t: math.log(1.0 + (docs - held[t] + 0.5) / (held[t] + 0.5)) for t in held}
+    best: dict[str, Match] = {}
+    for memory_id, chunk, size, tf in found:
+        norm = K1 * (1.0 - B + B * size / avg)
+        score = 0.0
+        for term in terms:
+            if term in tf:
+                score += idf[term] * tf[term] * (K1 + 1.0) / (tf[term] + norm)
+        if score > 0 and (memory_id not in best or score > best[memory_id].score):
+            best[memory_id] = Match(memory_id, score, chunk)
+    return sorted(best.values(), key=lambda m: -m.score)[:limit]
 
 
 def snapshot(rows: Sequence[tuple[str, str, str]]) -> dict[str, Any]:

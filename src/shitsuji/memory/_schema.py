@@ -1,8 +1,38 @@
-"""The memory package's tables: memories, their embeddings, extraction jobs, keyword snapshots."""
+"""The memory package's tables: memories, their embeddings, extraction jobs, keyword snapshots.
+
+On PostgreSQL, ``0011_postgres_recall`` adds what recall in the database needs (SQLite
+keeps its in-process indexes and has nothing to do): ``memories.keywords``, a generated
+``tsvector`` of the stored terms plus one ``' scope <scope>'`` lexeme (so a GIN index
+answers "these words in these scopes" alone), generated per-row chunk and term counts for
+BM25's averages, a sequence for ``embeddings.seq`` (writers no longer queue on one file),
+and the bookkeeping of the derived pgvector tables ``memory_vectors_<n>`` (one per
+embedding model, made when the model's first vectors arrive; see ``_postgres_store``).
+"""
 
 from __future__ import annotations
 
 from ..store import Migration, Schema
+
+# a lexeme is a whole stored term (split on white space), never re-parsed: what the engine made is
+# what is matched, in any language; the scope lexeme starts with a space, which no term holds
+_TERM_ARRAY = r"array_remove(regexp_split_to_array(terms, '\s+'), '')"
+_POSTGRES_RECALL = f"""
+    CREATE EXTENSION IF NOT EXISTS vector;
+    ALTER TABLE memories ADD COLUMN keywords tsvector
+        GENERATED ALWAYS AS (array_to_tsvector(array_append({_TERM_ARRAY}, ' scope ' || scope))) STORED;
+    ALTER TABLE memories ADD COLUMN chunk_count INTEGER
+        GENERATED ALWAYS AS (1 + length(terms) - length(replace(terms, chr(10), ''))) STORED;
+    ALTER TABLE memories ADD COLUMN term_count INTEGER GENERATED ALWAYS AS (cardinality({_TERM_ARRAY})) STORED;
+    CREATE INDEX memories_keywords ON memories USING gin (keywords) WHERE deleted_at IS NULL;
+    CREATE INDEX memories_live_scope ON memories (scope) INCLUDE (chunk_count, term_count)
+        WHERE deleted_at IS NULL;
+    CREATE INDEX memories_id_prefix ON memories (id text_pattern_ops);
+    CREATE SEQUENCE embeddings_seq_gen;
+    CREATE TABLE memory_vector_models (rowid INTEGER PRIMARY KEY, model TEXT NOT NULL UNIQUE, dim INTEGER NOT NULL);
+    CREATE TABLE memory_vector_state (rowid INTEGER PRIMARY KEY CHECK (rowid = 1), derived_seq INTEGER NOT NULL);
+    INSERT INTO memory_vector_state (rowid, derived_seq) VALUES (1, 0);
+    CREATE TABLE memory_graph_scopes (model TEXT NOT NULL, scope TEXT NOT NULL, PRIMARY KEY (model, scope))
+"""
 
 MEMORY_SCHEMA = Schema(
     "memory",
@@ -73,5 +103,6 @@ MEMORY_SCHEMA = Schema(
             );
             """,
         ),
+        Migration("0011_postgres_recall", "", postgres=_POSTGRES_RECALL),
     ),
 )

@@ -572,5 +572,7 @@ class SQLiteMemoryStore:
 def open_store(target: str | Path) -> MemoryStore:
     """The memory store for ``target``: a SQLite file, or a ``postgresql://`` database."""
     if db.is_postgres(target):
-        raise StoreError("memories in PostgreSQL are not available in this build yet: use a SQLite --db")
+        from ._postgres_store import PostgresMemoryStore  # psycopg loads only for PostgreSQL
+
+        return PostgresMemoryStore(str(target))
     return SQLiteMemoryStore(target)

@@ -1,0 +1,208 @@
+"""Memory at scale: ingest throughput and recall latency within one scope, on either engine.
+
+``run_memory_scale(target, n, scopes)`` fills an empty database (a SQLite path or a
+``postgresql://`` URL) with ``n`` synthetic memories spread evenly over ``scopes`` scopes
+(English-like words and Japanese text, Zipf-distributed so some words are common), stores
+their keyword terms and vectors through the store, then times ``MemoryEngine.recall`` in
+randomly chosen scopes. Ingest is timed at the store (rows with terms, then vectors): the
+embedder's own cost is reported apart, since it is the same on both engines. Without an
+embedder, vectors are random unit vectors and queries pass one in (the database does the
+same work; only meaning is missing).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..memory import Embedder, Memory, MemoryEngine, open_store
+from ..memory._engine import index_terms
+from ..memory._text import content_hash, query_terms
+from ._common import percentile
+
+Progress = Callable[[str], None]
+BATCH = 1000
+_SYLLABLES = [
+    "ka",
+    "ki",
+    "ku",
+    "ke",
+    "ko",
+    "sa",
+    "shi",
+    "su",
+    "se",
+    "so",
+    "ta",
+    "chi",
+    "tsu",
+    "te",
+    "to",
+    "na",
+    "ni",
+    "nu",
+    "ne",
+    "no",
+    "ra",
+    "ri",
+    "ru",
+    "re",
+    "ro",
+    "ma",
+    "mi",
+    "mu",
+]
+_KANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわ"
+_KANJI = "日月火水木金土山川田人子女男学校会社電車駅家族友達先生病院薬歯医者予約紅茶珈琲"
+
+
+def _vocabulary(rng: random.Random, size: int) -> list[str]:
+    words = {"".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))) for _ in range(size * 2)}
+    return sorted(words)[:size]
+
+
+def _texts(rng: random.Random, n: int, vocab: list[str]) -> list[str]:
+    """``n`` short facts: 70 % English-like, 30 % Japanese; words drawn with Zipf frequencies."""
+    weights = [1.0 / (rank + 1) for rank in range(len(vocab))]
+    out: list[str] = []
+    for _ in range(n):
+        if rng.random() < 0.7:
+            out.append(" ".join(rng.choices(vocab, weights, k=rng.randint(6, 12))))
+        else:
+            parts = [
+                rng.choice(_KANJI) + rng.choice(_KANJI) + "".join(rng.choices(_KANA, k=rng.randint(1, 3)))
+                for _ in range(rng.randint(3, 6))
+            ]
+            out.append("".join(parts) + "。")
+    return out
+
+
+def _unit(rng: np.random.Generator, rows: int, dim: int) -> npt.NDArray[np.float32]:
+    matrix = rng.standard_normal((rows, dim)).astype(np.float32)
+    unit: npt.NDArray[np.float32] = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+    return unit
+
+
+class _RandomEmbedder:
+    """Stands in for an embedder when meaning is not what is measured (queries bring a vector)."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.model_id = f"random-{dim}"
+        self.dedupe_threshold = 0.99
+
+
+def run_memory_scale(
+    target: str,
+    n: int,
+    scopes: int,
+    *,
+    embedder: Embedder | None = None,
+    queries: int = 200,
+    dim: int = 256,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Fill ``target`` (empty) with ``n`` memories over ``scopes`` scopes; time ingest and recall.
+
+    Returns figures: ``ingest_rows_per_s`` (rows with terms and vectors stored), ``embed_s``
+    (the embedder's time, 0 without one), ``recall_p50_ms`` / ``recall_p95_ms`` (a whole
+    ``recall`` within one scope, k=10, after ``cold_recall_ms`` for the first), and the
+    store's ``keyword_p95_ms`` / ``vector_p95_ms`` alone.
+    """
+    say = progress or (lambda _: None)
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    vocab = _vocabulary(rng, 5000)
+    model_id = embedder.model_id if embedder is not None else f"random-{dim}"
+    store = open_store(target)
+    engine = MemoryEngine(store, embedder or _RandomEmbedder(dim))  # type: ignore[arg-type]
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    names = [f"bench/s{j:05d}" for j in range(scopes)]
+    insert_s = vectors_s = embed_s = 0.0
+    samples: dict[str, list[str]] = {}
+    try:
+        for first in range(0, n, BATCH):
+            count = min(BATCH, n - first)
+            texts = _texts(rng, count, vocab)
+            rows = []
+            for i, text in enumerate(texts):
+                at = start + timedelta(seconds=first + i)
+                memory = Memory(
+                    id=f"b{first + i:09d}",
+                    scope=names[(first + i) % scopes],
+                    content=text,
+                    category="misc",
+                    importance=0.5,
+                    source="imported",
+                    provenance={},
+                    created_at=at,
+                    updated_at=at,
+                    content_hash=content_hash(text),
+                )
+                rows.append((memory, index_terms(text)))
+                if len(samples.get(memory.scope, ())) < 3:
+                    samples.setdefault(memory.scope, []).append(text)
+            if embedder is not None:
+                t0 = time.perf_counter()
+                matrix = embedder.embed_documents(texts)
+                embed_s += time.perf_counter() - t0
+            else:
+                matrix = _unit(nrng, count, dim)
+            t0 = time.perf_counter()
+            store.insert_many(rows)
+            t1 = time.perf_counter()
+            store.put_vectors(model_id, [(m.id, matrix[i]) for i, (m, _) in enumerate(rows)])
+            t2 = time.perf_counter()
+            insert_s += t1 - t0
+            vectors_s += t2 - t1
+            if (first // BATCH) % 50 == 0:
+                say(f"{first + count:,} rows, {(first + count) / (insert_s + vectors_s):,.0f} rows/s")
+        times: dict[str, list[float]] = {"recall": [], "keyword": [], "vector": []}
+        cold = 0.0
+        for q in range(queries + 1):
+            scope = rng.choice(names)
+            words = rng.choice(samples[scope]).split()
+            text = " ".join(rng.sample(words, min(2, len(words)))) if len(words) > 1 else words[0][:4]
+            vector = embedder.embed_query(text) if embedder is not None else _unit(nrng, 1, dim)[0]
+            t0 = time.perf_counter()
+            engine.recall(text, scope, k=10, vector=vector)
+            took = (time.perf_counter() - t0) * 1000
+            if q == 0:
+                cold = took
+                continue
+            times["recall"].append(took)
+            t0 = time.perf_counter()
+            store.keyword_search(query_terms(text), [scope, "bench"], 60)
+            t1 = time.perf_counter()
+            store.vector_search(model_id, vector, [scope, "bench"], 60)
+            t2 = time.perf_counter()
+            times["keyword"].append((t1 - t0) * 1000)
+            times["vector"].append((t2 - t1) * 1000)
+    finally:
+        store.close()
+    stored = insert_s + vectors_s
+    return {
+        "engine": "postgresql" if target.startswith(("postgresql://", "postgres://")) else "sqlite",
+        "memories": n,
+        "scopes": scopes,
+        "per_scope": n // max(scopes, 1),
+        "ingest_rows_per_s": round(n / stored) if stored else 0,
+        "insert_rows_per_s": round(n / insert_s) if insert_s else 0,
+        "vectors_rows_per_s": round(n / vectors_s) if vectors_s else 0,
+        "embed_s": round(embed_s, 1),
+        "cold_recall_ms": round(cold, 1),
+        "recall_p50_ms": round(percentile(times["recall"], 50), 2),
+        "recall_p95_ms": round(percentile(times["recall"], 95), 2),
+        "keyword_p50_ms": round(percentile(times["keyword"], 50), 2),
+        "keyword_p95_ms": round(percentile(times["keyword"], 95), 2),
+        "vector_p50_ms": round(percentile(times["vector"], 50), 2),
+        "vector_p95_ms": round(percentile(times["vector"], 95), 2),
+        "queries": queries,
+    }
