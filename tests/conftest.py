@@ -24,7 +24,7 @@ from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from .browser_support import base, browser, page, playwright, shoot  # noqa: F401 (fixtures)
 from .fake_anthropic import FakeMessagesAPI
 from .pg_support import PostgresServer
-from .web_support import Site, fake_model, make_site, memory_path
+from .web_support import Site, fake_model, make_site
 
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
@@ -196,8 +196,8 @@ def api() -> Iterator[FakeMessagesAPI]:
 
 
 @pytest.fixture
-def site(target: str, tmp_path: Path, api: FakeMessagesAPI) -> Iterator[Site]:
+def site(target: str, api: FakeMessagesAPI) -> Iterator[Site]:
     """The web app with the fake model, over SQLite and then over PostgreSQL."""
-    made = make_site(target, fake_model(api.url), memory=memory_path(target, tmp_path / "memory.db"))
+    made = make_site(target, fake_model(api.url))
     yield made
     made.close()

@@ -141,7 +141,7 @@ def make_household(db: str | Path) -> None:
 
 
 def make_butler(db: str | Path, script: Script) -> Butler:
-    """A butler over ``db`` (SQLite or PostgreSQL); its memories in SQLite (``memory_path``)."""
+    """A butler over ``db`` (SQLite or PostgreSQL), its memories there too."""
     return Butler(db, memory_engine(db), ScriptedModel(script), panels=True)
 
 

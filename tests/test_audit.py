@@ -124,8 +124,8 @@ def test_a_member_sees_the_household_and_only_their_own_private_memory_events(ta
 
 
 @pytest.fixture
-def site(target: str, tmp_path: Path) -> Iterator[Site]:
-    made = make_site(target, None, memory=tmp_path / "memory.db")
+def site(target: str) -> Iterator[Site]:
+    made = make_site(target, None)
     yield made
     made.close()
 

@@ -7,7 +7,6 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -20,10 +19,10 @@ from .web_support import HOME, PASSWORD, Site, make_site, serving
 
 
 @pytest.fixture
-def two_sites(target: str, tmp_path: Path) -> Iterator[tuple[Site, Site]]:
+def two_sites(target: str) -> Iterator[tuple[Site, Site]]:
     """Two app instances over one database, as two processes behind one port would be."""
-    first = make_site(target, None, memory=tmp_path / "memory.db")
-    second = make_site(target, None, memory=tmp_path / "memory.db")
+    first = make_site(target, None)
+    second = make_site(target, None)
     yield first, second
     first.close()
     second.close()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,8 +17,8 @@ from .web_support import PASSWORD, Site, make_site, serving
 
 
 @pytest.fixture
-def site(target: str, tmp_path: Path) -> Iterator[Site]:
-    made = make_site(target, None, memory=tmp_path / "memory.db")
+def site(target: str) -> Iterator[Site]:
+    made = make_site(target, None)
     yield made
     made.close()
 

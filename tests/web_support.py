@@ -8,7 +8,6 @@ included), or ``None`` for the "no model configured" case.
 from __future__ import annotations
 
 import socket
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -22,8 +21,7 @@ from fastapi import FastAPI
 
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import AnthropicModel, Model
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
-from shitsuji.store import is_postgres
+from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.web import Backend, create_app
 
 PASSWORD = "correct horse 馬"
@@ -49,41 +47,26 @@ def make_site(
     model: Model | None,
     *,
     secure_cookies: bool | None = None,
-    memory: Path | None = None,
 ) -> Site:
     """Households futari (wife, husband) and tonari (neighbour), everyone's password ``PASSWORD``.
 
-    ``db`` is a SQLite path or a PostgreSQL URL; the memories stay in SQLite (``memory``, by
-    the same file, or beside a PostgreSQL database ``memory`` or a temporary file, the same for
-    every butler over that database)."""
+    ``db`` is a SQLite path or a PostgreSQL URL; the memories live there too."""
     store = HouseholdStore(db)
     if not store.households():
         store.create(HOME, ["wife", "husband"])
         store.create(NEIGHBOUR, ["neighbour"])
     store.close()
-    backend = Backend(Butler(db, memory_engine(db, memory), model, panels=True))
+    backend = Backend(Butler(db, memory_engine(db), model, panels=True))
     for home, user in ((HOME, "wife"), (HOME, "husband"), (NEIGHBOUR, "neighbour")):
         backend.accounts.set_password(home, user, PASSWORD)
     return Site(create_app(backend, secure_cookies=secure_cookies), backend, str(db))
 
 
-def memory_engine(db: str | Path, memory: Path | None = None) -> MemoryEngine:
-    """The memories of a test's butler over ``db`` (hash embedder): the one place that decides where
-    they live (``memory_path``) — switch it to ``open_store(db)`` once memories run on PostgreSQL."""
-    return MemoryEngine(SQLiteMemoryStore(memory_path(db, memory)), HashEmbedder())
+def memory_engine(db: str | Path) -> MemoryEngine:
+    """The memories of a test's butler: in its database, SQLite or PostgreSQL (hash embedder)."""
+    return MemoryEngine(open_store(str(db)), HashEmbedder())
 
 
-def memory_path(db: str | Path, memory: Path | None = None) -> Path:
-    """Where a test's memories live: beside a SQLite database, in it; beside a PostgreSQL one, a
-    SQLite file of its own until the memory store runs on PostgreSQL."""
-    if not is_postgres(db):
-        return Path(db)
-    if memory is not None:
-        _MEMORIES[str(db)] = memory
-    return _MEMORIES.setdefault(str(db), Path(tempfile.mkdtemp(prefix="shitsuji-memory-")) / "memory.db")
-
-
-_MEMORIES: dict[str, Path] = {}  # a PostgreSQL database's memories: one file, whoever opens them
 
 
 def fake_model(url: str) -> AnthropicModel:
