@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._paths import default_db_path
 from .errors import UserInputError
 from .llm import CHEAP_MODEL, Endpoint
 from .memory import DEFAULT_EMBEDDER, MemoryEngine, SQLiteMemoryStore, load_embedder
@@ -34,12 +35,6 @@ from .memory import DEFAULT_EMBEDDER, MemoryEngine, SQLiteMemoryStore, load_embe
 if TYPE_CHECKING:
     from .agent import Mode
     from .memory import ExtractionSettings
-
-
-def default_db_path() -> Path:
-    from platformdirs import user_data_dir  # imported late: the hook's start-up time counts
-
-    return Path(user_data_dir("shitsuji", appauthor=False)) / "shitsuji.db"
 
 
 @dataclass(frozen=True, slots=True)
