@@ -123,14 +123,19 @@ def serve(args: argparse.Namespace) -> int:
 
 def _serve_locked(db: Path, embedder: str | None, path: Path, idle_timeout: float) -> int:
     from ..config import open_memory
+    from ._context import GATES
     from ._prompt import one_blas_thread
+    from ._second import load_second_opinion
     from ._server import run_server
 
     one_blas_thread()
     _use_caches(db)
     engine = open_memory(db, embedder)
+    model = engine.embedder.model_id
+    fused = any(key.startswith(f"{model}+") for key in GATES)  # a gate calibrated with a second model
     try:
-        return run_server(engine, db, path, idle_timeout=idle_timeout)
+        second = load_second_opinion() if fused else None
+        return run_server(engine, db, path, idle_timeout=idle_timeout, second=second)
     finally:
         engine.store.close()
 

@@ -8,6 +8,7 @@ saved there is simply nothing to say.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..config import open_memory
 from ..errors import UserInputError
@@ -15,6 +16,9 @@ from ..mcp import project_scope
 from ..memory import MemoryEngine
 from ._context import DEFAULT_BUDGET, DEFAULT_K, format_context, hook_output, relevant_hits
 from ._payload import PromptEvent, parse_payload
+
+if TYPE_CHECKING:
+    from ._second import SecondOpinion
 
 MIN_BUDGET = 200
 _BLAS_SET_THREADS = (
@@ -84,9 +88,10 @@ def answer_event(
     k: int = DEFAULT_K,
     budget: int = DEFAULT_BUDGET,
     plain: bool = False,
+    second: SecondOpinion | None = None,
 ) -> str:
     """The answer for one prompt from an open engine (the hook's own, or the hook server's)."""
     scope = project_scope(event.cwd)
-    hits = relevant_hits(engine, event.prompt, scope, k=k)
+    hits = relevant_hits(engine, event.prompt, scope, k=k, second=second)
     context = format_context(hits, scope, budget=budget)
     return context if plain else hook_output(context, event.event)

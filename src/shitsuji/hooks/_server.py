@@ -1,6 +1,7 @@
 """The hook server: one resident process that answers prompt hooks over a unix socket.
 
-It opens the memory engine once — model, vector index, chatter vectors — and answers each
+It opens the memory engine once — model, vector index, chatter vectors, and the second
+model that re-scores the candidates when it is installed (``_second``) — and answers each
 ``{"payload", "k", "budget", "plain"}`` line with ``{"out"}`` (what the hook prints) or
 ``{"error"}`` (a bad payload: the hook prints it and exits 1, as it would alone). The
 database is read afresh for every prompt (the store picks up rows other processes wrote),
@@ -31,6 +32,7 @@ from ..memory import MemoryEngine
 from ._client import PROTOCOL, read_line
 from ._payload import parse_payload
 from ._prompt import answer_event, check_limits
+from ._second import SecondOpinion
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +42,17 @@ READ_TIMEOUT = 2.0  # seconds a connected hook has to send its request
 class HookServer:
     """Answers prompt hooks from ``engine`` on the unix socket at ``path`` (see the module doc)."""
 
-    def __init__(self, engine: MemoryEngine, db: Path, path: Path, *, idle_timeout: float) -> None:
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        db: Path,
+        path: Path,
+        *,
+        idle_timeout: float,
+        second: SecondOpinion | None = None,
+    ) -> None:
         self.engine = engine
+        self.second = second
         self.db = db
         self.path = path
         self.idle_timeout = idle_timeout
@@ -51,7 +62,7 @@ class HookServer:
         """Load the model, the vector index and the chatter vectors before the first prompt."""
         from ._context import relevant_hits
 
-        relevant_hits(self.engine, "warm up", "fs")
+        relevant_hits(self.engine, "warm up", "fs", second=self.second)
 
     def serve(self, listener: socket.socket) -> None:
         """Answer connections one at a time until idle for ``idle_timeout`` s or the database is gone."""
@@ -89,7 +100,8 @@ class HookServer:
             k, budget = int(request.get("k", 5)), int(request.get("budget", 2000))
             check_limits(k, budget)
             event = parse_payload(str(request.get("payload", "")))
-            out = answer_event(self.engine, event, k=k, budget=budget, plain=bool(request.get("plain")))
+            plain = bool(request.get("plain"))
+            out = answer_event(self.engine, event, k=k, budget=budget, plain=plain, second=self.second)
         except ShitsujiError as exc:
             return {"error": str(exc)}
         except (TypeError, ValueError) as exc:
@@ -102,10 +114,12 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(0)
 
 
-def run_server(engine: MemoryEngine, db: Path, path: Path, *, idle_timeout: float) -> int:
+def run_server(
+    engine: MemoryEngine, db: Path, path: Path, *, idle_timeout: float, second: SecondOpinion | None = None
+) -> int:
     """Load, bind, serve, remove the socket. The caller holds the socket's lock (``_client.hold_lock``)."""
     signal.signal(signal.SIGTERM, _stop)
-    server = HookServer(engine, db, path, idle_timeout=idle_timeout)
+    server = HookServer(engine, db, path, idle_timeout=idle_timeout, second=second)
     server.warm_up()
     with contextlib.suppress(FileNotFoundError):
         path.unlink()  # a socket left by a server that died; we hold the lock
