@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -226,7 +227,12 @@ def test_install_for_claude_code_shows_asks_merges_and_is_idempotent(
         capture_output=True,
         text=True,
         check=True,
-        env={"SHITSUJI_DB": str(db_path), "PATH": "/usr/bin:/bin"},
+        env={
+            "SHITSUJI_DB": str(db_path),
+            "PATH": "/usr/bin:/bin",
+            "SHITSUJI_HOOK_SERVER": "off",  # no resident server left behind (tests/test_hook_server.py)
+            "SHITSUJI_CACHE_DIR": os.environ["SHITSUJI_CACHE_DIR"],
+        },
     )
     assert "CHANGES.md" in context_of(ran.stdout)
 

@@ -6,6 +6,10 @@ then each timed run starts ``python -m shitsuji.hooks prompt`` with a Claude Cod
 ``UserPromptSubmit`` payload on stdin and waits for its answer, wall clock. The same is
 timed through the full command line (``python -m shitsuji hook prompt``), and the floor
 that no hook can go under — starting Python, importing shitsuji — is measured beside it.
+
+Both ways the hook runs are timed on the same database: alone (no hook server: the first
+prompt of a session, or ``SHITSUJI_HOOK_SERVER=off``) and asking a running hook server
+(every later prompt), whose first answers are left out of the figures like the hook's.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .._paths import default_cache_dir
+from ..hooks._client import server_answer, socket_path
 from ..mcp import project_scope
 from ..memory import MemoryEngine, NewMemory, SQLiteMemoryStore, load_embedder
 from ._common import percentile
@@ -81,17 +88,24 @@ def run_hook_bench(
         env = {
             k: v for k, v in os.environ.items() if not k.startswith("SHITSUJI_") or k == "SHITSUJI_CACHE_DIR"
         }
+        env["SHITSUJI_EMBEDDER"] = embedder
+        alone = {**env, "SHITSUJI_HOOK_SERVER": "off"}
         payloads = [_payload(q, project / "src") for q in synthetic_queries(runs)]
         python = sys.executable
         fast = [python, "-m", "shitsuji.hooks", "prompt", "--db", str(db)]
         cli = [python, "-m", "shitsuji", "--db", str(db), "hook", "prompt"]
-        _time_runs(fast, payloads[:2], env)  # warm the page cache and .pyc files
+        _time_runs(fast, payloads[:2], alone)  # warm the page cache and .pyc files
         if progress:
             progress(f"timing {runs} hook runs")
-        hook_ms, answered = _time_runs(fast, payloads, env)
-        cli_ms, _ = _time_runs(cli, payloads[: max(3, runs // 4)], env)
-        python_ms, _ = _time_runs([python, "-c", "pass"], payloads[:10], env)
-        import_ms, _ = _time_runs([python, "-c", "import shitsuji.hooks"], payloads[:10], env)
+        hook_ms, answered = _time_runs(fast, payloads, alone)
+        cli_ms, _ = _time_runs(cli, payloads[: max(3, runs // 4)], alone)
+        python_ms, _ = _time_runs([python, "-c", "pass"], payloads[:10], alone)
+        import_ms, _ = _time_runs([python, "-c", "import shitsuji.hooks"], payloads[:10], alone)
+        if progress:
+            progress(f"timing {runs} hook runs with a hook server")
+        with _hook_server(db, embedder, env):
+            _time_runs(fast, payloads[-2:], env)
+            server_ms, server_answered = _time_runs(fast, payloads, env)
     return {
         "embedder": embedder,
         "memories": n,
@@ -104,4 +118,26 @@ def run_hook_bench(
         "python_start_p50_ms": round(percentile(python_ms, 50), 1),
         "import_p50_ms": round(percentile(import_ms, 50), 1),
         "runs_with_context": answered,
+        "server_hook_p50_ms": round(percentile(server_ms, 50), 1),
+        "server_hook_p95_ms": round(percentile(server_ms, 95), 1),
+        "server_runs_with_context": server_answered,
     }
+
+
+@contextmanager
+def _hook_server(db: Path, embedder: str, env: dict[str, str]) -> Iterator[None]:
+    """A hook server for ``db``, up and answering, stopped afterwards."""
+    command = [sys.executable, "-m", "shitsuji.hooks", "serve", "--db", str(db), "--embedder", embedder]
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cache = Path(env["SHITSUJI_CACHE_DIR"]) if "SHITSUJI_CACHE_DIR" in env else default_cache_dir()
+    path = socket_path(db, embedder, cache)
+    try:
+        deadline = time.monotonic() + 120
+        while server_answer(path, _payload("ping", db.parent), k=1, budget=200, plain=True) is None:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the hook server did not start")
+            time.sleep(0.1)
+        yield
+    finally:
+        server.terminate()
+        server.wait(30)

@@ -139,6 +139,9 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
         if progress:
             progress(f"ranking {len(data['prompts'])} prompts")
         second = load_second_opinion() if embedder != SECOND_MODEL else None
+        if second is not None:  # as the hook server does: every memory embedded ahead
+            second.start((m.id, m.content) for m in engine.list_memories())
+            second.wait_idle(600)
         cases = [
             _case(engine, p["prompt"], p["expect"], semantic=True, second=second) for p in data["prompts"]
         ]
@@ -192,8 +195,8 @@ def _case(
     seconds = (
         second.cosines(prompt, [h for h in hits if "vector" in h.signals])
         if second and vector is not None
-        else {}
-    )
+        else None
+    ) or {}  # every memory was embedded ahead: None would mean the model failed
     scored = [
         Scored(
             h.memory.provenance["label"],

@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from ._client import IDLE_TIMEOUT, ask, hold_lock, server_enabled, socket_path, start_server
+from ._client import IDLE_TIMEOUT, hold_lock, server_answer, server_enabled, socket_path, start_server
 
 DEFAULT_K = 5  # the same as _context's (a test keeps them equal); not imported: it loads numpy
 DEFAULT_BUDGET = 2000
@@ -61,18 +61,19 @@ def _locations(db: Path | None) -> tuple[Path, str | None, Path]:
 
 
 def prompt(args: argparse.Namespace) -> int:
+    from ..errors import UserInputError
+
     payload = sys.stdin.read()
-    use_server = server_enabled(args.server)
     db, embedder, cache = _locations(args.db)
-    path = socket_path(db, embedder, cache) if use_server and db.exists() else None
-    if path is not None:
-        answer = ask(path, {"payload": payload, "k": args.k, "budget": args.budget, "plain": args.plain})
-        if answer is not None and "error" in answer:
-            print(f"shitsuji hook: {answer['error']}", file=sys.stderr)
-            return 1
-        if answer is not None:
-            _print(str(answer.get("out", "")))
-            return 0
+    path = socket_path(db, embedder, cache) if server_enabled(args.server) and db.exists() else None
+    try:
+        out = server_answer(path, payload, k=args.k, budget=args.budget, plain=args.plain)
+    except UserInputError as exc:
+        print(f"shitsuji hook: {exc}", file=sys.stderr)
+        return 1
+    if out is not None:
+        _print(out)
+        return 0
     code = _answer_alone(payload, db, args)
     if path is not None:
         start_server(path, db, embedder)  # after answering: the agent already has what it needs
@@ -112,7 +113,7 @@ def serve(args: argparse.Namespace) -> int:
     if path is None:
         print(f"shitsuji hook serve: the socket path under {cache} is too long", file=sys.stderr)
         return 1
-    lock = hold_lock(path)  # before loading anything: a second server leaves at once
+    lock = hold_lock(path, mine=True)  # before loading anything: a second server leaves at once
     if lock is None:
         return 0
     try:
@@ -134,7 +135,7 @@ def _serve_locked(db: Path, embedder: str | None, path: Path, idle_timeout: floa
     model = engine.embedder.model_id
     fused = any(key.startswith(f"{model}+") for key in GATES)  # a gate calibrated with a second model
     try:
-        second = load_second_opinion() if fused else None
+        second = load_second_opinion(file=path.with_name(path.stem + ".second.arrays")) if fused else None
         return run_server(engine, db, path, idle_timeout=idle_timeout, second=second)
     finally:
         engine.store.close()

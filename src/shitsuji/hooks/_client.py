@@ -64,6 +64,24 @@ def ask(path: Path, request: dict[str, Any], timeout: float = ASK_TIMEOUT) -> di
     return answer if isinstance(answer, dict) else None
 
 
+def server_answer(path: Path | None, payload: str, *, k: int, budget: int, plain: bool) -> str | None:
+    """What the hook prints, as the server at ``path`` answers it; None when no server answers.
+
+    A payload the server refuses (not JSON, no prompt) raises ``UserInputError``, as the
+    hook alone would.
+    """
+    if path is None:
+        return None
+    answer = ask(path, {"payload": payload, "k": k, "budget": budget, "plain": plain})
+    if answer is None:
+        return None
+    if "error" in answer:
+        from ..errors import UserInputError
+
+        raise UserInputError(str(answer["error"]))
+    return str(answer.get("out", ""))
+
+
 def read_line(conn: socket.socket) -> bytes:
     """One newline-terminated message (without the newline); b"" when the peer closed first."""
     parts: list[bytes] = []
@@ -82,17 +100,26 @@ def read_line(conn: socket.socket) -> bytes:
             raise OSError("message too long")
 
 
-def hold_lock(path: Path) -> int | None:
-    """Take the server lock of the socket at ``path`` (a file descriptor to keep open), or None when held."""
+def lock_path(path: Path) -> Path:
+    """The server's lock file beside its socket; it holds the server's process id."""
+    return path.with_name(path.name + ".lock")
+
+
+def hold_lock(path: Path, *, mine: bool = False) -> int | None:
+    """Take the server lock of the socket at ``path`` (a file descriptor to keep open), or None when
+    held; ``mine``: this process is the server, and writes its id into the file."""
     import fcntl
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.with_name(path.name + ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
+    fd = os.open(lock_path(path), os.O_CREAT | os.O_RDWR, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
         return None
+    if mine:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
     return fd
 
 

@@ -146,6 +146,8 @@ def relevant_hits(
         seconds = second.cosines(prompt, hits)
     except Exception as exc:  # the second model failing leaves the first to decide
         log.warning("second model failed, the hook decides on the first: %s", exc)
+        seconds = None
+    if seconds is None:  # not all candidates embedded by the second model yet
         return [h for h in hits if is_relevant(h, prompt, gate)][:k]
     shown = [h for h in hits if is_relevant(h, prompt, fused, seconds[h.memory.id])]
     return sorted(shown, key=lambda h: -(fused.score(h.signals["vector"], seconds[h.memory.id]) or 0.0))[:k]

