@@ -9,7 +9,10 @@ that no hook can go under — starting Python, importing shitsuji — is measure
 
 Both ways the hook runs are timed on the same database: alone (no hook server: the first
 prompt of a session, or ``SHITSUJI_HOOK_SERVER=off``) and asking a running hook server
-(every later prompt), whose first answers are left out of the figures like the hook's.
+(every later prompt, once its second model has embedded the memories), prompt by prompt
+in turn, so a noisy machine weighs on both alike; ``--baseline`` adds another checkout's
+hook (e.g. the previous commit's, from ``git worktree add``) to the rotation and reports
+the ratios.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .._paths import default_cache_dir
-from ..hooks._client import server_answer, socket_path
+from ..hooks._client import ask, socket_path
 from ..mcp import project_scope
 from ..memory import MemoryEngine, NewMemory, SQLiteMemoryStore, load_embedder
 from ._common import percentile
@@ -77,8 +80,14 @@ def _fill(db: Path, scope: str, embedder: str, n: int, progress: Progress | None
 
 
 def run_hook_bench(
-    *, embedder: str, n: int = 10_000, runs: int = 40, progress: Progress | None = None
+    *,
+    embedder: str,
+    n: int = 10_000,
+    runs: int = 40,
+    baseline: Path | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
+    """``baseline``: the ``src`` folder of another checkout, whose hook is timed beside ours."""
     with tempfile.TemporaryDirectory(prefix="shitsuji-bench-hook-") as tmp:
         project = Path(tmp) / "home" / "u" / "projects" / "main-project"
         (project / ".git").mkdir(parents=True)
@@ -95,49 +104,86 @@ def run_hook_bench(
         fast = [python, "-m", "shitsuji.hooks", "prompt", "--db", str(db)]
         cli = [python, "-m", "shitsuji", "--db", str(db), "hook", "prompt"]
         _time_runs(fast, payloads[:2], alone)  # warm the page cache and .pyc files
-        if progress:
-            progress(f"timing {runs} hook runs")
-        hook_ms, answered = _time_runs(fast, payloads, alone)
         cli_ms, _ = _time_runs(cli, payloads[: max(3, runs // 4)], alone)
         python_ms, _ = _time_runs([python, "-c", "pass"], payloads[:10], alone)
         import_ms, _ = _time_runs([python, "-c", "import shitsuji.hooks"], payloads[:10], alone)
         if progress:
-            progress(f"timing {runs} hook runs with a hook server")
-        with _hook_server(db, embedder, env):
-            _time_runs(fast, payloads[-2:], env)
-            server_ms, server_answered = _time_runs(fast, payloads, env)
+            progress("starting a hook server")
+        with _hook_server(db, embedder, env) as (started_s, ready_s):
+            variants = {"hook": alone, "server_hook": env}
+            if baseline is not None:  # another checkout's code, on the same database
+                variants["baseline_hook"] = {**alone, "PYTHONPATH": str(baseline)}
+            if progress:
+                progress(f"timing {runs} prompts × {len(variants)} ways, interleaved")
+            timed = _interleaved(fast, payloads, variants)
+    figures = {
+        f"{name}_{stat}_ms": round(percentile(times, q), 1)
+        for name, (times, _) in timed.items()
+        for stat, q in (("p50", 50), ("p95", 95))
+    }
+    if baseline is not None:
+        figures["ratio_p50"] = round(figures["hook_p50_ms"] / figures["baseline_hook_p50_ms"], 2)
+        figures["ratio_p95"] = round(figures["hook_p95_ms"] / figures["baseline_hook_p95_ms"], 2)
+        figures["server_ratio_p95"] = round(
+            figures["server_hook_p95_ms"] / figures["baseline_hook_p95_ms"], 2
+        )
     return {
         "embedder": embedder,
         "memories": n,
         "runs": runs,
         "fill_s": round(fill_s, 1),
-        "hook_p50_ms": round(percentile(hook_ms, 50), 1),
-        "hook_p95_ms": round(percentile(hook_ms, 95), 1),
+        **figures,
         "cli_hook_p50_ms": round(percentile(cli_ms, 50), 1),
         "cli_hook_p95_ms": round(percentile(cli_ms, 95), 1),
         "python_start_p50_ms": round(percentile(python_ms, 50), 1),
         "import_p50_ms": round(percentile(import_ms, 50), 1),
-        "runs_with_context": answered,
-        "server_hook_p50_ms": round(percentile(server_ms, 50), 1),
-        "server_hook_p95_ms": round(percentile(server_ms, 95), 1),
-        "server_runs_with_context": server_answered,
+        "runs_with_context": timed["hook"][1],
+        "server_runs_with_context": timed["server_hook"][1],
+        "server_start_s": round(started_s, 1),
+        "server_second_model_ready_s": round(ready_s, 1),
     }
 
 
+def _interleaved(
+    command: Sequence[str], payloads: Sequence[str], variants: dict[str, dict[str, str]]
+) -> dict[str, tuple[list[float], int]]:
+    """Each payload through each variant (an environment) in turn: a noisy machine hits all alike."""
+    for env in variants.values():
+        _time_runs(command, payloads[-1:], env)  # warm
+    out: dict[str, tuple[list[float], int]] = {name: ([], 0) for name in variants}
+    for payload in payloads:
+        for name, env in variants.items():
+            times, answered = _time_runs(command, [payload], env)
+            out[name] = (out[name][0] + times, out[name][1] + answered)
+    return out
+
+
 @contextmanager
-def _hook_server(db: Path, embedder: str, env: dict[str, str]) -> Iterator[None]:
-    """A hook server for ``db``, up and answering, stopped afterwards."""
+def _hook_server(db: Path, embedder: str, env: dict[str, str]) -> Iterator[tuple[float, float]]:
+    """A hook server for ``db``, answering, with its second model's passages all embedded (as after
+    its first minutes); yields the seconds until it answered and until the second model was ready."""
     command = [sys.executable, "-m", "shitsuji.hooks", "serve", "--db", str(db), "--embedder", embedder]
+    start = time.monotonic()
     server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cache = Path(env["SHITSUJI_CACHE_DIR"]) if "SHITSUJI_CACHE_DIR" in env else default_cache_dir()
     path = socket_path(db, embedder, cache)
     try:
-        deadline = time.monotonic() + 120
-        while server_answer(path, _payload("ping", db.parent), k=1, budget=200, plain=True) is None:
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the hook server did not start")
-            time.sleep(0.1)
-        yield
+        started = _wait(server, path, start, lambda status: True)
+        ready = _wait(server, path, start, lambda status: not status.get("second_pending"))
+        yield started, ready
     finally:
         server.terminate()
         server.wait(30)
+
+
+def _wait(
+    server: subprocess.Popen[bytes], path: Path | None, start: float, done: Callable[[dict[str, Any]], bool]
+) -> float:
+    """Seconds from ``start`` until the server's status satisfies ``done``."""
+    while True:
+        answer = ask(path, {"status": True}, timeout=5.0) if path else None
+        if answer is not None and done(answer.get("status", {})):
+            return time.monotonic() - start
+        if server.poll() is not None or time.monotonic() - start > 1800:
+            raise RuntimeError("the hook server did not start")
+        time.sleep(0.2)

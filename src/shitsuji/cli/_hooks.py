@@ -137,11 +137,17 @@ def _client(name: str) -> Client:
 def hook_bench(
     n: Annotated[int, typer.Option("--n", min=10, help="Memories in the project's scope.")] = 10_000,
     runs: Annotated[int, typer.Option("--runs", min=3, help="Hook processes timed.")] = 40,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="The src folder of another checkout: its hook is timed beside ours."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Latency of the prompt hook as agents run it: one fresh process per prompt, p50/p95."""
+    """Latency of the prompt hook as agents run it: one fresh process per prompt, p50/p95, alone and
+    with a hook server."""
+    embedder = STATE.settings().embedder
     _show(
-        run_hook_bench(embedder=STATE.settings().embedder, n=n, runs=runs, progress=_progress(as_json)),
+        run_hook_bench(embedder=embedder, n=n, runs=runs, baseline=baseline, progress=_progress(as_json)),
         as_json,
     )
 

@@ -90,6 +90,11 @@ class SecondOpinion:
         self._worker = threading.Thread(target=self._run, name="hook-second-model", daemon=True)
         self._worker.start()
 
+    def pending(self) -> int:
+        """Passages still to embed."""
+        with self._cond:
+            return len(self._queue) + len(self._backlog) + self._in_flight
+
     def wait_idle(self, timeout: float) -> bool:
         """Wait until nothing is left to embed (tests, benches); False on timeout."""
         with self._cond:

@@ -3,7 +3,8 @@
 It opens the memory engine once — model, vector index, chatter vectors, and the second
 model that re-scores the candidates when it is installed (``_second``) — and answers each
 ``{"payload", "k", "budget", "plain"}`` line with ``{"out"}`` (what the hook prints) or
-``{"error"}`` (a bad payload: the hook prints it and exits 1, as it would alone). The
+``{"error"}`` (a bad payload: the hook prints it and exits 1, as it would alone);
+``{"status": true}`` gets ``{"status": {…}}`` (what it holds, what is left to embed). The
 database is read afresh for every prompt (the store picks up rows other processes wrote),
 so memories saved meanwhile are found.
 
@@ -92,6 +93,17 @@ class HookServer:
         except OSError as exc:  # the hook went away or was too slow: it answers alone
             log.info("hook connection dropped: %s", exc)
 
+    def status(self) -> dict[str, Any]:
+        """What the server holds: prompts answered, the second model and its passages still to embed."""
+        second = self.second
+        return {
+            "pid": os.getpid(),
+            "answered": self.answered,
+            "model": self.engine.embedder.model_id,
+            "second_model": second.model_id if second else None,
+            "second_pending": second.pending() if second else 0,
+        }
+
     def answer(self, line: bytes) -> dict[str, Any]:
         try:
             request = json.loads(line)
@@ -99,6 +111,8 @@ class HookServer:
             return {"error": "the hook server got a request that is not JSON"}
         if not isinstance(request, dict) or request.get("v") != PROTOCOL:
             return {"error": f"the hook server speaks protocol {PROTOCOL}; upgrade or restart the hook"}
+        if request.get("status"):
+            return {"status": self.status()}
         try:
             k, budget = int(request.get("k", 5)), int(request.get("budget", 2000))
             check_limits(k, budget)
