@@ -14,6 +14,7 @@ modes and router model, the model adapter an ``Endpoint``, extraction its switch
 | modes, safety policy | — | ``SHITSUJI_CONFIG`` (``[modes.NAME]``, ``[safety]``) | built-in modes, default policy |
 | extraction off | — | ``SHITSUJI_EXTRACTION_OFF_CHANNELS``, ``…_HOUSEHOLDS`` | on everywhere |
 | derived model caches | — | ``SHITSUJI_CACHE_DIR`` | the user cache dir |
+| prompt hook server | ``hook prompt --no-server`` | ``SHITSUJI_HOOK_SERVER=off`` (read by the hook's own start-up, ``hooks._client``) | on |
 | LINE channel | — | ``SHITSUJI_LINE_CHANNEL_SECRET``, ``SHITSUJI_LINE_CHANNEL_TOKEN`` | off |
 | LINE API base URL | — | ``SHITSUJI_LINE_API_URL`` | ``https://api.line.me`` |
 | LINE pushes per second | — | ``SHITSUJI_LINE_PUSH_RATE`` | 50 |

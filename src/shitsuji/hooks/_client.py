@@ -32,9 +32,11 @@ SOCKET_PATH_MAX: Final = 100  # AF_UNIX paths are limited to ~104-108 bytes
 
 
 def server_enabled(flag: bool, environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
-    """The server is used unless ``--no-server`` or ``SHITSUJI_HOOK_SERVER=off``."""
+    """The server is used unless ``--no-server`` or ``SHITSUJI_HOOK_SERVER=off`` (or off POSIX systems:
+    it needs unix sockets and file locks)."""
     env = os.environ if environ is None else environ
-    return flag and env.get("SHITSUJI_HOOK_SERVER", "").strip().lower() not in OFF_VALUES
+    off = env.get("SHITSUJI_HOOK_SERVER", "").strip().lower() in OFF_VALUES
+    return flag and not off and os.name == "posix"
 
 
 def socket_path(db: Path, embedder: str | None, cache_dir: Path) -> Path | None:
