@@ -16,6 +16,10 @@ need a memory and prompts that must get nothing (``bench hook-relevance``, figur
 docs/benchmarks.md); a model without a calibrated gate, or a model that cannot run,
 leaves the hook on words alone.
 
+In the hook server a second model re-scores the candidates (``_second``): the gate then
+applies to the fused score, with thresholds calibrated for the pair (``GATES`` under
+``"<model>+<second model>"``).
+
 Words alone (the fallback): the passage must share at least two distinct terms with the
 prompt (every term of a one-term prompt). Single kanji do not count as terms here: they
 ride along with every bigram (説明 brings 説 and 明), which let one shared word pass.
