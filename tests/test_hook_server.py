@@ -111,6 +111,16 @@ def test_a_running_server_answers_the_hook_and_sees_memories_saved_meanwhile(
     assert alone.stdout == first.stdout and " numpy" in alone.stderr
 
 
+def test_a_payload_without_cwd_means_the_hooks_directory_not_the_servers(
+    db_path: Path, memory: MemoryEngine, project: Path, server: subprocess.Popen[bytes]
+) -> None:
+    memory.remember("Run the tests with make test, never bare pytest", project_scope(project))
+    command = [sys.executable, "-m", "shitsuji.hooks", "prompt", "--db", str(db_path)]
+    payload = json.dumps({"prompt": "how do I run the tests?"})
+    run = subprocess.run(command, input=payload, capture_output=True, text=True, env=env(), cwd=project)
+    assert "make test" in context_of(run.stdout)
+
+
 def test_the_server_refuses_a_bad_payload_as_the_hook_would(
     db_path: Path, server: subprocess.Popen[bytes]
 ) -> None:

@@ -74,7 +74,7 @@ def server_answer(path: Path | None, payload: str, *, k: int, budget: int, plain
     """
     if path is None:
         return None
-    answer = ask(path, {"payload": payload, "k": k, "budget": budget, "plain": plain})
+    answer = ask(path, {"payload": payload, "cwd": os.getcwd(), "k": k, "budget": budget, "plain": plain})
     if answer is None:
         return None
     if "error" in answer:

@@ -116,7 +116,8 @@ class HookServer:
         try:
             k, budget = int(request.get("k", 5)), int(request.get("budget", 2000))
             check_limits(k, budget)
-            event = parse_payload(str(request.get("payload", "")))
+            cwd = request.get("cwd")
+            event = parse_payload(str(request.get("payload", "")), cwd if isinstance(cwd, str) else None)
             plain = bool(request.get("plain"))
             out = answer_event(self.engine, event, k=k, budget=budget, plain=plain, second=self.second)
         except ShitsujiError as exc:
