@@ -9,8 +9,8 @@ that no hook can go under — starting Python, importing shitsuji — is measure
 
 Both ways the hook runs are timed on the same database: alone (no hook server: the first
 prompt of a session, or ``SHITSUJI_HOOK_SERVER=off``) and asking a running hook server
-(every later prompt, once its second model has embedded the memories), prompt by prompt
-in turn, so a noisy machine weighs on both alike; ``--baseline`` adds another checkout's
+(every later prompt, once its second model has embedded the memories; and, before that,
+while it does), prompt by prompt in turn, so a noisy machine weighs on both alike; ``--baseline`` adds another checkout's
 hook (e.g. the previous commit's, from ``git worktree add``) to the rotation and reports
 the ratios.
 """
@@ -109,7 +109,12 @@ def run_hook_bench(
         import_ms, _ = _time_runs([python, "-c", "import shitsuji.hooks"], payloads[:10], alone)
         if progress:
             progress("starting a hook server")
-        with _hook_server(db, embedder, env) as (started_s, ready_s):
+        with _hook_server(db, embedder, env) as server:
+            if progress:
+                progress("timing the hook server while its second model embeds the memories")
+            loading_ms, _ = _time_runs(fast, payloads[: max(3, runs // 2)], env)
+            loading_pending = server.pending()
+            ready_s = server.ready()
             variants = {"hook": alone, "server_hook": env}
             if baseline is not None:  # another checkout's code, on the same database
                 variants["baseline_hook"] = {**alone, "PYTHONPATH": str(baseline)}
@@ -139,7 +144,10 @@ def run_hook_bench(
         "import_p50_ms": round(percentile(import_ms, 50), 1),
         "runs_with_context": timed["hook"][1],
         "server_runs_with_context": timed["server_hook"][1],
-        "server_start_s": round(started_s, 1),
+        "server_start_s": round(server.started_s, 1),
+        "server_loading_hook_p50_ms": round(percentile(loading_ms, 50), 1),
+        "server_loading_hook_p95_ms": round(percentile(loading_ms, 95), 1),
+        "server_loading_pending_after": loading_pending,
         "server_second_model_ready_s": round(ready_s, 1),
     }
 
@@ -158,32 +166,41 @@ def _interleaved(
     return out
 
 
+class _Server:
+    """A hook server process started by the bench, and how to ask it how far it is."""
+
+    def __init__(self, process: subprocess.Popen[bytes], path: Path | None, start: float) -> None:
+        self.process, self.path, self.start = process, path, start
+        self.started_s = self._wait(lambda status: True)
+
+    def pending(self) -> int:
+        """Passages its second model has still to embed."""
+        answer = ask(self.path, {"status": True}, timeout=5.0) if self.path else None
+        return int((answer or {}).get("status", {}).get("second_pending", 0))
+
+    def ready(self) -> float:
+        """Seconds from its start until its second model had embedded every memory."""
+        return self._wait(lambda status: not status.get("second_pending"))
+
+    def _wait(self, done: Callable[[dict[str, Any]], bool]) -> float:
+        while True:
+            answer = ask(self.path, {"status": True}, timeout=5.0) if self.path else None
+            if answer is not None and done(answer.get("status", {})):
+                return time.monotonic() - self.start
+            if self.process.poll() is not None or time.monotonic() - self.start > 1800:
+                raise RuntimeError("the hook server did not start")
+            time.sleep(0.2)
+
+
 @contextmanager
-def _hook_server(db: Path, embedder: str, env: dict[str, str]) -> Iterator[tuple[float, float]]:
-    """A hook server for ``db``, answering, with its second model's passages all embedded (as after
-    its first minutes); yields the seconds until it answered and until the second model was ready."""
+def _hook_server(db: Path, embedder: str, env: dict[str, str]) -> Iterator[_Server]:
+    """A hook server for ``db``, up and answering; stopped afterwards."""
     command = [sys.executable, "-m", "shitsuji.hooks", "serve", "--db", str(db), "--embedder", embedder]
     start = time.monotonic()
-    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cache = Path(env["SHITSUJI_CACHE_DIR"]) if "SHITSUJI_CACHE_DIR" in env else default_cache_dir()
-    path = socket_path(db, embedder, cache)
     try:
-        started = _wait(server, path, start, lambda status: True)
-        ready = _wait(server, path, start, lambda status: not status.get("second_pending"))
-        yield started, ready
+        yield _Server(process, socket_path(db, embedder, cache), start)
     finally:
-        server.terminate()
-        server.wait(30)
-
-
-def _wait(
-    server: subprocess.Popen[bytes], path: Path | None, start: float, done: Callable[[dict[str, Any]], bool]
-) -> float:
-    """Seconds from ``start`` until the server's status satisfies ``done``."""
-    while True:
-        answer = ask(path, {"status": True}, timeout=5.0) if path else None
-        if answer is not None and done(answer.get("status", {})):
-            return time.monotonic() - start
-        if server.poll() is not None or time.monotonic() - start > 1800:
-            raise RuntimeError("the hook server did not start")
-        time.sleep(0.2)
+        process.terminate()
+        process.wait(30)
