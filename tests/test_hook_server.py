@@ -177,6 +177,25 @@ def test_a_server_killed_outright_is_replaced(
     wait_for(lambda: not path.exists(), 10)
 
 
+def test_the_mcp_server_starts_the_hook_server_as_the_session_begins(
+    db_path: Path, memory: MemoryEngine, project: Path
+) -> None:
+    memory.remember("Use structlog for logging in library code", project_scope(project))
+    command = [sys.executable, "-m", "shitsuji", "--db", str(db_path), "mcp"]
+    subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, env=env(), cwd=project, timeout=60)
+    path = sock(db_path)
+    wait_for(lambda: answers(db_path))  # it outlives the MCP server: the next session's prompts use it
+    pid = int(lock_path(path).read_text())
+    try:
+        out = server_answer(
+            path, claude_payload("which logging library?", project), k=5, budget=2000, plain=True
+        )
+        assert out is not None and "structlog" in out
+    finally:
+        os.kill(pid, signal.SIGTERM)
+    wait_for(lambda: not path.exists(), 10)
+
+
 def test_an_idle_server_leaves_and_removes_its_socket(db_path: Path, memory: MemoryEngine) -> None:
     memory.remember("bootstrap note", "fs/elsewhere")
     process = start(db_path, "--idle-timeout", "1")
