@@ -33,9 +33,10 @@ PARENT = "fs/home/u"
 DISTRACTORS = 300
 MAX_NOISE = 0.05
 GRID = [round(0.20 + 0.025 * i, 3) for i in range(21)]  # 0.20 … 0.70
+FUSED_GRID = [round(0.05 * i, 3) for i in range(31)]  # 0 … 1.5: fused scores spread wider
 CHATTER_GRID = [0.5, 0.6, 0.7, 0.8, 1.01]  # 1.01: no chatter check
-SECOND_WEIGHTS = [1.0, 2.0, 3.0, 4.0]  # of the second model's cosine in the fused score
-SECOND_CENTER = 0.8  # e5's cosines sit around 0.8; the threshold grid absorbs the rest
+SECOND_WEIGHTS = [0.5, 1.0, 2.0, 3.0]  # of the second model's cosine in the fused score
+SECOND_CENTER = 0.0  # language-centred cosines sit around 0; the threshold grid absorbs the rest
 
 Progress = Callable[[str], None]
 
@@ -47,7 +48,8 @@ class Scored:
     label: str
     cosine: float | None
     shared: int
-    second: float | None = None  # the second model's cosine (hook server), when scored with one
+    second: float | None = None  # language-centred cosines (hook server), when scored with a second model
+    centred: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +95,10 @@ def _gated(case: Case, gate: Gate | None) -> list[Scored]:
         return []
     if gate is None:
         return [h for h in case.hits if passes(None, h.cosine, h.shared, case.prompt_terms)]
-    scored = [(gate.score(h.cosine, h.second), h) for h in case.hits if h.cosine is not None]
+    if gate.second_weight:  # the hook server's fused score, of language-centred cosines
+        scored = [(gate.score(h.centred, h.second), h) for h in case.hits if h.centred is not None]
+    else:
+        scored = [(gate.score(h.cosine), h) for h in case.hits if h.cosine is not None]
     shown = [(s, h) for s, h in scored if passes(gate, s, h.shared, case.prompt_terms)]
     if gate.second_weight:  # re-scored by the second model: best fused score first
         shown.sort(key=lambda pair: -(pair[0] or 0.0))
@@ -104,8 +109,9 @@ def calibrate(cases: Sequence[Case], second_weights: Sequence[float] = (0.0,)) -
     """The gate with the most right answers at noise ≤ MAX_NOISE (ties: the stricter gate)."""
     best: tuple[float, float, float, float, Gate] | None = None
     for weight in second_weights:
-        for meaning in GRID:
-            for with_words in (g for g in GRID if g <= meaning):
+        grid = FUSED_GRID if weight else GRID
+        for meaning in grid:
+            for with_words in (g for g in grid if g <= meaning):
                 for chatter in CHATTER_GRID:
                     gate = Gate(
                         meaning=meaning,
@@ -140,7 +146,9 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
             progress(f"ranking {len(data['prompts'])} prompts")
         second = load_second_opinion() if embedder != SECOND_MODEL else None
         if second is not None:  # as the hook server does: every memory embedded ahead
-            second.start((m.id, m.content) for m in engine.list_memories())
+            model = engine.embedder.model_id
+            memories = [(m.id, m.content) for m in engine.list_memories()]
+            second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
             second.wait_idle(600)
         cases = [
             _case(engine, p["prompt"], p["expect"], semantic=True, second=second) for p in data["prompts"]
@@ -167,18 +175,38 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
 def _report(cases: Sequence[Case], shipped: Gate | None, weights: Sequence[float]) -> dict[str, Any]:
     """The shipped gate's figures, the gate calibrated on everything, and the two-fold check."""
     folds = [_fold(cases, 0), _fold(cases, 1)]
-    held_out = []
-    for i, fold in enumerate(folds):
-        tuned = calibrate(fold, weights)
-        held_out.append({"tuned": _gate_json(tuned), "scored_on_other_fold": score(folds[1 - i], tuned)})
+    held_out = _two_fold(folds, weights)
+    extra: dict[str, Any] = {}
+    if shipped is not None and shipped.second_weight:  # the weight as shipped, thresholds tuned per fold
+        fixed = _two_fold(folds, [shipped.second_weight])
+        extra = {
+            "two_fold_shipped_weight": fixed,
+            "two_fold_shipped_weight_right": round(
+                sum(f["scored_on_other_fold"]["right"] for f in fixed) / 2, 3
+            ),
+            "two_fold_shipped_weight_noise": round(
+                sum(f["scored_on_other_fold"]["noise"] for f in fixed) / 2, 3
+            ),
+        }
     return {
         "shipped_gate": _gate_json(shipped) if shipped else None,
         "shipped": score(cases, shipped) if shipped else None,
-        "calibrated_on_all": _gate_json(calibrate(cases, weights)),
+        "calibrated_on_all": _gate_json(best := calibrate(cases, weights)),
+        "calibrated_on_all_score": score(cases, best),
         "two_fold": held_out,
         "two_fold_right": round(sum(f["scored_on_other_fold"]["right"] for f in held_out) / 2, 3),
         "two_fold_noise": round(sum(f["scored_on_other_fold"]["noise"] for f in held_out) / 2, 3),
+        **extra,
     }
+
+
+def _two_fold(folds: Sequence[Sequence[Case]], weights: Sequence[float]) -> list[dict[str, Any]]:
+    """Tuned on one fold, scored on the other, both ways."""
+    out = []
+    for i, fold in enumerate(folds):
+        tuned = calibrate(fold, weights)
+        out.append({"tuned": _gate_json(tuned), "scored_on_other_fold": score(folds[1 - i], tuned)})
+    return out
 
 
 def _case(
@@ -192,20 +220,16 @@ def _case(
     """The prompt ranked as the hook ranks it (by meaning, or by words alone), reduced to gate inputs."""
     vector = prompt_vector(engine, prompt) if semantic else None
     hits = candidate_hits(engine, prompt, PROJECT, vector)
-    seconds = (
-        second.cosines(prompt, [h for h in hits if "vector" in h.signals])
+    pairs = (
+        second.cosines(prompt, [h for h in hits if "vector" in h.signals], vector)
         if second and vector is not None
         else None
     ) or {}  # every memory was embedded ahead: None would mean the model failed
-    scored = [
-        Scored(
-            h.memory.provenance["label"],
-            h.signals.get("vector"),
-            shared_terms(h, prompt),
-            seconds.get(h.memory.id),
-        )
-        for h in hits
-    ]
+    scored = []
+    for h in hits:
+        centred, other = pairs.get(h.memory.id, (None, None))
+        label = h.memory.provenance["label"]
+        scored.append(Scored(label, h.signals.get("vector"), shared_terms(h, prompt), other, centred))
     chatter = chatter_similarity(engine.embedder, vector) if vector is not None else 0.0
     return Case(prompt, frozenset(expect), scored, len(prompt_terms(prompt)), chatter)
 

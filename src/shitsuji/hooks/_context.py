@@ -77,7 +77,7 @@ def gate_key(model_id: str, second_id: str | None = None) -> str:
 GATES: Final[dict[str, Gate]] = {
     "use-multilingual-v3": Gate(meaning=0.325, meaning_with_words=0.25, chatter=0.5),
     "use-multilingual-v3+multilingual-e5-small-q4": Gate(
-        meaning=0.45, meaning_with_words=0.25, chatter=0.5, second_weight=4.0, second_center=0.8
+        meaning=0.8, meaning_with_words=0.55, chatter=0.5, second_weight=2.0, second_center=0.0
     ),
 }
 
@@ -147,14 +147,16 @@ def relevant_hits(
     if second is None or fused is None:
         return [h for h in hits if is_relevant(h, prompt, gate)][:k]
     try:
-        seconds = second.cosines(prompt, hits)
+        pairs = second.cosines(prompt, hits, vector)
     except Exception as exc:  # the second model failing leaves the first to decide
         log.warning("second model failed, the hook decides on the first: %s", exc)
-        seconds = None
-    if seconds is None:  # not all candidates embedded by the second model yet
+        pairs = None
+    if pairs is None:  # not all candidates embedded by the second model yet
         return [h for h in hits if is_relevant(h, prompt, gate)][:k]
-    shown = [h for h in hits if is_relevant(h, prompt, fused, seconds[h.memory.id])]
-    return sorted(shown, key=lambda h: -(fused.score(h.signals["vector"], seconds[h.memory.id]) or 0.0))[:k]
+    scores = {mid: fused.score(first, other) or 0.0 for mid, (first, other) in pairs.items()}
+    n_terms = len(prompt_terms(prompt))
+    shown = [h for h in hits if passes(fused, scores[h.memory.id], shared_terms(h, prompt), n_terms)]
+    return sorted(shown, key=lambda h: -scores[h.memory.id])[:k]
 
 
 def format_context(hits: Sequence[Hit], scope: str, *, budget: int = DEFAULT_BUDGET) -> str:

@@ -10,6 +10,14 @@ it loaded and re-scores the candidates the first model found: the fused score is
 ``cosine + weight * (second cosine - center)`` with the fused gate's weight and center
 (``_context.GATES``), calibrated by ``bench hook-relevance``.
 
+Both cosines are taken **language-centred**: multilingual models put a Japanese text
+near other Japanese texts whatever they say (e5 ranks English notes 100th or lower for
+short Japanese questions about them), and that shared part is mostly each language's
+mean direction. Each vector has its language's mean subtracted before the cosine — for
+memories, the mean of the database's memories in that language; for prompts, the mean of
+the chatter sentences (``_chatter.CHATTER``, prompts of both languages) — the usual
+centring of multilingual embeddings for cross-lingual retrieval.
+
 Passage vectors are computed ahead, never while a prompt waits: a background thread
 embeds every memory's first chunk once (candidates a prompt needed first), and keeps them
 in a file beside the server's socket for the next server. A prompt whose candidates are
@@ -21,15 +29,16 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from ..memory import Embedder, Hit, load_embedder
-from ..memory._embedders import Vector
+from ..memory._embedders import Matrix, Vector
 from ..memory._mapped import read_arrays, write_arrays
-from ..memory._text import chunks
+from ..memory._text import CJK, chunks
+from ._chatter import CHATTER
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +47,31 @@ BATCH = 8  # passages per background embedding call
 SAVE_EVERY = 2000  # passages embedded between two saves of the file
 
 
+FirstVectors = Callable[[list[str]], dict[str, Vector]]  # the first model's vectors of memory ids
+
+
 def passage_key(memory_id: str, chunk: int = 0) -> str:
     return f"{memory_id}:{chunk}"
+
+
+def _unit(v: Matrix) -> Matrix:
+    norms = np.linalg.norm(v, axis=-1, keepdims=True)
+    out: Matrix = v / np.maximum(norms, 1e-12)
+    return out
+
+
+def _japanese(text: str) -> bool:
+    return CJK.search(text) is not None
+
+
+def _means(vectors: dict[str, Vector], japanese: set[str]) -> dict[bool, Vector]:
+    """The mean vector of each language among ``vectors`` (by key); a language with none gets zeros."""
+    out: dict[bool, Vector] = {}
+    for ja in (True, False):
+        rows = [v for k, v in vectors.items() if (k in japanese) == ja]
+        dim = len(next(iter(vectors.values()))) if vectors else 1
+        out[ja] = np.mean(rows, axis=0).astype(np.float32) if rows else np.zeros(dim, np.float32)
+    return out
 
 
 class SecondOpinion:
@@ -56,15 +88,23 @@ class SecondOpinion:
         self._worker: threading.Thread | None = None
         self._since_save = 0
         self._in_flight = 0  # passages taken by the worker, not stored yet
+        self._japanese: set[str] = set()  # keys of Japanese passages
+        self._second_means: dict[bool, Vector] | None = None  # recomputed after passages arrive
+        self._first_means: dict[bool, Vector] | None = None
+        self._prompt_means: tuple[dict[bool, Vector], dict[bool, Vector]] | None = None
+        self._first_vectors: FirstVectors | None = None
         self._load()
 
     @property
     def model_id(self) -> str:
         return self.embedder.model_id
 
-    def cosines(self, prompt: str, hits: Sequence[Hit]) -> dict[str, float] | None:
-        """The second model's cosine between the prompt and each hit's passage, by memory id; None
-        when some passage is not embedded yet (it is queued, and the first model decides this prompt)."""
+    def cosines(
+        self, prompt: str, hits: Sequence[Hit], vector: Vector
+    ) -> dict[str, tuple[float, float]] | None:
+        """Language-centred cosines of the prompt (first model's ``vector``) with each hit, by memory id:
+        (first model's, second model's). None when some passage is not embedded yet (it is queued, and
+        the first model decides this prompt alone) or before ``start``."""
         keys = [passage_key(h.memory.id, h.chunk) for h in hits]
         with self._cond:
             missing = {k: h.excerpt for k, h in zip(keys, hits, strict=True) if k not in self._passages}
@@ -72,19 +112,54 @@ class SecondOpinion:
                 self._queue.update(missing)
                 self._cond.notify()
                 return None
-            matrix = np.vstack([self._passages[k] for k in keys]) if keys else None
-        if matrix is None:
+            if self._first_means is None or self._prompt_means is None or self._first_vectors is None:
+                return None
+            if self._second_means is None:
+                self._second_means = _means(self._passages, self._japanese)
+            second = np.vstack([self._passages[k] for k in keys]) if keys else None
+            langs = [k in self._japanese for k in keys]
+            first_means, second_means, (first_prompt, second_prompt) = (
+                self._first_means,
+                self._second_means,
+                self._prompt_means,
+            )
+        if second is None:
             return {}
-        query = self.embedder.embed_query(prompt)
-        return {h.memory.id: float(c) for h, c in zip(hits, matrix @ query, strict=True)}
+        firsts = self._first_vectors([h.memory.id for h in hits])
+        if len(firsts) != len(hits):
+            return None
+        ja = _japanese(prompt)
+        first_q = _unit(vector - first_prompt[ja])
+        second_q = _unit(self.embedder.embed_query(prompt) - second_prompt[ja])
+        first_m = _unit(
+            np.vstack([firsts[h.memory.id] - first_means[j] for h, j in zip(hits, langs, strict=True)])
+        )
+        second_m = _unit(second - np.vstack([second_means[j] for j in langs]))
+        return {
+            h.memory.id: (float(a), float(b))
+            for h, a, b in zip(hits, first_m @ first_q, second_m @ second_q, strict=True)
+        }
 
-    def start(self, passages: Iterable[tuple[str, str]]) -> None:
-        """Embed ``(memory id, content)`` pairs in a background thread (those not embedded yet)."""
+    def start(
+        self, memories: Sequence[tuple[str, str]], first: Embedder, first_vectors: FirstVectors
+    ) -> None:
+        """Take the language means (the first model's over ``memories``' vectors, both models' over the
+        chatter sentences), then embed the ``(memory id, content)`` pairs not embedded yet in a
+        background thread."""
+        langs = {mid: _japanese(content) for mid, content in memories}
+        vectors = first_vectors(list(langs))
+        first_means = _means(vectors, {mid for mid, ja in langs.items() if ja})
+        japanese = {s for s in CHATTER if _japanese(s)}
+        first_bank = {s: first.embed_query(s) for s in CHATTER}
+        second_bank = {s: self.embedder.embed_query(s) for s in CHATTER}
         with self._cond:
+            self._first_vectors = first_vectors
+            self._first_means = first_means
+            self._prompt_means = (_means(first_bank, japanese), _means(second_bank, japanese))
             self._backlog = [
-                (passage_key(mid), first)
-                for mid, content in passages
-                if passage_key(mid) not in self._passages and (first := (chunks(content) or [""])[0])
+                (passage_key(mid), text)
+                for mid, content in memories
+                if passage_key(mid) not in self._passages and (text := (chunks(content) or [""])[0])
             ]
             self._backlog.reverse()  # popped from the end: oldest memories first
         self._worker = threading.Thread(target=self._run, name="hook-second-model", daemon=True)
@@ -133,6 +208,8 @@ class SecondOpinion:
             with self._cond:
                 if vectors is not None:
                     self._passages.update(zip((key for key, _ in batch), vectors, strict=True))
+                    self._japanese.update(key for key, text in batch if _japanese(text))
+                    self._second_means = None
                     self._since_save += len(batch)
                 self._in_flight = 0
                 idle = self._idle()
@@ -148,11 +225,12 @@ class SecondOpinion:
             meta, arrays = read_arrays(self.file)
         except (OSError, ValueError):
             return
-        keys, vectors = meta.get("keys"), arrays.get("vectors")
+        keys, vectors, japanese = meta.get("keys"), arrays.get("vectors"), meta.get("japanese")
         if meta.get("model") != self.model_id or not isinstance(keys, list) or vectors is None:
             return
-        if len(keys) == len(vectors):
+        if len(keys) == len(vectors) and isinstance(japanese, list):
             self._passages.update(zip(keys, np.array(vectors), strict=True))
+            self._japanese.update(japanese)
 
     def _save(self) -> None:
         if self.file is None:
@@ -160,11 +238,13 @@ class SecondOpinion:
         with self._cond:
             keys = list(self._passages)
             vectors = np.vstack([self._passages[k] for k in keys]) if keys else None
+            japanese = sorted(self._japanese)
             self._since_save = 0
         if vectors is None:
             return
         try:
-            write_arrays(self.file, {"model": self.model_id, "keys": keys}, {"vectors": vectors})
+            meta = {"model": self.model_id, "keys": keys, "japanese": japanese}
+            write_arrays(self.file, meta, {"vectors": vectors})
         except OSError as exc:
             log.info("second-model vectors not saved: %s", exc)
 

@@ -66,7 +66,10 @@ class HookServer:
 
         relevant_hits(self.engine, "warm up", "fs")
         if self.second is not None:
-            self.second.start((m.id, m.content) for m in self.engine.list_memories())
+            engine = self.engine
+            model = engine.embedder.model_id
+            memories = [(m.id, m.content) for m in engine.list_memories()]
+            self.second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
 
     def serve(self, listener: socket.socket) -> None:
         """Answer connections one at a time until idle for ``idle_timeout`` s or the database is gone."""
