@@ -130,6 +130,9 @@ def _serve_locked(db: Path, embedder: str | None, path: Path, idle_timeout: floa
     from ._server import run_server
 
     one_blas_thread()
+    # e5's engine (OpenMP) takes every core while it embeds the memories in the background;
+    # one thread leaves the other core to the prompts (read when the library loads, below)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     _use_caches(db)
     engine = open_memory(db, embedder)
     model = engine.embedder.model_id
