@@ -75,6 +75,18 @@ def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _no_hook_servers() -> Iterator[None]:
+    """Hooks that tests run answer alone and start no hook server (tests/test_hook_server.py opts in)."""
+    saved = os.environ.get("SHITSUJI_HOOK_SERVER")
+    os.environ["SHITSUJI_HOOK_SERVER"] = "off"
+    yield
+    if saved is None:
+        os.environ.pop("SHITSUJI_HOOK_SERVER", None)
+    else:
+        os.environ["SHITSUJI_HOOK_SERVER"] = saved
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _no_network() -> Iterator[None]:
     socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
     socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -226,7 +227,12 @@ def test_install_for_claude_code_shows_asks_merges_and_is_idempotent(
         capture_output=True,
         text=True,
         check=True,
-        env={"SHITSUJI_DB": str(db_path), "PATH": "/usr/bin:/bin"},
+        env={
+            "SHITSUJI_DB": str(db_path),
+            "PATH": "/usr/bin:/bin",
+            "SHITSUJI_HOOK_SERVER": "off",  # no resident server left behind (tests/test_hook_server.py)
+            "SHITSUJI_CACHE_DIR": os.environ["SHITSUJI_CACHE_DIR"],
+        },
     )
     assert "CHANGES.md" in context_of(ran.stdout)
 
@@ -295,6 +301,9 @@ def test_bench_hook_reports_latency(cli: Cli) -> None:
     assert data["memories"] == 60 and data["embedder"] == "hash" and data["runs"] == 3
     assert data["python_start_p50_ms"] > 0 and data["import_p50_ms"] > 0  # the floor, reported beside
     assert data["hook_p50_ms"] <= data["hook_p95_ms"] and data["runs_with_context"] >= 0
+    # the same prompts through a hook server, in turn with the hook alone; both find the same memories
+    assert data["server_hook_p50_ms"] <= data["server_hook_p95_ms"] and data["server_start_s"] > 0
+    assert data["server_runs_with_context"] == data["runs_with_context"]
 
 
 def test_the_fast_entry_point_loads_neither_the_cli_nor_the_sdks() -> None:

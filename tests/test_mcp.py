@@ -8,6 +8,7 @@ exactly as it does under Claude Code or Codex.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -42,7 +43,9 @@ def tree(tmp_path: Path) -> dict[str, Path]:
 
 
 def server(cwd: Path, db: Path, *, embedder: str | None = "hash", args: tuple[str, ...] = ()) -> Client:
-    env = {"SHITSUJI_DB": str(db)} | ({"SHITSUJI_EMBEDDER": embedder} if embedder else {})
+    env = {"SHITSUJI_DB": str(db), "SHITSUJI_HOOK_SERVER": "off"}  # no prompt-hook server left behind
+    env |= {"SHITSUJI_CACHE_DIR": os.environ["SHITSUJI_CACHE_DIR"]}
+    env |= {"SHITSUJI_EMBEDDER": embedder} if embedder else {}
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "shitsuji", "mcp", *args], env=env, cwd=str(cwd)
     )
@@ -270,6 +273,7 @@ def _free_port() -> int:
 async def http_server(cwd: Path, db: Path) -> AsyncIterator[str]:
     port = _free_port()
     env = {"SHITSUJI_DB": str(db), "SHITSUJI_EMBEDDER": "hash", "PATH": "/usr/bin:/bin"}
+    env |= {"SHITSUJI_HOOK_SERVER": "off", "SHITSUJI_CACHE_DIR": os.environ["SHITSUJI_CACHE_DIR"]}
     process = subprocess.Popen(
         [sys.executable, "-m", "shitsuji", "mcp", "--http", str(port)],
         cwd=cwd,

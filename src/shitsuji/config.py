@@ -15,6 +15,7 @@ modes and router model, the model adapter an ``Endpoint``, extraction its switch
 | modes, safety policy | — | ``SHITSUJI_CONFIG`` (``[modes.NAME]``, ``[safety]``) | built-in modes, default policy |
 | extraction off | — | ``SHITSUJI_EXTRACTION_OFF_CHANNELS``, ``…_HOUSEHOLDS`` | on everywhere |
 | derived model caches | — | ``SHITSUJI_CACHE_DIR`` | the user cache dir |
+| prompt hook server | ``hook prompt --no-server`` | ``SHITSUJI_HOOK_SERVER=off`` (read by the hook's own start-up, ``hooks._client``) | on |
 | LINE channel | — | ``SHITSUJI_LINE_CHANNEL_SECRET``, ``SHITSUJI_LINE_CHANNEL_TOKEN`` | off |
 | LINE API base URL | — | ``SHITSUJI_LINE_API_URL`` | ``https://api.line.me`` |
 | LINE pushes per second | — | ``SHITSUJI_LINE_PUSH_RATE`` | 50 |
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._paths import default_db_path
 from .errors import UserInputError
 from .llm import CHEAP_MODEL, Endpoint
 from .memory import DEFAULT_EMBEDDER, MemoryEngine, load_embedder, open_store
@@ -36,12 +38,6 @@ from .store import is_postgres
 if TYPE_CHECKING:
     from .agent import Mode
     from .memory import ExtractionSettings
-
-
-def default_db_path() -> Path:
-    from platformdirs import user_data_dir  # imported late: the hook's start-up time counts
-
-    return Path(user_data_dir("shitsuji", appauthor=False)) / "shitsuji.db"
 
 
 @dataclass(frozen=True, slots=True)

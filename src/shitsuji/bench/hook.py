@@ -6,6 +6,13 @@ then each timed run starts ``python -m shitsuji.hooks prompt`` with a Claude Cod
 ``UserPromptSubmit`` payload on stdin and waits for its answer, wall clock. The same is
 timed through the full command line (``python -m shitsuji hook prompt``), and the floor
 that no hook can go under — starting Python, importing shitsuji — is measured beside it.
+
+Both ways the hook runs are timed on the same database: alone (no hook server: the first
+prompt of a session, or ``SHITSUJI_HOOK_SERVER=off``) and asking a running hook server
+(every later prompt, once its second model has embedded the memories; and, before that,
+while it does), prompt by prompt in turn, so a noisy machine weighs on both alike; ``--baseline`` adds another checkout's
+hook (e.g. the previous commit's, from ``git worktree add``) to the rotation and reports
+the ratios.
 """
 
 from __future__ import annotations
@@ -16,10 +23,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .._paths import default_cache_dir
+from ..hooks._client import ask, socket_path
 from ..mcp import project_scope
 from ..memory import MemoryEngine, NewMemory, SQLiteMemoryStore, load_embedder
 from ._common import percentile
@@ -70,8 +80,14 @@ def _fill(db: Path, scope: str, embedder: str, n: int, progress: Progress | None
 
 
 def run_hook_bench(
-    *, embedder: str, n: int = 10_000, runs: int = 40, progress: Progress | None = None
+    *,
+    embedder: str,
+    n: int = 10_000,
+    runs: int = 40,
+    baseline: Path | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
+    """``baseline``: the ``src`` folder of another checkout, whose hook is timed beside ours."""
     with tempfile.TemporaryDirectory(prefix="shitsuji-bench-hook-") as tmp:
         project = Path(tmp) / "home" / "u" / "projects" / "main-project"
         (project / ".git").mkdir(parents=True)
@@ -81,27 +97,110 @@ def run_hook_bench(
         env = {
             k: v for k, v in os.environ.items() if not k.startswith("SHITSUJI_") or k == "SHITSUJI_CACHE_DIR"
         }
+        env["SHITSUJI_EMBEDDER"] = embedder
+        alone = {**env, "SHITSUJI_HOOK_SERVER": "off"}
         payloads = [_payload(q, project / "src") for q in synthetic_queries(runs)]
         python = sys.executable
         fast = [python, "-m", "shitsuji.hooks", "prompt", "--db", str(db)]
         cli = [python, "-m", "shitsuji", "--db", str(db), "hook", "prompt"]
-        _time_runs(fast, payloads[:2], env)  # warm the page cache and .pyc files
+        _time_runs(fast, payloads[:2], alone)  # warm the page cache and .pyc files
+        cli_ms, _ = _time_runs(cli, payloads[: max(3, runs // 4)], alone)
+        python_ms, _ = _time_runs([python, "-c", "pass"], payloads[:10], alone)
+        import_ms, _ = _time_runs([python, "-c", "import shitsuji.hooks"], payloads[:10], alone)
         if progress:
-            progress(f"timing {runs} hook runs")
-        hook_ms, answered = _time_runs(fast, payloads, env)
-        cli_ms, _ = _time_runs(cli, payloads[: max(3, runs // 4)], env)
-        python_ms, _ = _time_runs([python, "-c", "pass"], payloads[:10], env)
-        import_ms, _ = _time_runs([python, "-c", "import shitsuji.hooks"], payloads[:10], env)
+            progress("starting a hook server")
+        with _hook_server(db, embedder, env) as server:
+            if progress:
+                progress("timing the hook server while its second model embeds the memories")
+            loading_ms, _ = _time_runs(fast, payloads[: max(3, runs // 2)], env)
+            loading_pending = server.pending()
+            ready_s = server.ready()
+            variants = {"hook": alone, "server_hook": env}
+            if baseline is not None:  # another checkout's code, on the same database
+                variants["baseline_hook"] = {**alone, "PYTHONPATH": str(baseline)}
+            if progress:
+                progress(f"timing {runs} prompts × {len(variants)} ways, interleaved")
+            timed = _interleaved(fast, payloads, variants)
+    figures = {
+        f"{name}_{stat}_ms": round(percentile(times, q), 1)
+        for name, (times, _) in timed.items()
+        for stat, q in (("p50", 50), ("p95", 95))
+    }
+    if baseline is not None:
+        figures["ratio_p50"] = round(figures["hook_p50_ms"] / figures["baseline_hook_p50_ms"], 2)
+        figures["ratio_p95"] = round(figures["hook_p95_ms"] / figures["baseline_hook_p95_ms"], 2)
+        figures["server_ratio_p95"] = round(
+            figures["server_hook_p95_ms"] / figures["baseline_hook_p95_ms"], 2
+        )
     return {
         "embedder": embedder,
         "memories": n,
         "runs": runs,
         "fill_s": round(fill_s, 1),
-        "hook_p50_ms": round(percentile(hook_ms, 50), 1),
-        "hook_p95_ms": round(percentile(hook_ms, 95), 1),
+        **figures,
         "cli_hook_p50_ms": round(percentile(cli_ms, 50), 1),
         "cli_hook_p95_ms": round(percentile(cli_ms, 95), 1),
         "python_start_p50_ms": round(percentile(python_ms, 50), 1),
         "import_p50_ms": round(percentile(import_ms, 50), 1),
-        "runs_with_context": answered,
+        "runs_with_context": timed["hook"][1],
+        "server_runs_with_context": timed["server_hook"][1],
+        "server_start_s": round(server.started_s, 1),
+        "server_loading_hook_p50_ms": round(percentile(loading_ms, 50), 1),
+        "server_loading_hook_p95_ms": round(percentile(loading_ms, 95), 1),
+        "server_loading_pending_after": loading_pending,
+        "server_second_model_ready_s": round(ready_s, 1),
     }
+
+
+def _interleaved(
+    command: Sequence[str], payloads: Sequence[str], variants: dict[str, dict[str, str]]
+) -> dict[str, tuple[list[float], int]]:
+    """Each payload through each variant (an environment) in turn: a noisy machine hits all alike."""
+    for env in variants.values():
+        _time_runs(command, payloads[-1:], env)  # warm
+    out: dict[str, tuple[list[float], int]] = {name: ([], 0) for name in variants}
+    for payload in payloads:
+        for name, env in variants.items():
+            times, answered = _time_runs(command, [payload], env)
+            out[name] = (out[name][0] + times, out[name][1] + answered)
+    return out
+
+
+class _Server:
+    """A hook server process started by the bench, and how to ask it how far it is."""
+
+    def __init__(self, process: subprocess.Popen[bytes], path: Path | None, start: float) -> None:
+        self.process, self.path, self.start = process, path, start
+        self.started_s = self._wait(lambda status: True)
+
+    def pending(self) -> int:
+        """Passages its second model has still to embed."""
+        answer = ask(self.path, {"status": True}, timeout=5.0) if self.path else None
+        return int((answer or {}).get("status", {}).get("second_pending", 0))
+
+    def ready(self) -> float:
+        """Seconds from its start until its second model had embedded every memory."""
+        return self._wait(lambda status: not status.get("second_pending"))
+
+    def _wait(self, done: Callable[[dict[str, Any]], bool]) -> float:
+        while True:
+            answer = ask(self.path, {"status": True}, timeout=5.0) if self.path else None
+            if answer is not None and done(answer.get("status", {})):
+                return time.monotonic() - self.start
+            if self.process.poll() is not None or time.monotonic() - self.start > 1800:
+                raise RuntimeError("the hook server did not start")
+            time.sleep(0.2)
+
+
+@contextmanager
+def _hook_server(db: Path, embedder: str, env: dict[str, str]) -> Iterator[_Server]:
+    """A hook server for ``db``, up and answering; stopped afterwards."""
+    command = [sys.executable, "-m", "shitsuji.hooks", "serve", "--db", str(db), "--embedder", embedder]
+    start = time.monotonic()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cache = Path(env["SHITSUJI_CACHE_DIR"]) if "SHITSUJI_CACHE_DIR" in env else default_cache_dir()
+    try:
+        yield _Server(process, socket_path(db, embedder, cache), start)
+    finally:
+        process.terminate()
+        process.wait(30)

@@ -22,7 +22,8 @@ from typing import Any
 
 from ..hooks import DEFAULT_K, GATES, Gate, candidate_hits, passes, prompt_vector, shared_terms
 from ..hooks._chatter import chatter_similarity
-from ..hooks._context import prompt_terms
+from ..hooks._context import gate_key, prompt_terms
+from ..hooks._second import SECOND_MODEL, SecondOpinion, load_second_opinion
 from ..memory import MemoryEngine, NewMemory
 from ._common import bench_engine
 from .latency import synthetic_memories
@@ -32,7 +33,10 @@ PARENT = "fs/home/u"
 DISTRACTORS = 300
 MAX_NOISE = 0.05
 GRID = [round(0.20 + 0.025 * i, 3) for i in range(21)]  # 0.20 … 0.70
+FUSED_GRID = [round(0.05 * i, 3) for i in range(31)]  # 0 … 1.5: fused scores spread wider
 CHATTER_GRID = [0.5, 0.6, 0.7, 0.8, 1.01]  # 1.01: no chatter check
+SECOND_WEIGHTS = [0.5, 1.0, 2.0, 3.0]  # of the second model's cosine in the fused score
+SECOND_CENTER = 0.0  # language-centred cosines sit around 0; the threshold grid absorbs the rest
 
 Progress = Callable[[str], None]
 
@@ -44,6 +48,8 @@ class Scored:
     label: str
     cosine: float | None
     shared: int
+    second: float | None = None  # language-centred cosines (hook server), when scored with a second model
+    centred: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,28 +90,42 @@ def score(cases: Sequence[Case], gate: Gate | None, k: int = DEFAULT_K) -> dict[
 
 
 def _gated(case: Case, gate: Gate | None) -> list[Scored]:
+    """The candidates the gate lets through, in the order the hook shows them."""
     if gate is not None and case.chatter >= gate.chatter:
         return []
-    return [
-        h
-        for h in case.hits
-        if (gate is None or h.cosine is not None) and passes(gate, h.cosine, h.shared, case.prompt_terms)
-    ]
+    if gate is None:
+        return [h for h in case.hits if passes(None, h.cosine, h.shared, case.prompt_terms)]
+    if gate.second_weight:  # the hook server's fused score, of language-centred cosines
+        scored = [(gate.score(h.centred, h.second), h) for h in case.hits if h.centred is not None]
+    else:
+        scored = [(gate.score(h.cosine), h) for h in case.hits if h.cosine is not None]
+    shown = [(s, h) for s, h in scored if passes(gate, s, h.shared, case.prompt_terms)]
+    if gate.second_weight:  # re-scored by the second model: best fused score first
+        shown.sort(key=lambda pair: -(pair[0] or 0.0))
+    return [h for _, h in shown]
 
 
-def calibrate(cases: Sequence[Case]) -> Gate:
+def calibrate(cases: Sequence[Case], second_weights: Sequence[float] = (0.0,)) -> Gate:
     """The gate with the most right answers at noise ≤ MAX_NOISE (ties: the stricter gate)."""
     best: tuple[float, float, float, float, Gate] | None = None
-    for meaning in GRID:
-        for with_words in (g for g in GRID if g <= meaning):
-            for chatter in CHATTER_GRID:
-                gate = Gate(meaning=meaning, meaning_with_words=with_words, chatter=chatter)
-                result = score(cases, gate)
-                if result["noise"] > MAX_NOISE:
-                    continue
-                key = (result["right"], meaning, with_words, -chatter)  # ties: the stricter gate
-                if best is None or key > best[:4]:
-                    best = (*key, gate)
+    for weight in second_weights:
+        grid = FUSED_GRID if weight else GRID
+        for meaning in grid:
+            for with_words in (g for g in grid if g <= meaning):
+                for chatter in CHATTER_GRID:
+                    gate = Gate(
+                        meaning=meaning,
+                        meaning_with_words=with_words,
+                        chatter=chatter,
+                        second_weight=weight,
+                        second_center=SECOND_CENTER if weight else 0.0,
+                    )
+                    result = score(cases, gate)
+                    if result["noise"] > MAX_NOISE:
+                        continue
+                    key = (result["right"], meaning, with_words, -chatter)  # ties: the stricter gate
+                    if best is None or key > best[:4]:
+                        best = (*key, gate)
     return best[4] if best else Gate(meaning=1.0, meaning_with_words=1.0, chatter=0.0)
 
 
@@ -124,37 +144,94 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
         engine.index_pending()
         if progress:
             progress(f"ranking {len(data['prompts'])} prompts")
-        cases = [_case(engine, p["prompt"], p["expect"], semantic=True) for p in data["prompts"]]
+        second = load_second_opinion() if embedder != SECOND_MODEL else None
+        if second is not None:  # as the hook server does: every memory embedded ahead
+            model = engine.embedder.model_id
+            memories = [(m.id, m.content) for m in engine.list_memories()]
+            second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
+            second.wait_idle(600)
+        cases = [
+            _case(engine, p["prompt"], p["expect"], semantic=True, second=second) for p in data["prompts"]
+        ]
         by_words = [_case(engine, p["prompt"], p["expect"], semantic=False) for p in data["prompts"]]
         model = engine.embedder.model_id
-    shipped = GATES.get(model)
-    folds = [_fold(cases, 0), _fold(cases, 1)]
-    held_out = []
-    for i, fold in enumerate(folds):
-        tuned = calibrate(fold)
-        held_out.append({"tuned": _gate_json(tuned), "scored_on_other_fold": score(folds[1 - i], tuned)})
-    return {
+    result: dict[str, Any] = {
         "embedder": embedder,
         "model": model,
         "memories": len(data["memories"]),
         "distractors": DISTRACTORS,
+        "words_only": score(by_words, None),
+        "alone": _report(cases, GATES.get(model), (0.0,)),
+    }
+    if second is not None:
+        fused = GATES.get(gate_key(model, second.model_id))
+        result["with_second_model"] = {
+            "second_model": second.model_id,
+            **_report(cases, fused, SECOND_WEIGHTS),
+        }
+    return result
+
+
+def _report(cases: Sequence[Case], shipped: Gate | None, weights: Sequence[float]) -> dict[str, Any]:
+    """The shipped gate's figures, the gate calibrated on everything, and the two-fold check."""
+    folds = [_fold(cases, 0), _fold(cases, 1)]
+    held_out = _two_fold(folds, weights)
+    extra: dict[str, Any] = {}
+    if shipped is not None and shipped.second_weight:  # the weight as shipped, thresholds tuned per fold
+        fixed = _two_fold(folds, [shipped.second_weight])
+        extra = {
+            "two_fold_shipped_weight": fixed,
+            "two_fold_shipped_weight_right": round(
+                sum(f["scored_on_other_fold"]["right"] for f in fixed) / 2, 3
+            ),
+            "two_fold_shipped_weight_noise": round(
+                sum(f["scored_on_other_fold"]["noise"] for f in fixed) / 2, 3
+            ),
+        }
+    return {
         "shipped_gate": _gate_json(shipped) if shipped else None,
         "shipped": score(cases, shipped) if shipped else None,
-        "calibrated_on_all": _gate_json(calibrate(cases)),
-        "words_only": score(by_words, None),
+        "calibrated_on_all": _gate_json(best := calibrate(cases, weights)),
+        "calibrated_on_all_score": score(cases, best),
         "two_fold": held_out,
+        "two_fold_right": round(sum(f["scored_on_other_fold"]["right"] for f in held_out) / 2, 3),
+        "two_fold_noise": round(sum(f["scored_on_other_fold"]["noise"] for f in held_out) / 2, 3),
+        **extra,
     }
 
 
-def _case(engine: MemoryEngine, prompt: str, expect: Sequence[str], *, semantic: bool) -> Case:
+def _two_fold(folds: Sequence[Sequence[Case]], weights: Sequence[float]) -> list[dict[str, Any]]:
+    """Tuned on one fold, scored on the other, both ways."""
+    out = []
+    for i, fold in enumerate(folds):
+        tuned = calibrate(fold, weights)
+        out.append({"tuned": _gate_json(tuned), "scored_on_other_fold": score(folds[1 - i], tuned)})
+    return out
+
+
+def _case(
+    engine: MemoryEngine,
+    prompt: str,
+    expect: Sequence[str],
+    *,
+    semantic: bool,
+    second: SecondOpinion | None = None,
+) -> Case:
     """The prompt ranked as the hook ranks it (by meaning, or by words alone), reduced to gate inputs."""
     vector = prompt_vector(engine, prompt) if semantic else None
-    hits = [
-        Scored(h.memory.provenance["label"], h.signals.get("vector"), shared_terms(h, prompt))
-        for h in candidate_hits(engine, prompt, PROJECT, vector)
-    ]
+    hits = candidate_hits(engine, prompt, PROJECT, vector)
+    pairs = (
+        second.cosines(prompt, [h for h in hits if "vector" in h.signals], vector)
+        if second and vector is not None
+        else None
+    ) or {}  # every memory was embedded ahead: None would mean the model failed
+    scored = []
+    for h in hits:
+        centred, other = pairs.get(h.memory.id, (None, None))
+        label = h.memory.provenance["label"]
+        scored.append(Scored(label, h.signals.get("vector"), shared_terms(h, prompt), other, centred))
     chatter = chatter_similarity(engine.embedder, vector) if vector is not None else 0.0
-    return Case(prompt, frozenset(expect), hits, len(prompt_terms(prompt)), chatter)
+    return Case(prompt, frozenset(expect), scored, len(prompt_terms(prompt)), chatter)
 
 
 def _fold(cases: Sequence[Case], which: int) -> list[Case]:
@@ -164,4 +241,7 @@ def _fold(cases: Sequence[Case], which: int) -> list[Case]:
 
 
 def _gate_json(gate: Gate) -> dict[str, float]:
-    return {"meaning": gate.meaning, "meaning_with_words": gate.meaning_with_words, "chatter": gate.chatter}
+    out = {"meaning": gate.meaning, "meaning_with_words": gate.meaning_with_words, "chatter": gate.chatter}
+    if gate.second_weight:
+        out |= {"second_weight": gate.second_weight, "second_center": gate.second_center}
+    return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from .._paths import default_cache_dir
 from ..bench.hook import run_hook_bench
 from ..errors import UserInputError
 from ..hooks import (
@@ -22,6 +24,7 @@ from ..hooks import (
     plan,
     summary,
 )
+from ..hooks._client import IDLE_TIMEOUT, server_answer, server_enabled, socket_path, start_server
 from ..hooks._prompt import one_blas_thread
 from ..mcp import project_root
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
@@ -40,15 +43,44 @@ def prompt(
         int, typer.Option("--budget", min=200, help="At most this many characters of context.")
     ] = DEFAULT_BUDGET,
     plain: Annotated[bool, typer.Option("--plain", help="Print plain text instead of hook JSON.")] = False,
+    server: Annotated[
+        bool,
+        typer.Option(
+            "--server/--no-server",
+            help="Ask the hook server for this database, and start one when none runs "
+            "(env SHITSUJI_HOOK_SERVER=off: never).",
+        ),
+    ] = True,
 ) -> None:
     """Read a UserPromptSubmit payload on stdin; print the project's relevant memories, or nothing."""
     settings = STATE.settings()
-    one_blas_thread()  # a one-shot process: see its doc
-    out = answer_prompt(
-        sys.stdin.read(), settings.db, embedder=settings.embedder, k=k, budget=budget, plain=plain
-    )
+    payload = sys.stdin.read()
+    cache = settings.cache_dir or default_cache_dir()
+    use_server = server_enabled(server) and settings.db.exists()
+    path = socket_path(settings.db, settings.embedder, cache) if use_server else None
+    out = server_answer(path, payload, k=k, budget=budget, plain=plain)
+    if out is None:
+        one_blas_thread()  # a one-shot process: see its doc
+        out = answer_prompt(payload, settings.db, embedder=settings.embedder, k=k, budget=budget, plain=plain)
+        if path is not None:
+            start_server(path, settings.db, settings.embedder)
     if out:
         sys.stdout.write(out + "\n")
+
+
+@hook_app.command("serve")
+def serve_hooks(
+    idle_timeout: Annotated[
+        float, typer.Option("--idle-timeout", min=1, help="Exit after this many seconds without a prompt.")
+    ] = IDLE_TIMEOUT,
+) -> None:
+    """Answer prompt hooks for this database from a resident process (the hook starts one by itself)."""
+    from ..hooks.__main__ import serve
+
+    settings = STATE.settings()
+    code = serve(argparse.Namespace(db=settings.db, embedder=settings.embedder, idle_timeout=idle_timeout))
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("install-hooks")
@@ -105,11 +137,17 @@ def _client(name: str) -> Client:
 def hook_bench(
     n: Annotated[int, typer.Option("--n", min=10, help="Memories in the project's scope.")] = 10_000,
     runs: Annotated[int, typer.Option("--runs", min=3, help="Hook processes timed.")] = 40,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="The src folder of another checkout: its hook is timed beside ours."),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Latency of the prompt hook as agents run it: one fresh process per prompt, p50/p95."""
+    """Latency of the prompt hook as agents run it: one fresh process per prompt, p50/p95, alone and
+    with a hook server."""
+    embedder = STATE.settings().embedder
     _show(
-        run_hook_bench(embedder=STATE.settings().embedder, n=n, runs=runs, progress=_progress(as_json)),
+        run_hook_bench(embedder=embedder, n=n, runs=runs, baseline=baseline, progress=_progress(as_json)),
         as_json,
     )
 

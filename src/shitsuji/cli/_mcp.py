@@ -41,4 +41,20 @@ def mcp_(
     scope = project_scope(root)
     if http is not None:
         err_console.print(f"shitsuji MCP for {scope} on http://127.0.0.1:{http}/mcp")
-    serve(STATE.engine(), scope, root=root, http_port=http)
+    engine = STATE.engine()
+    _start_hook_server()
+    serve(engine, scope, root=root, http_port=http)
+
+
+def _start_hook_server() -> None:
+    """The agent's session has begun: start the prompt hook's server now, so even its first prompt
+    is answered by a loaded one (nothing happens when one runs or when it is switched off)."""
+    from .._paths import default_cache_dir
+    from ..hooks._client import server_enabled, socket_path, start_server
+
+    settings = STATE.settings()
+    if not server_enabled(True) or not settings.db.exists():
+        return
+    path = socket_path(settings.db, settings.embedder, settings.cache_dir or default_cache_dir())
+    if path is not None:
+        start_server(path, settings.db, settings.embedder)

@@ -8,36 +8,62 @@ Nothing here imports the command line or the MCP SDK, so the hook starts quickly
 
 from typing import TYPE_CHECKING, Any
 
-from ._context import (
-    DEFAULT_BUDGET,
-    DEFAULT_K,
-    GATES,
-    Gate,
-    candidate_hits,
-    format_context,
-    hook_output,
-    is_relevant,
-    passes,
-    prompt_vector,
-    relevant_hits,
-    shared_terms,
-)
-from ._payload import PromptEvent, parse_payload
-from ._prompt import answer_prompt
-
 if TYPE_CHECKING:
+    from ._context import (
+        DEFAULT_BUDGET,
+        DEFAULT_K,
+        GATES,
+        Gate,
+        candidate_hits,
+        format_context,
+        hook_output,
+        is_relevant,
+        passes,
+        prompt_vector,
+        relevant_hits,
+        shared_terms,
+    )
     from ._install import CLIENTS, Client, Commands, FileChange, codex_home, plan, summary
+    from ._payload import PromptEvent, parse_payload
+    from ._prompt import answer_prompt
 
-# install-hooks' planning is loaded on first use: the prompt hook never needs it
-_LAZY = frozenset({"CLIENTS", "Client", "Commands", "FileChange", "codex_home", "plan", "summary"})
+# Everything loads on first use: ``python -m shitsuji.hooks prompt`` asks a running hook
+# server before it imports numpy and the memory engine (``_client``), and never needs
+# install-hooks' planning.
+_HOMES = {
+    **dict.fromkeys(
+        (
+            "DEFAULT_BUDGET",
+            "DEFAULT_K",
+            "GATES",
+            "Gate",
+            "candidate_hits",
+            "format_context",
+            "hook_output",
+            "is_relevant",
+            "passes",
+            "prompt_vector",
+            "relevant_hits",
+            "shared_terms",
+        ),
+        "_context",
+    ),
+    **dict.fromkeys(
+        ("CLIENTS", "Client", "Commands", "FileChange", "codex_home", "plan", "summary"), "_install"
+    ),
+    "PromptEvent": "_payload",
+    "parse_payload": "_payload",
+    "answer_prompt": "_prompt",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from . import _install
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
 
-        return getattr(_install, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{home}", __name__), name)
 
 
 __all__ = [

@@ -1,30 +1,27 @@
-"""``python -m shitsuji.hooks prompt``: the hook's fast entry point.
+"""``python -m shitsuji.hooks prompt``: the hook's fast entry point (and ``serve``, its server).
 
 Same behaviour as ``shitsuji hook prompt``, without importing the Typer/Rich command
-line or the MCP SDK; ``install-hooks`` writes this form. Errors print one line on stderr
-and exit 1, which both clients treat as a non-blocking hook failure (exit 2 would block
-the user's prompt, so it is never used).
+line or the MCP SDK; ``install-hooks`` writes this form. It first asks the hook server
+for this database (``_client``: standard library only, so a prompt costs little more than
+starting Python); when none answers it does the work itself and starts one for the next
+prompt. Errors print one line on stderr and exit 1, which both clients treat as a
+non-blocking hook failure (exit 2 would block the user's prompt, so it is never used).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from ..config import Settings
-from ..errors import ShitsujiError
-from ._context import DEFAULT_BUDGET, DEFAULT_K
-from ._prompt import answer_prompt, one_blas_thread
+from ._client import IDLE_TIMEOUT, hold_lock, server_answer, server_enabled, socket_path, start_server
+
+DEFAULT_K = 5  # the same as _context's (a test keeps them equal); not imported: it loads numpy
+DEFAULT_BUDGET = 2000
 
 
-def _settings(db: Path | None) -> Settings:
-    settings = Settings.from_env(db=db)
-    settings.use_caches()  # the chatter check and the mapped model find their cache files there
-    return settings
-
-
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m shitsuji.hooks", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     prompt = sub.add_parser("prompt", help="Print memories relevant to a UserPromptSubmit payload on stdin.")
@@ -32,18 +29,129 @@ def main(argv: list[str] | None = None) -> int:
     prompt.add_argument("-k", "--k", type=int, default=DEFAULT_K, help="At most this many memories.")
     prompt.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="At most this many characters.")
     prompt.add_argument("--plain", action="store_true", help="Print plain text instead of hook JSON.")
-    args = parser.parse_args(argv)
-    one_blas_thread()
+    prompt.add_argument(
+        "--no-server",
+        dest="server",
+        action="store_false",
+        help="Neither ask nor start a hook server (env SHITSUJI_HOOK_SERVER=off does the same).",
+    )
+    serve = sub.add_parser("serve", help="Answer prompt hooks for one database from a resident process.")
+    serve.add_argument("--db", type=Path, default=None, help="Database file (env SHITSUJI_DB).")
+    serve.add_argument("--embedder", default=None, help="Embedding model (env SHITSUJI_EMBEDDER).")
+    serve.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=IDLE_TIMEOUT,
+        help="Exit after this many seconds without a prompt.",
+    )
+    return parser
+
+
+def _locations(db: Path | None) -> tuple[Path, str | None, Path]:
+    """Database, embedder name and cache folder as ``Settings`` resolves them, without importing it."""
+    from .._paths import default_cache_dir, default_db_path
+
+    path = Path(db or os.environ.get("SHITSUJI_DB") or default_db_path()).expanduser()
+    cache = os.environ.get("SHITSUJI_CACHE_DIR")
+    return (
+        path,
+        os.environ.get("SHITSUJI_EMBEDDER") or None,
+        Path(cache).expanduser() if cache else default_cache_dir(),
+    )
+
+
+def prompt(args: argparse.Namespace) -> int:
+    from ..errors import UserInputError
+
+    payload = sys.stdin.read()
+    db, embedder, cache = _locations(args.db)
+    path = socket_path(db, embedder, cache) if server_enabled(args.server) and db.exists() else None
     try:
-        out = answer_prompt(
-            sys.stdin.read(), _settings(args.db).db, k=args.k, budget=args.budget, plain=args.plain
-        )  # the embedder comes from SHITSUJI_EMBEDDER
-    except ShitsujiError as exc:
+        out = server_answer(path, payload, k=args.k, budget=args.budget, plain=args.plain)
+    except UserInputError as exc:
         print(f"shitsuji hook: {exc}", file=sys.stderr)
         return 1
+    if out is not None:
+        _print(out)
+        return 0
+    code = _answer_alone(payload, db, args)
+    if path is not None:
+        start_server(path, db, embedder)  # after answering: the agent already has what it needs
+    return code
+
+
+def _answer_alone(payload: str, db: Path, args: argparse.Namespace) -> int:
+    from ..errors import ShitsujiError
+    from ._prompt import answer_prompt, one_blas_thread
+
+    one_blas_thread()
+    _use_caches(db)
+    try:
+        out = answer_prompt(payload, db, k=args.k, budget=args.budget, plain=args.plain)
+    except ShitsujiError as exc:  # the embedder comes from SHITSUJI_EMBEDDER
+        print(f"shitsuji hook: {exc}", file=sys.stderr)
+        return 1
+    _print(out)
+    return 0
+
+
+def _use_caches(db: Path) -> None:
+    from ..config import Settings
+
+    Settings.from_env(
+        db=db
+    ).use_caches()  # the chatter check and the mapped model find their cache files there
+
+
+def serve(args: argparse.Namespace) -> int:
+    db, embedder, cache = _locations(args.db)
+    if not db.exists():
+        print(f"shitsuji hook serve: no database at {db}", file=sys.stderr)
+        return 1
+    embedder = args.embedder or embedder
+    path = socket_path(db, embedder, cache)
+    if path is None:
+        print(f"shitsuji hook serve: the socket path under {cache} is too long", file=sys.stderr)
+        return 1
+    lock = hold_lock(path, mine=True)  # before loading anything: a second server leaves at once
+    if lock is None:
+        return 0
+    try:
+        return _serve_locked(db, embedder, path, args.idle_timeout)
+    finally:
+        os.close(lock)
+
+
+def _serve_locked(db: Path, embedder: str | None, path: Path, idle_timeout: float) -> int:
+    from ..config import open_memory
+    from ._context import GATES
+    from ._prompt import one_blas_thread
+    from ._second import load_second_opinion
+    from ._server import run_server
+
+    one_blas_thread()
+    # e5's engine (OpenMP) takes every core while it embeds the memories in the background;
+    # one thread leaves the other core to the prompts (read when the library loads, below)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    _use_caches(db)
+    engine = open_memory(db, embedder)
+    model = engine.embedder.model_id
+    fused = any(key.startswith(f"{model}+") for key in GATES)  # a gate calibrated with a second model
+    try:
+        second = load_second_opinion(file=path.with_name(path.stem + ".second.arrays")) if fused else None
+        return run_server(engine, db, path, idle_timeout=idle_timeout, second=second)
+    finally:
+        engine.store.close()
+
+
+def _print(out: str) -> None:
     if out:
         sys.stdout.write(out + "\n")
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return prompt(args) if args.command == "prompt" else serve(args)
 
 
 if __name__ == "__main__":

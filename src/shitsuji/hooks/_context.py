@@ -16,6 +16,10 @@ need a memory and prompts that must get nothing (``bench hook-relevance``, figur
 docs/benchmarks.md); a model without a calibrated gate, or a model that cannot run,
 leaves the hook on words alone.
 
+In the hook server a second model re-scores the candidates (``_second``): the gate then
+applies to the fused score, with thresholds calibrated for the pair (``GATES`` under
+``"<model>+<second model>"``).
+
 Words alone (the fallback): the passage must share at least two distinct terms with the
 prompt (every term of a one-term prompt). Single kanji do not count as terms here: they
 ride along with every bigram (説明 brings 説 and 明), which let one shared word pass.
@@ -27,11 +31,14 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ..memory import Hit, MemoryEngine, terms
 from ..memory._embedders import Vector
 from ._chatter import chatter_similarity
+
+if TYPE_CHECKING:
+    from ._second import SecondOpinion
 
 log = logging.getLogger(__name__)
 
@@ -44,16 +51,34 @@ EXCERPT_CHARS: Final = 500
 
 @dataclass(frozen=True, slots=True)
 class Gate:
-    """Cosine thresholds of one embedding model (see the module doc and ``_chatter``)."""
+    """Thresholds of one embedding model, or of a model and a second opinion (``_second``).
+
+    ``meaning`` and ``meaning_with_words`` apply to the score: the cosine alone, or with a
+    second model ``cosine + second_weight * (second cosine - second_center)``.
+    """
 
     meaning: float
     meaning_with_words: float
     chatter: float = 1.01  # a prompt this close to conversation chatter gets nothing
+    second_weight: float = 0.0
+    second_center: float = 0.0
+
+    def score(self, cosine: float | None, second: float | None = None) -> float | None:
+        if cosine is None or second is None or not self.second_weight:
+            return cosine
+        return cosine + self.second_weight * (second - self.second_center)
+
+
+def gate_key(model_id: str, second_id: str | None = None) -> str:
+    return f"{model_id}+{second_id}" if second_id else model_id
 
 
 #: Calibrated with ``shitsuji bench hook-relevance`` (docs/benchmarks.md).
 GATES: Final[dict[str, Gate]] = {
     "use-multilingual-v3": Gate(meaning=0.325, meaning_with_words=0.25, chatter=0.5),
+    "use-multilingual-v3+multilingual-e5-small-q4": Gate(
+        meaning=0.8, meaning_with_words=0.55, chatter=0.5, second_weight=2.0, second_center=0.0
+    ),
 }
 
 
@@ -98,21 +123,40 @@ def passes(gate: Gate | None, cosine: float | None, shared: int, prompt_terms: i
     return cosine >= gate.meaning or (cosine >= gate.meaning_with_words and shared >= MIN_SHARED_TERMS)
 
 
-def is_relevant(hit: Hit, prompt: str, gate: Gate | None = None) -> bool:
-    return passes(gate, hit.signals.get("vector"), shared_terms(hit, prompt), len(prompt_terms(prompt)))
+def is_relevant(hit: Hit, prompt: str, gate: Gate | None = None, second: float | None = None) -> bool:
+    score = gate.score(hit.signals.get("vector"), second) if gate else None
+    return passes(gate, score, shared_terms(hit, prompt), len(prompt_terms(prompt)))
 
 
-def relevant_hits(engine: MemoryEngine, prompt: str, scope: str, *, k: int = DEFAULT_K) -> list[Hit]:
+def relevant_hits(
+    engine: MemoryEngine, prompt: str, scope: str, *, k: int = DEFAULT_K, second: SecondOpinion | None = None
+) -> list[Hit]:
+    """The memories to show for ``prompt``, best first; ``second`` re-scores the candidates (hook server)."""
     vector = prompt_vector(engine, prompt)
     hits = candidate_hits(engine, prompt, scope, vector)
-    gate = GATES.get(engine.embedder.model_id)
+    model = engine.embedder.model_id
+    gate = GATES.get(model)
     if vector is None or gate is None or not any("vector" in h.signals for h in hits):
-        gate = None  # no vectors to compare with (model down, none stored yet): words alone
-    elif chatter_similarity(engine.embedder, vector) >= gate.chatter:
+        return [h for h in hits if is_relevant(h, prompt)][
+            :k
+        ]  # no vectors to compare (model down, none stored)
+    if chatter_similarity(engine.embedder, vector) >= gate.chatter:
         return []
-    else:  # searched by meaning: a hit with no vector score is far in meaning
-        hits = [h for h in hits if "vector" in h.signals]
-    return [h for h in hits if is_relevant(h, prompt, gate)][:k]
+    hits = [h for h in hits if "vector" in h.signals]  # searched by meaning: the rest is far in meaning
+    fused = GATES.get(gate_key(model, second.model_id)) if second is not None else None
+    if second is None or fused is None:
+        return [h for h in hits if is_relevant(h, prompt, gate)][:k]
+    try:
+        pairs = second.cosines(prompt, hits, vector)
+    except Exception as exc:  # the second model failing leaves the first to decide
+        log.warning("second model failed, the hook decides on the first: %s", exc)
+        pairs = None
+    if pairs is None:  # not all candidates embedded by the second model yet
+        return [h for h in hits if is_relevant(h, prompt, gate)][:k]
+    scores = {mid: fused.score(first, other) or 0.0 for mid, (first, other) in pairs.items()}
+    n_terms = len(prompt_terms(prompt))
+    shown = [h for h in hits if passes(fused, scores[h.memory.id], shared_terms(h, prompt), n_terms)]
+    return sorted(shown, key=lambda h: -scores[h.memory.id])[:k]
 
 
 def format_context(hits: Sequence[Hit], scope: str, *, budget: int = DEFAULT_BUDGET) -> str:

@@ -28,8 +28,9 @@ class PromptEvent:
     event: str = "UserPromptSubmit"
 
 
-def parse_payload(text: str) -> PromptEvent:
-    """Read a hook payload; a missing ``cwd`` means the hook's own working directory."""
+def parse_payload(text: str, cwd: str | None = None) -> PromptEvent:
+    """Read a hook payload; a missing ``cwd`` means the hook's own working directory (``cwd``: the
+    hook process's, when a hook server reads the payload for it)."""
     try:
         data: Any = json.loads(text) if text.strip() else None
     except json.JSONDecodeError as exc:
@@ -47,8 +48,10 @@ def parse_payload(text: str) -> PromptEvent:
         prompt = _text(nested.get("user_prompt"))
     if prompt is None:
         raise UserInputError('the hook payload has no "prompt" text')
-    cwd = _text(data.get("cwd")) or os.getcwd()
-    return PromptEvent(prompt=prompt, cwd=cwd, event=_text(data.get("hook_event_name")) or "UserPromptSubmit")
+    where = _text(data.get("cwd")) or cwd or os.getcwd()
+    return PromptEvent(
+        prompt=prompt, cwd=where, event=_text(data.get("hook_event_name")) or "UserPromptSubmit"
+    )
 
 
 def _text(value: object) -> str | None:

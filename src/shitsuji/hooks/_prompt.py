@@ -8,12 +8,17 @@ saved there is simply nothing to say.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..config import open_memory
 from ..errors import UserInputError
 from ..mcp import project_scope
+from ..memory import MemoryEngine
 from ._context import DEFAULT_BUDGET, DEFAULT_K, format_context, hook_output, relevant_hits
-from ._payload import parse_payload
+from ._payload import PromptEvent, parse_payload
+
+if TYPE_CHECKING:
+    from ._second import SecondOpinion
 
 MIN_BUDGET = 200
 _BLAS_SET_THREADS = (
@@ -58,18 +63,35 @@ def answer_prompt(
     plain: bool = False,
 ) -> str:
     """What the hook prints for this payload: hook JSON (or plain text), or "" when nothing is relevant."""
+    check_limits(k, budget)
+    event = parse_payload(payload)
+    if not db.exists():
+        return ""
+    engine = open_memory(db, embedder)
+    try:
+        return answer_event(engine, event, k=k, budget=budget, plain=plain)
+    finally:
+        engine.store.close()
+
+
+def check_limits(k: int, budget: int) -> None:
     if k < 1:
         raise UserInputError(f"k must be at least 1, got {k}")
     if budget < MIN_BUDGET:
         raise UserInputError(f"budget must be at least {MIN_BUDGET} characters, got {budget}")
-    event = parse_payload(payload)
-    if not db.exists():
-        return ""
+
+
+def answer_event(
+    engine: MemoryEngine,
+    event: PromptEvent,
+    *,
+    k: int = DEFAULT_K,
+    budget: int = DEFAULT_BUDGET,
+    plain: bool = False,
+    second: SecondOpinion | None = None,
+) -> str:
+    """The answer for one prompt from an open engine (the hook's own, or the hook server's)."""
     scope = project_scope(event.cwd)
-    engine = open_memory(db, embedder)
-    try:
-        hits = relevant_hits(engine, event.prompt, scope, k=k)
-    finally:
-        engine.store.close()
+    hits = relevant_hits(engine, event.prompt, scope, k=k, second=second)
     context = format_context(hits, scope, budget=budget)
     return context if plain else hook_output(context, event.event)

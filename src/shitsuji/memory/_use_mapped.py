@@ -78,9 +78,9 @@ def use_cache_dir(path: Path | None) -> None:
 def cache_dir() -> Path:
     if _configured is not None:
         return _configured
-    from platformdirs import user_cache_dir  # only when no directory is configured
+    from .._paths import default_cache_dir  # only when no directory is configured
 
-    return Path(user_cache_dir("shitsuji", appauthor=False))
+    return default_cache_dir()
 
 
 def cache_file() -> Path:

@@ -1,0 +1,260 @@
+"""A second model's opinion on the hook's candidates, where a model can stay loaded.
+
+The default model (``use``) misses paraphrases whose words it has not seen together
+("when does the on-call shift change?" → "The on-call rotation is weekly, with the
+handover on Monday": cosine 0.28, inside the range of unrelated prompts), so no
+threshold on it alone separates them. multilingual-e5-small ranks many of those right,
+but its cosines are packed together (unrelated texts at 0.8), it takes ~190 ms to load
+(too much for a fresh hook process) and it embeds passages slowly. The hook server keeps
+it loaded and re-scores the candidates the first model found: the fused score is
+``cosine + weight * (second cosine - center)`` with the fused gate's weight and center
+(``_context.GATES``), calibrated by ``bench hook-relevance``.
+
+Both cosines are taken **language-centred**: multilingual models put a Japanese text
+near other Japanese texts whatever they say (e5 ranks English notes 100th or lower for
+short Japanese questions about them), and that shared part is mostly each language's
+mean direction. Each vector has its language's mean subtracted before the cosine — for
+memories, the mean of the database's memories in that language; for prompts, the mean of
+the chatter sentences (``_chatter.CHATTER``, prompts of both languages) — the usual
+centring of multilingual embeddings for cross-lingual retrieval.
+
+Passage vectors are computed ahead, never while a prompt waits: a background thread
+embeds every memory's first chunk once (candidates a prompt needed first), and keeps them
+in a file beside the server's socket for the next server. A prompt whose candidates are
+not all embedded yet is decided by the first model alone. The database's own vectors stay
+those of the first model.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..memory import Embedder, Hit, load_embedder
+from ..memory._embedders import Matrix, Vector
+from ..memory._mapped import read_arrays, write_arrays
+from ..memory._text import CJK, chunks
+from ._chatter import CHATTER
+
+log = logging.getLogger(__name__)
+
+SECOND_MODEL = "e5"  # the embedder name, when its extra (shitsuji[e5]) is installed
+BATCH = 8  # passages per background embedding call
+SAVE_EVERY = 2000  # passages embedded between two saves of the file
+
+
+FirstVectors = Callable[[list[str]], dict[str, Vector]]  # the first model's vectors of memory ids
+
+
+def passage_key(memory_id: str, chunk: int = 0) -> str:
+    return f"{memory_id}:{chunk}"
+
+
+def _unit(v: Matrix) -> Matrix:
+    norms = np.linalg.norm(v, axis=-1, keepdims=True)
+    out: Matrix = v / np.maximum(norms, 1e-12)
+    return out
+
+
+def _japanese(text: str) -> bool:
+    return CJK.search(text) is not None
+
+
+def _means(vectors: dict[str, Vector], japanese: set[str]) -> dict[bool, Vector]:
+    """The mean vector of each language among ``vectors`` (by key); a language with none gets zeros."""
+    out: dict[bool, Vector] = {}
+    for ja in (True, False):
+        rows = [v for k, v in vectors.items() if (k in japanese) == ja]
+        dim = len(next(iter(vectors.values()))) if vectors else 1
+        out[ja] = np.mean(rows, axis=0).astype(np.float32) if rows else np.zeros(dim, np.float32)
+    return out
+
+
+class SecondOpinion:
+    """A second embedder and its passage vectors, filled by a background thread (see the module doc)."""
+
+    def __init__(self, embedder: Embedder, file: Path | None = None) -> None:
+        self.embedder = embedder
+        self.file = file
+        self._passages: dict[str, Vector] = {}
+        self._queue: dict[str, str] = {}  # key -> text, asked for by a prompt: embedded first
+        self._backlog: list[tuple[str, str]] = []
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._worker: threading.Thread | None = None
+        self._since_save = 0
+        self._in_flight = 0  # passages taken by the worker, not stored yet
+        self._japanese: set[str] = set()  # keys of Japanese passages
+        self._second_means: dict[bool, Vector] | None = None  # recomputed after passages arrive
+        self._first_means: dict[bool, Vector] | None = None
+        self._prompt_means: tuple[dict[bool, Vector], dict[bool, Vector]] | None = None
+        self._first_vectors: FirstVectors | None = None
+        self._load()
+
+    @property
+    def model_id(self) -> str:
+        return self.embedder.model_id
+
+    def cosines(
+        self, prompt: str, hits: Sequence[Hit], vector: Vector
+    ) -> dict[str, tuple[float, float]] | None:
+        """Language-centred cosines of the prompt (first model's ``vector``) with each hit, by memory id:
+        (first model's, second model's). None when some passage is not embedded yet (it is queued, and
+        the first model decides this prompt alone) or before ``start``."""
+        keys = [passage_key(h.memory.id, h.chunk) for h in hits]
+        with self._cond:
+            missing = {k: h.excerpt for k, h in zip(keys, hits, strict=True) if k not in self._passages}
+            if missing:
+                self._queue.update(missing)
+                self._cond.notify()
+                return None
+            if self._first_means is None or self._prompt_means is None or self._first_vectors is None:
+                return None
+            if self._second_means is None:
+                self._second_means = _means(self._passages, self._japanese)
+            second = np.vstack([self._passages[k] for k in keys]) if keys else None
+            langs = [k in self._japanese for k in keys]
+            first_means, second_means, (first_prompt, second_prompt) = (
+                self._first_means,
+                self._second_means,
+                self._prompt_means,
+            )
+        if second is None:
+            return {}
+        firsts = self._first_vectors([h.memory.id for h in hits])
+        if len(firsts) != len(hits):
+            return None
+        ja = _japanese(prompt)
+        first_q = _unit(vector - first_prompt[ja])
+        second_q = _unit(self.embedder.embed_query(prompt) - second_prompt[ja])
+        first_m = _unit(
+            np.vstack([firsts[h.memory.id] - first_means[j] for h, j in zip(hits, langs, strict=True)])
+        )
+        second_m = _unit(second - np.vstack([second_means[j] for j in langs]))
+        return {
+            h.memory.id: (float(a), float(b))
+            for h, a, b in zip(hits, first_m @ first_q, second_m @ second_q, strict=True)
+        }
+
+    def start(
+        self, memories: Sequence[tuple[str, str]], first: Embedder, first_vectors: FirstVectors
+    ) -> None:
+        """Take the language means (the first model's over ``memories``' vectors, both models' over the
+        chatter sentences), then embed the ``(memory id, content)`` pairs not embedded yet in a
+        background thread."""
+        langs = {mid: _japanese(content) for mid, content in memories}
+        vectors = first_vectors(list(langs))
+        first_means = _means(vectors, {mid for mid, ja in langs.items() if ja})
+        japanese = {s for s in CHATTER if _japanese(s)}
+        first_bank = {s: first.embed_query(s) for s in CHATTER}
+        second_bank = {s: self.embedder.embed_query(s) for s in CHATTER}
+        with self._cond:
+            self._first_vectors = first_vectors
+            self._first_means = first_means
+            self._prompt_means = (_means(first_bank, japanese), _means(second_bank, japanese))
+            self._backlog = [
+                (passage_key(mid), text)
+                for mid, content in memories
+                if passage_key(mid) not in self._passages and (text := (chunks(content) or [""])[0])
+            ]
+            self._backlog.reverse()  # popped from the end: oldest memories first
+        self._worker = threading.Thread(target=self._run, name="hook-second-model", daemon=True)
+        self._worker.start()
+
+    def pending(self) -> int:
+        """Passages still to embed."""
+        with self._cond:
+            return len(self._queue) + len(self._backlog) + self._in_flight
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until nothing is left to embed (tests, benches); False on timeout."""
+        with self._cond:
+            return self._cond.wait_for(self._idle, timeout)
+
+    def _idle(self) -> bool:
+        return not self._queue and not self._backlog and not self._in_flight
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._worker is not None:
+            self._worker.join(10)
+        self._save()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._stopping or bool(self._queue or self._backlog))
+                if self._stopping:
+                    return
+                batch = list(self._queue.items())[:BATCH]
+                for key, _ in batch:
+                    del self._queue[key]
+                while len(batch) < BATCH and self._backlog:
+                    key, text = self._backlog.pop()
+                    if key not in self._passages:
+                        batch.append((key, text))
+                self._in_flight = len(batch)
+            try:
+                vectors = self.embedder.embed_documents([text for _, text in batch]) if batch else None
+            except Exception as exc:  # leave those to the first model
+                log.warning("second model failed on %d passages: %s", len(batch), exc)
+                vectors = None
+            with self._cond:
+                if vectors is not None:
+                    self._passages.update(zip((key for key, _ in batch), vectors, strict=True))
+                    self._japanese.update(key for key, text in batch if _japanese(text))
+                    self._second_means = None
+                    self._since_save += len(batch)
+                self._in_flight = 0
+                idle = self._idle()
+                if idle:
+                    self._cond.notify_all()
+            if self._since_save >= SAVE_EVERY or (idle and self._since_save):
+                self._save()
+
+    def _load(self) -> None:
+        if self.file is None:
+            return
+        try:
+            meta, arrays = read_arrays(self.file)
+        except (OSError, ValueError):
+            return
+        keys, vectors, japanese = meta.get("keys"), arrays.get("vectors"), meta.get("japanese")
+        if meta.get("model") != self.model_id or not isinstance(keys, list) or vectors is None:
+            return
+        if len(keys) == len(vectors) and isinstance(japanese, list):
+            self._passages.update(zip(keys, np.array(vectors), strict=True))
+            self._japanese.update(japanese)
+
+    def _save(self) -> None:
+        if self.file is None:
+            return
+        with self._cond:
+            keys = list(self._passages)
+            vectors = np.vstack([self._passages[k] for k in keys]) if keys else None
+            japanese = sorted(self._japanese)
+            self._since_save = 0
+        if vectors is None:
+            return
+        try:
+            meta = {"model": self.model_id, "keys": keys, "japanese": japanese}
+            write_arrays(self.file, meta, {"vectors": vectors})
+        except OSError as exc:
+            log.info("second-model vectors not saved: %s", exc)
+
+
+def load_second_opinion(name: str = SECOND_MODEL, file: Path | None = None) -> SecondOpinion | None:
+    """The second model, or None when it is not installed or cannot run (the first model decides alone)."""
+    try:
+        embedder = load_embedder(name)
+        embedder.embed_query("warm up")  # maps its weights now, not on the first prompt
+    except Exception as exc:  # an optional extra: the hook works without it
+        log.info("no second model for the hook (%s): %s", name, exc)
+        return None
+    return SecondOpinion(embedder, file)

@@ -1,0 +1,164 @@
+"""The hook server: one resident process that answers prompt hooks over a unix socket.
+
+It opens the memory engine once — model, vector index, chatter vectors, and the second
+model that re-scores the candidates when it is installed (``_second``) — and answers each
+``{"payload", "k", "budget", "plain"}`` line with ``{"out"}`` (what the hook prints) or
+``{"error"}`` (a bad payload: the hook prints it and exits 1, as it would alone);
+``{"status": true}`` gets ``{"status": {…}}`` (what it holds, what is left to embed). The
+database is read afresh for every prompt (the store picks up rows other processes wrote),
+so memories saved meanwhile are found.
+
+Start-up order matters: the socket is bound only after everything is loaded, so a hook
+never waits on a server that is still loading (it answers alone meanwhile). A lock file
+beside the socket is held for the server's life (taken by its caller before anything
+loads): of two servers started at once for the same socket, the second leaves at once. It exits after ``idle_timeout`` seconds
+without a prompt, on SIGTERM or SIGINT, or when its database is gone, removing its socket.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from ..errors import ShitsujiError
+from ..memory import MemoryEngine
+from ._client import PROTOCOL, read_line
+from ._payload import parse_payload
+from ._prompt import answer_event, check_limits
+from ._second import SecondOpinion
+
+log = logging.getLogger(__name__)
+
+READ_TIMEOUT = 2.0  # seconds a connected hook has to send its request
+
+
+class HookServer:
+    """Answers prompt hooks from ``engine`` on the unix socket at ``path`` (see the module doc)."""
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        db: Path,
+        path: Path,
+        *,
+        idle_timeout: float,
+        second: SecondOpinion | None = None,
+    ) -> None:
+        self.engine = engine
+        self.second = second
+        self.db = db
+        self.path = path
+        self.idle_timeout = idle_timeout
+        self.answered = 0
+
+    def warm_up(self) -> None:
+        """Load the model, the vector index and the chatter vectors before the first prompt, and set
+        the second model embedding the memories in the background."""
+        from ._context import relevant_hits
+
+        relevant_hits(self.engine, "warm up", "fs")
+        if self.second is not None:
+            engine = self.engine
+            model = engine.embedder.model_id
+            memories = [(m.id, m.content) for m in engine.list_memories()]
+            self.second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
+
+    def serve(self, listener: socket.socket) -> None:
+        """Answer connections one at a time until idle for ``idle_timeout`` s or the database is gone."""
+        last = time.monotonic()
+        while self.db.exists():
+            remaining = self.idle_timeout - (time.monotonic() - last)
+            if remaining <= 0:
+                return
+            listener.settimeout(min(remaining, 60.0))  # wake now and then to see the database
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                self._handle(conn)
+            last = time.monotonic()
+
+    def _handle(self, conn: socket.socket) -> None:
+        conn.settimeout(READ_TIMEOUT)
+        try:
+            line = read_line(conn)
+            reply = self.answer(line)
+            conn.sendall(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
+        except OSError as exc:  # the hook went away or was too slow: it answers alone
+            log.info("hook connection dropped: %s", exc)
+
+    def status(self) -> dict[str, Any]:
+        """What the server holds: prompts answered, the second model and its passages still to embed."""
+        second = self.second
+        return {
+            "pid": os.getpid(),
+            "answered": self.answered,
+            "model": self.engine.embedder.model_id,
+            "second_model": second.model_id if second else None,
+            "second_pending": second.pending() if second else 0,
+        }
+
+    def answer(self, line: bytes) -> dict[str, Any]:
+        try:
+            request = json.loads(line)
+        except ValueError:
+            return {"error": "the hook server got a request that is not JSON"}
+        if not isinstance(request, dict) or request.get("v") != PROTOCOL:
+            return {"error": f"the hook server speaks protocol {PROTOCOL}; upgrade or restart the hook"}
+        if request.get("status"):
+            return {"status": self.status()}
+        try:
+            k, budget = int(request.get("k", 5)), int(request.get("budget", 2000))
+            check_limits(k, budget)
+            cwd = request.get("cwd")
+            event = parse_payload(str(request.get("payload", "")), cwd if isinstance(cwd, str) else None)
+            plain = bool(request.get("plain"))
+            out = answer_event(self.engine, event, k=k, budget=budget, plain=plain, second=self.second)
+        except ShitsujiError as exc:
+            return {"error": str(exc)}
+        except (TypeError, ValueError) as exc:
+            return {"error": f"bad hook request: {exc}"}
+        self.answered += 1
+        return {"out": out}
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
+
+
+def run_server(
+    engine: MemoryEngine, db: Path, path: Path, *, idle_timeout: float, second: SecondOpinion | None = None
+) -> int:
+    """Load, bind, serve, remove the socket. The caller holds the socket's lock (``_client.hold_lock``)."""
+    signal.signal(signal.SIGTERM, _stop)
+    server = HookServer(engine, db, path, idle_timeout=idle_timeout, second=second)
+    server.warm_up()
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # a socket left by a server that died; we hold the lock
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        old = os.umask(0o177)  # the socket is the user's own: 0600
+        try:
+            listener.bind(os.fspath(path))
+        finally:
+            os.umask(old)
+        listener.listen(16)
+        server.serve(listener)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        listener.close()
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        if second is not None:
+            second.stop()  # saves its passage vectors for the next server
+    return 0
