@@ -33,13 +33,13 @@ def bm25(
     collection's chunk count and ``length`` its total number of terms. A database that
     finds the rows with its own index (PostgreSQL's GIN) scores them here.
     """
-    wanted = set(terms)
-    found: list[tuple[str, int, int, Counter[str]]] = []
+    found: list[tuple[str, int, int, dict[str, int]]] = []
     held: Counter[str] = Counter()
     for memory_id, stored in rows:
         for chunk, line in enumerate(stored.split("\n")):
             words = line.split()
-            tf = Counter(w for w in words if w in wanted)
+            counts = Counter(words)  # counted in C: the hot loop of a large scope
+            tf = {t: counts[t] for t in terms if t in counts}
             if tf:
                 found.append((memory_id, chunk, len(words), tf))
                 held.update(tf.keys())
