@@ -18,7 +18,7 @@ from shitsuji.agent import Conversations, Proposals, ToolContext, tool
 from shitsuji.audit import AuditEvent, AuditLog
 from shitsuji.household import HOUSEHOLD_SCHEMA, HouseholdStore
 from shitsuji.line import Inbox, LineLinks, inbox_path
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore, open_store
 from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.store import Migration, Schema, open_database
 from shitsuji.store._copy import checksum
@@ -93,6 +93,10 @@ def sums(report: dict[str, Any]) -> dict[str, tuple[int, str]]:
     return {t["table"]: (t["source_rows"], t["source_checksum"]) for t in report["tables"]}
 
 
+def db_path_max_seq(db: Path) -> int:
+    return int(open_database(db).execute("SELECT max(seq) FROM embeddings").fetchone()[0])
+
+
 def test_a_database_goes_to_postgresql_and_back_unchanged(cli: Cli, db_path: Path, pg_url: str) -> None:
     populate(db_path)
     open_database(pg_url, MEMORY_SCHEMA, HOUSEHOLD_SCHEMA).close()  # the app opened it: seeded rows only
@@ -125,6 +129,17 @@ def test_a_database_goes_to_postgresql_and_back_unchanged(cli: Cli, db_path: Pat
         assert added.fetchone() == (last + 1, last + 1)
         tx.execute("DELETE FROM audit_events WHERE actor = 'x'")
     assert pg.execute("SELECT to_regclass('copy_progress')").fetchone()[0] is None
+    # the vector rows were derived as the copy finished: PostgreSQL recalls what SQLite does
+    derived = pg.execute("SELECT derived_seq FROM memory_vector_state").fetchone()[0]
+    assert derived == db_path_max_seq(db_path) > 0
+
+    def recall_from(target: str | Path) -> list[tuple[str, float]]:
+        hits = MemoryEngine(open_store(str(target)), HashEmbedder()).recall(
+            "紅茶", "household/futari/user/husband"
+        )
+        return [(h.memory.content, round(h.score, 6)) for h in hits]
+
+    assert recall_from(pg_url) == recall_from(db_path)
 
     back = db_path.parent / "back.db"
     SQLiteMemoryStore(back).close()  # a new database: only the rows its migrations seed, so still empty

@@ -67,8 +67,6 @@ def memory_engine(db: str | Path) -> MemoryEngine:
     return MemoryEngine(open_store(str(db)), HashEmbedder())
 
 
-
-
 def fake_model(url: str) -> AnthropicModel:
     return AnthropicModel(api_key="test-key", base_url=url, max_retries=0)
 

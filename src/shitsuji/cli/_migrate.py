@@ -74,6 +74,12 @@ def migrate(
             err_console.print(f"{table}: {copied:,} rows copied")
 
     report = copy_database(parts, batch_size=batch_size, on_table=say)
+    if report.ok and to is not None:
+        # the vector index rows are derived, not copied: the first store to open the database
+        # derives them; doing it here means the first recall after the move is not the one to wait
+        from ..memory import open_store
+
+        open_store(to).close()
     _show(report, where(parts[0].source), where(parts[0].target), as_json)
     if not report.ok:
         raise typer.Exit(1)
