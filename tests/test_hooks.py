@@ -14,7 +14,7 @@ import pytest
 
 from shitsuji.hooks import answer_prompt
 from shitsuji.mcp import path_scope, project_scope
-from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore, open_store
 
 from .conftest import Cli
 
@@ -151,6 +151,27 @@ def test_cli_and_fast_entry_point_agree(
         capture_output=True,
         text=True,
         check=True,
+    )
+    assert fast.stdout == via_cli.out
+
+
+def test_with_memories_in_postgresql_the_hook_reads_them_there(projects: Path, pg_url: str, cli: Cli) -> None:
+    main_project = projects / "main-project"
+    store = open_store(pg_url)
+    MemoryEngine(store, HashEmbedder()).remember(
+        "Migrations live in db/migrations and run with alembic upgrade head", project_scope(main_project)
+    )
+    store.close()
+    payload = codex_payload("where do the db migrations live?", main_project)
+    via_cli = cli("--database-url", pg_url, "hook", "prompt", stdin=payload)
+    assert via_cli.code == 0 and "alembic upgrade head" in context_of(via_cli.out)
+    fast = subprocess.run(
+        [sys.executable, "-m", "shitsuji.hooks", "prompt"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "SHITSUJI_DATABASE_URL": pg_url, "SHITSUJI_EMBEDDER": "hash"},
     )
     assert fast.stdout == via_cli.out
 

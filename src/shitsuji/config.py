@@ -186,8 +186,9 @@ def _database_url(url: str | None) -> str | None:
 
 
 def open_memory(db: str | Path | None = None, embedder: str | None = None) -> MemoryEngine:
-    """A ready ``MemoryEngine`` over the database and embedder named here or by the environment
+    """A ready ``MemoryEngine`` over the database (a file or a ``postgresql://`` URL) and embedder named here or by the environment
     (for reading and for library use: its changes are not audited; the CLI's and the apps' are)."""
-    settings = Settings.from_env(db=db, embedder=embedder)
+    url = str(db) if db is not None and is_postgres(db) else None
+    settings = Settings.from_env(db=None if url else db, embedder=embedder, database_url=url)
     settings.use_caches()
     return MemoryEngine(open_store(settings.database), load_embedder(settings.embedder))

@@ -56,12 +56,15 @@ def prompt(
     settings = STATE.settings()
     payload = sys.stdin.read()
     cache = settings.cache_dir or default_cache_dir()
-    use_server = server_enabled(server) and settings.db.exists()
+    # the server keeps a SQLite file's snapshots: memories in PostgreSQL are answered here
+    use_server = server_enabled(server) and settings.database_url is None and settings.db.exists()
     path = socket_path(settings.db, settings.embedder, cache) if use_server else None
     out = server_answer(path, payload, k=k, budget=budget, plain=plain)
     if out is None:
         one_blas_thread()  # a one-shot process: see its doc
-        out = answer_prompt(payload, settings.db, embedder=settings.embedder, k=k, budget=budget, plain=plain)
+        out = answer_prompt(
+            payload, settings.database, embedder=settings.embedder, k=k, budget=budget, plain=plain
+        )
         if path is not None:
             start_server(path, settings.db, settings.embedder)
     if out:

@@ -65,6 +65,9 @@ def prompt(args: argparse.Namespace) -> int:
 
     payload = sys.stdin.read()
     db, embedder, cache = _locations(args.db)
+    url = os.environ.get("SHITSUJI_DATABASE_URL") or None
+    if url is not None:  # memories in PostgreSQL: answered by this process (the server keeps a file's)
+        return _answer_alone(payload, url, args)
     path = socket_path(db, embedder, cache) if server_enabled(args.server) and db.exists() else None
     try:
         out = server_answer(path, payload, k=args.k, budget=args.budget, plain=args.plain)
@@ -80,7 +83,7 @@ def prompt(args: argparse.Namespace) -> int:
     return code
 
 
-def _answer_alone(payload: str, db: Path, args: argparse.Namespace) -> int:
+def _answer_alone(payload: str, db: str | Path, args: argparse.Namespace) -> int:
     from ..errors import ShitsujiError
     from ._prompt import answer_prompt, one_blas_thread
 
@@ -95,12 +98,12 @@ def _answer_alone(payload: str, db: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-def _use_caches(db: Path) -> None:
+def _use_caches(db: str | Path) -> None:
     from ..config import Settings
+    from ..store import is_postgres
 
-    Settings.from_env(
-        db=db
-    ).use_caches()  # the chatter check and the mapped model find their cache files there
+    # the chatter check and the mapped model find their cache files there
+    Settings.from_env(db=None if is_postgres(db) else db).use_caches()
 
 
 def serve(args: argparse.Namespace) -> int:

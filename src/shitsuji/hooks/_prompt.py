@@ -14,6 +14,7 @@ from ..config import open_memory
 from ..errors import UserInputError
 from ..mcp import project_scope
 from ..memory import MemoryEngine
+from ..store import is_postgres
 from ._context import DEFAULT_BUDGET, DEFAULT_K, format_context, hook_output, relevant_hits
 from ._payload import PromptEvent, parse_payload
 
@@ -55,7 +56,7 @@ def one_blas_thread() -> None:
 
 def answer_prompt(
     payload: str,
-    db: Path,
+    db: str | Path,
     *,
     embedder: str | None = None,
     k: int = DEFAULT_K,
@@ -65,7 +66,7 @@ def answer_prompt(
     """What the hook prints for this payload: hook JSON (or plain text), or "" when nothing is relevant."""
     check_limits(k, budget)
     event = parse_payload(payload)
-    if not db.exists():
+    if not is_postgres(db) and not Path(db).exists():
         return ""
     engine = open_memory(db, embedder)
     try:
