@@ -126,16 +126,21 @@ class HouseholdStore:
         return self.get(home.name)
 
     def get(self, name: str) -> Household:
-        row = self._conn.execute(
-            "SELECT name, created_at, time_zone FROM households WHERE name = ?", (name,)
-        ).fetchone()
-        if row is None:
+        # one statement for the household and its members (a turn reads them twice: on PostgreSQL
+        # each statement is a round trip)
+        rows = self._conn.execute(
+            'SELECT h.name, h.created_at, h.time_zone, m."user" FROM households h '
+            "LEFT JOIN household_members m ON m.household = h.name WHERE h.name = ? ORDER BY m.rowid",
+            (name,),
+        ).fetchall()
+        if not rows:
             known = ", ".join(h.name for h in self.households()) or "none yet"
             raise NotFoundError(
                 f"no household named {name!r} (known: {known}): "
                 f"create it with `shitsuji household init --name {name} --member YOUR_ID`"
             )
-        return Household(row[0], self._members(row[0]), row[1], row[2])
+        first = rows[0]
+        return Household(first[0], tuple(r[3] for r in rows if r[3] is not None), first[1], first[2])
 
     def households(self) -> list[Household]:
         rows = self._conn.execute(
