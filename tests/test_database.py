@@ -5,6 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -135,3 +138,20 @@ def test_an_unreachable_postgresql_gives_a_clear_error_without_the_password(tmp_
         open_database(url, MEMORY_SCHEMA)
     assert "s3cret" not in str(caught.value)
     assert redact("postgresql://u:pw@db.example:5432/x") == "postgresql://u:***@db.example:5432/x"
+
+
+def test_threads_opening_a_new_sqlite_file_at_once_all_get_it(tmp_path: Path) -> None:
+    """Switching a new file to WAL needs it alone, and SQLite refuses at once rather than wait."""
+
+    def open_close(path: Path, start: threading.Barrier) -> None:
+        start.wait()
+        open_database(path, WEB_SCHEMA).close()
+
+    for n in range(12):  # before the fix, about one round in eight failed
+        path = tmp_path / f"new-{n}.db"
+        start = threading.Barrier(24, timeout=60)
+        with ThreadPoolExecutor(24) as pool:
+            done = [pool.submit(open_close, path, start) for _ in range(24)]
+            problems = [f.exception() for f in done]
+        assert problems == [None] * 24
+        assert open_database(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"

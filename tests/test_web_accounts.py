@@ -106,12 +106,12 @@ def test_add_member_and_set_password_from_the_cli(cli: Cli, db_path: Path) -> No
 def test_attempts_racing_in_threads_reserve_no_more_than_the_limit(target: str, clock: Clock) -> None:
     """Each thread its own connection: PostgreSQL's read committed transactions overlap for real."""
     keys = ["member:futari/wife", "addr:127.0.0.1"]
-    start = threading.Barrier(16)
+    start = threading.Barrier(16, timeout=60)  # a thread that fails breaks the barrier: no hang
+    everyone = [Accounts(target, clock=clock) for _ in range(16)]
 
-    def attempt(_: int) -> int:
-        mine = Accounts(target, clock=clock)
+    def attempt(i: int) -> int:
         start.wait()
-        return mine.begin_attempt(keys[::-1] if _ % 2 else keys).retry_after
+        return everyone[i].begin_attempt(keys[::-1] if i % 2 else keys).retry_after
 
     with ThreadPoolExecutor(16) as pool:
         waits = list(pool.map(attempt, range(16)))

@@ -128,7 +128,12 @@ class SQLiteDatabase:
             self.conn = sqlite3.connect(
                 target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
             )
-            self.conn.execute("PRAGMA journal_mode = WAL")
+            # switching to WAL needs the file to itself, and SQLite says "locked" at once rather than
+            # wait: threads of this process opening a new file take turns, and a file already in
+            # WAL (every one after its first opening; the mode is kept in the file) is not asked again
+            with _writer(target):
+                if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    self.conn.execute("PRAGMA journal_mode = WAL")
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:
