@@ -191,7 +191,7 @@ def test_workers_claiming_at_once_take_every_event_once_and_each_senders_in_orde
     order = {e["webhookEventId"]: n for n, e in enumerate(events)}
     taken: list[str] = []
     lock = threading.Lock()
-    start = threading.Barrier(8)
+    start = threading.Barrier(8, timeout=60)  # a thread that fails breaks it: no hang
 
     def work(_: int) -> None:
         inbox = Inbox(target)

@@ -99,7 +99,7 @@ def test_approvals_racing_in_threads_run_it_once_and_the_rest_say_why(
     """Real concurrency (each thread its own store and connection): PostgreSQL's read committed
     writers overlap, so only the conditional pending → running UPDATE keeps it exactly once."""
     p = proposals.propose(add_shopping_item, {"name": "味噌"}, WIFE)
-    start = threading.Barrier(8)
+    start = threading.Barrier(8, timeout=60)  # a thread that fails breaks it: no hang
 
     def approve(_: int) -> str:
         mine = Proposals(target, clock=clock)

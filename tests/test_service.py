@@ -548,7 +548,7 @@ def test_a_my_number_is_stored_redacted_and_a_secret_never_leaves_in_a_reply(
 def test_claims_racing_in_threads_are_taken_by_one(target: str) -> None:
     """Each thread its own store and connection: on PostgreSQL the transactions overlap for real,
     and the conditional upsert still lets exactly one holder in while its lease runs."""
-    start = threading.Barrier(8)
+    start = threading.Barrier(8, timeout=60)  # a thread that fails breaks it: no hang
 
     def take(_: int) -> bool:
         mine = TurnClaims(target)
