@@ -13,7 +13,7 @@ from shitsuji.agent import Finished
 from shitsuji.audit import AuditEvent, AuditLog
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import ScriptedModel, text_response, tool_use_response
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 
 from .conftest import Cli
 from .web_support import PASSWORD, Site, make_site
@@ -51,7 +51,7 @@ def butler(target: str, db_path: Path) -> Iterator[Butler]:
             text_response("覚えました"),
         ]
     )
-    made = Butler(target, MemoryEngine(SQLiteMemoryStore(db_path), HashEmbedder()), model)
+    made = Butler(target, MemoryEngine(open_store(db_path), HashEmbedder()), model)
     yield made
     made.close()
 

@@ -60,9 +60,9 @@ def test_arguments_that_are_not_utf8_are_refused(cli: Cli, one_memory: str, tmp_
 
 def test_text_with_a_lone_surrogate_is_refused_by_the_engine_too(cli: Cli) -> None:
     from shitsuji.errors import UserInputError
-    from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+    from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 
-    engine = MemoryEngine(SQLiteMemoryStore(":memory:"), HashEmbedder())
+    engine = MemoryEngine(open_store(":memory:"), HashEmbedder())
     with pytest.raises(UserInputError, match="surrogate"):
         engine.remember("half \ud800 a character", WIFE)
     with pytest.raises(UserInputError, match="invisible"):

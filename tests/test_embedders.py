@@ -12,10 +12,10 @@ from shitsuji.memory import (
     E5Embedder,
     Embedder,
     MemoryEngine,
-    SQLiteMemoryStore,
     USEEmbedder,
     embedder_names,
     load_embedder,
+    open_store,
 )
 
 
@@ -77,7 +77,7 @@ def test_different_facts_are_never_merged_as_duplicates(model: Embedder, a: str,
 
 
 def test_context_never_turns_a_new_turn_into_a_duplicate(tmp_path: Path) -> None:
-    store = SQLiteMemoryStore(tmp_path / "m.db")
+    store = open_store(tmp_path / "m.db")
     engine = MemoryEngine(store, load_embedder("use"))
     context = "Caroline: I went to the support group yesterday.\nMelanie: That sounds powerful!"
     first = engine.remember("Caroline: It was, I felt accepted.", "c", context=context)

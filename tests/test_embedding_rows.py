@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
 from shitsuji.memory._embedders import Matrix
 from shitsuji.memory._embedding import VECTOR_CHUNKS, embed_rows
 
@@ -25,7 +25,7 @@ class CountingEmbedder(HashEmbedder):
 
 def test_each_chat_turn_is_embedded_once_even_when_quoted_as_context() -> None:
     embedder = CountingEmbedder()
-    engine = MemoryEngine(SQLiteMemoryStore(":memory:"), embedder)
+    engine = MemoryEngine(open_store(":memory:"), embedder)
     turns = [
         f"speaker {i % 2}: turn number {i} talks about topic {i}"
         + ("\n- a list\n- of points" if i % 3 else "")
@@ -52,7 +52,7 @@ def test_context_pulls_the_vector_towards_it() -> None:
 
 
 def test_only_the_first_chunks_get_vectors_and_later_ones_are_found_by_words() -> None:
-    engine = MemoryEngine(SQLiteMemoryStore(":memory:"), HashEmbedder())
+    engine = MemoryEngine(open_store(":memory:"), HashEmbedder())
     filler = "This paragraph is about nothing in particular and goes on for a while. " * 9
     text = "\n".join([filler] * (VECTOR_CHUNKS + 2) + ["The zebra enclosure opens at nine."])
     memory = engine.remember(text, "docs").memory

@@ -14,7 +14,7 @@ import pytest
 from shitsuji.bench.hook_relevance import run_hook_relevance
 from shitsuji.hooks import answer_prompt
 from shitsuji.mcp import project_scope
-from shitsuji.memory import MemoryEngine, SQLiteMemoryStore, USEEmbedder
+from shitsuji.memory import MemoryEngine, USEEmbedder, open_store
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def saved(db_path: Path, project: Path) -> Iterator[dict[str, str]]:
-    store = SQLiteMemoryStore(db_path)
+    store = open_store(db_path)
     engine = MemoryEngine(store, USEEmbedder())
     scope = project_scope(project)
     ids = {

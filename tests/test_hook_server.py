@@ -18,7 +18,7 @@ from shitsuji.errors import UserInputError
 from shitsuji.hooks import relevant_hits
 from shitsuji.hooks._client import lock_path, server_answer, socket_path
 from shitsuji.mcp import project_scope
-from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
 
 from .test_hooks import claude_payload, context_of
 
@@ -34,7 +34,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def memory(db_path: Path) -> Iterator[MemoryEngine]:
-    store = SQLiteMemoryStore(db_path)
+    store = open_store(db_path)
     yield MemoryEngine(store, HashEmbedder())
     store.close()
 
@@ -233,7 +233,7 @@ def test_the_second_model_finds_what_the_first_alone_misses(tmp_path: Path) -> N
     from shitsuji.hooks._second import load_second_opinion
     from shitsuji.memory import USEEmbedder
 
-    store = SQLiteMemoryStore(tmp_path / "m.db")
+    store = open_store(tmp_path / "m.db")
     engine = MemoryEngine(store, USEEmbedder())
     scope = "fs/home/u/projects/acme"
     engine.add_many(NewMemory(content=m["content"], scope=scope) for m in load_set()["memories"])

@@ -14,7 +14,7 @@ import pytest
 
 from shitsuji.hooks import answer_prompt
 from shitsuji.mcp import path_scope, project_scope
-from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore, open_store
+from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
 
 from .conftest import Cli
 
@@ -30,7 +30,7 @@ def projects(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def memory(db_path: Path) -> Iterator[MemoryEngine]:
-    store = SQLiteMemoryStore(db_path)
+    store = open_store(db_path)
     yield MemoryEngine(store, HashEmbedder())
     store.close()
 

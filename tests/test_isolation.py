@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore, lineage
+from shitsuji.memory import HashEmbedder, MemoryEngine, lineage, open_store
 
 SCOPES = [
     "household",
@@ -32,7 +32,7 @@ class Household(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.tmp = tempfile.TemporaryDirectory()
-        self.store = SQLiteMemoryStore(Path(self.tmp.name) / "m.db")
+        self.store = open_store(Path(self.tmp.name) / "m.db")
         self.engine = MemoryEngine(self.store, HashEmbedder(dim=64))
         self.scope_of: dict[str, str] = {}
         self.live: set[str] = set()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore, open_store
 from shitsuji.memory._sqlite_store import SNAPSHOT_MIN_ROWS
 from shitsuji.store import BUSY_TIMEOUT_S
 
@@ -18,7 +18,7 @@ SCOPE = "projects/api"
 
 def engine(db: Path) -> MemoryEngine:
     """A fresh store: what a new process (the prompt hook) starts with."""
-    return MemoryEngine(SQLiteMemoryStore(db), HashEmbedder())
+    return MemoryEngine(open_store(db), HashEmbedder())
 
 
 def ids(memory: MemoryEngine, query: str) -> list[str]:

@@ -24,7 +24,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
 from shitsuji.mcp import path_scope, project_scope
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore, normalize_scope
+from shitsuji.memory import HashEmbedder, MemoryEngine, normalize_scope, open_store
 
 TOOLS = {"remember", "recall", "read_memory", "dedupe", "forget", "list_memories"}
 
@@ -76,7 +76,7 @@ def _text(result: CallToolResult) -> str:
 
 def seed(db: Path, scope: str, text: str) -> str:
     """Save a memory as the user would from the CLI (e.g. on an ancestor folder)."""
-    store = SQLiteMemoryStore(db)
+    store = open_store(db)
     try:
         return MemoryEngine(store, HashEmbedder()).remember(text, scope).memory.id
     finally:
@@ -195,7 +195,7 @@ def test_ancestors_are_visible_siblings_and_children_are_not(tree: dict[str, Pat
             assert dup["duplicate"] is False  # dedupe looks at this project's scope only
 
     run(main)
-    store = SQLiteMemoryStore(db)
+    store = open_store(db)
     try:
         assert all(
             store.get(i) is not None and store.get(i).deleted_at is None for i in (sibling, child, shared)

@@ -18,7 +18,7 @@ from shitsuji.agent import Conversations, Proposals, ToolContext, tool
 from shitsuji.audit import AuditEvent, AuditLog
 from shitsuji.household import HOUSEHOLD_SCHEMA, HouseholdStore
 from shitsuji.line import Inbox, LineLinks, inbox_path
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore, open_store
+from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.store import Migration, Schema, open_database
 from shitsuji.store._copy import checksum
@@ -40,7 +40,7 @@ def add_expense(ctx: ToolContext[None], amount: Annotated[int, Field(gt=0)]) -> 
 
 def populate(db: Path) -> None:
     """A lived-in household database, written through the stores."""
-    memory = SQLiteMemoryStore(db)
+    memory = open_store(db)
     engine = MemoryEngine(memory, HashEmbedder())
     for n, text in enumerate(["紅茶はミルクティーが好き", "ゴミの日は月曜と木曜", "Allergic to peanuts"]):
         engine.remember(
@@ -142,7 +142,7 @@ def test_a_database_goes_to_postgresql_and_back_unchanged(cli: Cli, db_path: Pat
     assert recall_from(pg_url) == recall_from(db_path)
 
     back = db_path.parent / "back.db"
-    SQLiteMemoryStore(back).close()  # a new database: only the rows its migrations seed, so still empty
+    open_store(back).close()  # a new database: only the rows its migrations seed, so still empty
     home = cli("--db", str(back), "migrate", "--from", pg_url, "--json")
     assert home.code == 0, home.err
     assert sums(home.json()) == sums(report)
@@ -150,9 +150,7 @@ def test_a_database_goes_to_postgresql_and_back_unchanged(cli: Cli, db_path: Pat
     assert (back.parent / "back.db-line-inbox").exists()
 
     def recall(db: Path) -> list[tuple[str, float]]:
-        hits = MemoryEngine(SQLiteMemoryStore(db), HashEmbedder()).recall(
-            "紅茶", "household/futari/user/husband"
-        )
+        hits = MemoryEngine(open_store(db), HashEmbedder()).recall("紅茶", "household/futari/user/husband")
         return [(h.memory.content, round(h.score, 6)) for h in hits]
 
     assert recall(back) == recall(db_path) and recall(back)[0][0] == "紅茶はミルクティーが好き"

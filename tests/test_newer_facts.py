@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore, USEEmbedder
+from shitsuji.memory import HashEmbedder, MemoryEngine, USEEmbedder, open_store
 from shitsuji.memory._supersede import same_subject
 
 from .conftest import Clock
@@ -94,7 +94,7 @@ def test_chat_turns_with_context_never_supersede(engine: MemoryEngine, clock: Cl
 
 @pytest.fixture
 def use_engine(tmp_path: Path, clock: Clock) -> Iterator[MemoryEngine]:
-    store = SQLiteMemoryStore(tmp_path / "use.db")
+    store = open_store(tmp_path / "use.db")
     yield MemoryEngine(store, USEEmbedder(), clock=clock)
     store.close()
 
@@ -138,7 +138,7 @@ def test_an_english_fact_is_found_in_japanese_and_the_reverse(use_engine: Memory
 
 
 def test_a_newer_version_worded_differently_goes_first(tmp_path: Path, clock: Clock) -> None:
-    store = SQLiteMemoryStore(tmp_path / "hash.db")
+    store = open_store(tmp_path / "hash.db")
     engine = MemoryEngine(store, HashEmbedder(), clock=clock)
     scope = "projects/acme"
     old = engine.remember("Release checklist: bump the version, tag it, push the tag, publish", scope).memory

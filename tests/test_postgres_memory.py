@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from shitsuji.llm import ScriptedModel, text_response
-from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore, open_store
+from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
 from shitsuji.memory._extract import Extractor, Turn
 from shitsuji.memory._jobs import ExtractionQueue
 from shitsuji.memory._postgres_store import KEYWORD_SQL, PostgresMemoryStore, _query, graph_sql
@@ -52,7 +52,7 @@ def _fill(engine: MemoryEngine) -> None:
 
 @pytest.fixture
 def pg_engine(pg_url: str, clock: Clock) -> Iterator[MemoryEngine]:
-    store = PostgresMemoryStore(pg_url)
+    store = PostgresMemoryStore(open_database(pg_url, MEMORY_SCHEMA), owns_database=True)
     yield MemoryEngine(store, HashEmbedder(), clock=clock)
     store.close()
 
@@ -69,9 +69,11 @@ def _explain(db: PostgresDatabase, sql: str, params: object) -> str:
 def test_the_gin_and_hnsw_indexes_exist_and_recall_uses_them(
     pg_url: str, tmp_path: Path, clock: Clock
 ) -> None:
-    store = PostgresMemoryStore(pg_url, graph_min=500)  # a scope of more than 500 vectors joins the graph
+    store = PostgresMemoryStore(
+        open_database(pg_url, MEMORY_SCHEMA), graph_min=500
+    )  # a scope of more than 500 vectors joins the graph
     engine = MemoryEngine(store, HashEmbedder(), clock=clock)
-    lite = MemoryEngine(SQLiteMemoryStore(tmp_path / "m.db"), HashEmbedder(), clock=clock)
+    lite = MemoryEngine(open_store(tmp_path / "m.db"), HashEmbedder(), clock=clock)
     items = [
         NewMemory(
             content=f"note {i} about topic {i % 97}", scope="big" if i < 2000 else f"s/{i % 30}", id=f"n{i}"
@@ -110,7 +112,7 @@ def test_the_gin_and_hnsw_indexes_exist_and_recall_uses_them(
 def test_keyword_and_vector_scores_equal_sqlites(
     pg_engine: MemoryEngine, tmp_path: Path, clock: Clock
 ) -> None:
-    lite = MemoryEngine(SQLiteMemoryStore(tmp_path / "m.db"), HashEmbedder(), clock=clock)
+    lite = MemoryEngine(open_store(tmp_path / "m.db"), HashEmbedder(), clock=clock)
     _fill(lite)
     _fill(pg_engine)
     scopes = [WIFE, HOME]
@@ -163,7 +165,7 @@ def _copy(source: Path, url: str) -> None:
 def test_copied_rows_are_searchable_once_a_store_opens_the_database(
     pg_url: str, tmp_path: Path, clock: Clock
 ) -> None:
-    lite = MemoryEngine(SQLiteMemoryStore(tmp_path / "m.db"), HashEmbedder(), clock=clock)
+    lite = MemoryEngine(open_store(tmp_path / "m.db"), HashEmbedder(), clock=clock)
     _fill(lite)
     gone = lite.remember("the old bicycle lock code is 4321", WIFE).memory
     lite.forget(gone.id)

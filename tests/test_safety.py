@@ -398,9 +398,9 @@ def test_detector_figures_hold_on_the_labelled_corpus() -> None:
 
 
 def test_a_memory_never_stores_a_secret(tmp_path: Path) -> None:
-    from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore
+    from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
 
-    engine = MemoryEngine(SQLiteMemoryStore(tmp_path / "m.db"), HashEmbedder())
+    engine = MemoryEngine(open_store(tmp_path / "m.db"), HashEmbedder())
     scope = "fs/home/u/projects/app"
     saved = engine.remember(f"deploy key is {SECRETS[0]}", scope, context="パスワードは abcd1234 です").memory
     assert saved.content == "deploy key is [redacted:anthropic-key]" and "abcd1234" not in (

@@ -15,7 +15,7 @@ from shitsuji.audit import AUDIT_SCHEMA
 from shitsuji.context._schema import CONTEXT_SCHEMA
 from shitsuji.errors import SchemaTooNewError, StoreError, StoreLockedError
 from shitsuji.household._schema import HOUSEHOLD_SCHEMA
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.store import PER_PACKAGE, Schema, migrate, open_database
 from shitsuji.web._schema import WEB_SCHEMA
@@ -97,7 +97,7 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
 def test_a_long_held_write_lock_gives_a_clear_error(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("shitsuji.store._database.BUSY_TIMEOUT_S", 0.2)
     holder = sqlite3.connect(db_path, isolation_level=None)
-    store = SQLiteMemoryStore(db_path)
+    store = open_store(db_path)
     holder.execute("BEGIN IMMEDIATE")
     engine = MemoryEngine(store, HashEmbedder())
     with pytest.raises(StoreLockedError, match="locked by another process"):
@@ -122,8 +122,8 @@ def test_a_process_killed_mid_import_keeps_committed_batches(db_path: Path) -> N
     script = textwrap.dedent(
         f"""
         import os
-        from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore
-        engine = MemoryEngine(SQLiteMemoryStore({str(db_path)!r}), HashEmbedder())
+        from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
+        engine = MemoryEngine(open_store({str(db_path)!r}), HashEmbedder())
         def items():
             for i in range(250):
                 yield NewMemory(content=f"fact {{i}}", scope="a/b")
@@ -133,7 +133,7 @@ def test_a_process_killed_mid_import_keeps_committed_batches(db_path: Path) -> N
     )
     proc = subprocess.run([sys.executable, "-c", script], check=False)
     assert proc.returncode == 9
-    store = SQLiteMemoryStore(db_path)
+    store = open_store(db_path)
     engine = MemoryEngine(store, HashEmbedder())
     rows = list(engine.list_memories())
     assert len(rows) == 200  # two whole batches, no partial third

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, SQLiteMemoryStore, USEEmbedder
+from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, USEEmbedder, open_store
 from shitsuji.memory._use_mapped import MappedUSE, cache_file, load_mapped
 from shitsuji.memory._vector_snapshots import MIN_VECTORS, snapshot_path
 
@@ -55,7 +55,7 @@ def test_a_damaged_cache_file_falls_back_to_the_full_model() -> None:
 
 
 def _filled(db: Path, n: int) -> list[str]:
-    store = SQLiteMemoryStore(db)
+    store = open_store(db)
     engine = MemoryEngine(store, HashEmbedder())
     engine.add_many(
         NewMemory(content=f"note {i} about topic{i % 37} and item{i}", scope="p/a") for i in range(n)
@@ -67,7 +67,7 @@ def _filled(db: Path, n: int) -> list[str]:
 
 
 def _search(db: Path, text: str) -> list[str]:
-    store = SQLiteMemoryStore(db)
+    store = open_store(db)
     try:
         vector = HashEmbedder().embed_query(text)
         return [m.memory_id for m in store.vector_search("hash-256", vector, ["p/a", "p"], 5)]
@@ -84,7 +84,7 @@ def test_a_cold_process_searches_the_snapshot_and_sees_what_changed_since(tmp_pa
     assert path.exists()
     assert _search(db, "note 5 about topic5 and item5") == first  # and a second cold process maps it
     stamp = path.stat().st_mtime_ns
-    store = SQLiteMemoryStore(db)
+    store = open_store(db)
     engine = MemoryEngine(store, HashEmbedder())
     added = engine.remember("a brand new note about zebras", "p/a").memory.id
     engine.forget(first[0])

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import text_response, tool_use_response
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.web import Backend, create_app
 
 from .browser_support import Shoot, ja_day, mark_page, opened, same_document, send, sign_in
@@ -355,7 +355,7 @@ def test_f_first_run_setup_creates_a_household_and_signs_in(
     browser: Browser, tmp_path: Path, shoot: Shoot
 ) -> None:
     db = tmp_path / "empty.db"
-    memory = MemoryEngine(SQLiteMemoryStore(db), HashEmbedder())
+    memory = MemoryEngine(open_store(db), HashEmbedder())
     backend = Backend(Butler(db, memory, None, panels=True))
     try:
         with serving(create_app(backend)) as url, opened(browser, url) as page:

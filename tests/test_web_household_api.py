@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import probe_local, text_response, tool_use_response
-from shitsuji.memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.memory._embedders import Vector
 from shitsuji.web import Backend, create_app
 
@@ -451,7 +451,7 @@ def test_the_embedder_is_loaded_at_start_up_not_on_the_first_message(tmp_path: P
     db = tmp_path / "warm.db"
     HouseholdStore(db).create(HOME, ["wife"])
     embedder = CountingEmbedder()
-    memory = MemoryEngine(SQLiteMemoryStore(db), embedder)
+    memory = MemoryEngine(open_store(db), embedder)
     backend = Backend(Butler(db, memory, None, panels=True))
     try:
         assert embedder.queries == 0

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ..errors import UserInputError
-from ..memory import Embedder, MemoryEngine, SQLiteMemoryStore, load_embedder
+from ..memory import Embedder, MemoryEngine, load_embedder, open_store
 from ..memory._engine import Clock, utcnow
 
 T = TypeVar("T")
@@ -26,7 +26,7 @@ def bench_engine(embedder: str | Embedder, *, clock: Clock = utcnow) -> Iterator
     """A ``MemoryEngine`` over a fresh SQLite file that is removed afterwards."""
     model = load_embedder(embedder) if isinstance(embedder, str) else embedder
     with tempfile.TemporaryDirectory(prefix="shitsuji-bench-") as tmp:
-        store = SQLiteMemoryStore(Path(tmp) / "bench.db")
+        store = open_store(Path(tmp) / "bench.db")
         try:
             yield MemoryEngine(store, model, clock=clock)
         finally:

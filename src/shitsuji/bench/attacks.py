@@ -31,7 +31,7 @@ from ..agent._modes import ROUTER_PROMPT
 from ..context import SUMMARY_PROMPT
 from ..household import Butler, HouseholdDeps, HouseholdStore
 from ..llm import ModelRequest, ModelResponse, ScriptedModel, text_response, web_search_response
-from ..memory import ExtractionSettings, HashEmbedder, MemoryEngine, SQLiteMemoryStore
+from ..memory import ExtractionSettings, HashEmbedder, MemoryEngine, open_store
 from ..memory._extract import EXTRACTION_PROMPT
 from ..safety import find_secrets
 
@@ -255,7 +255,7 @@ def run_scenario(s: Scenario, root: Path) -> Outcome:
     store.create("futari", ["wife", "husband"])
     store.create("tonari", ["wife"])
     store.close()
-    memory = MemoryEngine(SQLiteMemoryStore(db), HashEmbedder())
+    memory = MemoryEngine(open_store(db), HashEmbedder())
     model = FooledModel(s)
     butler = Butler(
         db,

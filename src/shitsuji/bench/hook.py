@@ -31,7 +31,7 @@ from typing import Any
 from .._paths import default_cache_dir
 from ..hooks._client import ask, socket_path
 from ..mcp import project_scope
-from ..memory import MemoryEngine, NewMemory, SQLiteMemoryStore, load_embedder
+from ..memory import MemoryEngine, NewMemory, load_embedder, open_store
 from ._common import percentile
 from .latency import synthetic_memories, synthetic_queries
 
@@ -69,7 +69,7 @@ def _time_runs(
 
 def _fill(db: Path, scope: str, embedder: str, n: int, progress: Progress | None) -> float:
     start = time.perf_counter()
-    store = SQLiteMemoryStore(db)
+    store = open_store(db)
     try:
         engine = MemoryEngine(store, load_embedder(embedder))
         engine.add_many(NewMemory(content=text, scope=scope) for text in synthetic_memories(n))

@@ -71,7 +71,7 @@ def serve(db: Path, senders: int, fake_url: str, concurrency: int, worker: str) 
     from ..household import Butler, HouseholdStore
     from ..line import LineApp, LineLinks
     from ..llm import ScriptedModel
-    from ..memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
+    from ..memory import HashEmbedder, MemoryEngine, open_store
     from ..web import Backend, create_app
 
     members = [f"m{n}" for n in range(senders)]
@@ -84,7 +84,7 @@ def serve(db: Path, senders: int, fake_url: str, concurrency: int, worker: str) 
     links.close()
 
     def make_butler() -> Butler:
-        return Butler(db, MemoryEngine(SQLiteMemoryStore(db), HashEmbedder()), ScriptedModel(_echo))
+        return Butler(db, MemoryEngine(open_store(db), HashEmbedder()), ScriptedModel(_echo))
 
     butler = make_butler()
     settings = LineSettings(SECRET, TOKEN, fake_url, 5000.0)

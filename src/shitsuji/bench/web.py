@@ -46,7 +46,7 @@ from ..context import SUMMARY_PROMPT
 from ..errors import ShitsujiError
 from ..household import Butler, HouseholdStore
 from ..llm import Message, ModelRequest, ModelResponse, ScriptedModel, text_response, tool_use_response
-from ..memory import MemoryEngine, SQLiteMemoryStore, load_embedder
+from ..memory import MemoryEngine, load_embedder, open_store
 from ._common import percentile
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def make_backend(db: Path, members: int, embedder: str) -> Backend:
     store = HouseholdStore(db)
     store.create(HOUSEHOLD, member_names(members))
     store.close()
-    memory = MemoryEngine(SQLiteMemoryStore(db), load_embedder(embedder))
+    memory = MemoryEngine(open_store(db), load_embedder(embedder))
     backend = Backend(Butler(db, memory, scripted_model(), panels=True))
     for user in member_names(members):
         backend.accounts.set_password(HOUSEHOLD, user, PASSWORD)

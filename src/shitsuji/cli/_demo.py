@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from ..memory import MemoryEngine, SQLiteMemoryStore, load_embedder
+from ..memory import MemoryEngine, load_embedder, open_store
 from ._app import STATE, app, console
 
 HOUSEHOLD = "household/futari"
@@ -30,7 +30,7 @@ FACTS = [
 def demo() -> None:
     """Show memory at work for two people sharing a household (nothing is kept afterwards)."""
     with tempfile.TemporaryDirectory(prefix="shitsuji-demo-") as tmp:
-        store = SQLiteMemoryStore(Path(tmp) / "demo.db")
+        store = open_store(Path(tmp) / "demo.db")
         engine = MemoryEngine(store, load_embedder(STATE.settings().embedder))
         try:
             _run(engine)

@@ -16,10 +16,11 @@ from ._embedders import (
     load_embedder,
 )
 from ._engine import BackgroundIndexer, MemoryEngine, NewMemory
+from ._open import memory_store, open_store
 from ._recall import RecallWeights
 from ._records import CATEGORIES, SOURCES, Hit, Memory, RememberResult
 from ._scopes import distance, lineage, normalize_scope
-from ._sqlite_store import SQLiteMemoryStore, open_store
+from ._sqlite_store import SQLiteMemoryStore
 from ._store import MemoryStore, StoreStats
 from ._text import content_hash, normalize, terms
 from ._transfer import ImportReport, export_lines, import_file, import_items, parse_lines
@@ -58,6 +59,7 @@ __all__ = [
     "import_items",
     "lineage",
     "load_embedder",
+    "memory_store",
     "normalize",
     "normalize_scope",
     "open_store",

@@ -35,12 +35,9 @@ identity sequence past the highest ``rowid`` copied in.
 
 from __future__ import annotations
 
-import json
-import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -49,11 +46,8 @@ import numpy.typing as npt
 from .. import store as db
 from ..errors import StoreError
 from ._keywords import bm25
-from ._records import Memory
-from ._schema import MEMORY_SCHEMA
+from ._rows import MemoryRows, chunk_vectors
 from ._slots import Match
-from ._sqlite_store import _COLUMNS, _params, _row_to_memory
-from ._store import StoreStats
 
 #: A scope with more chunk vectors than this joins the HNSW graph (``graph`` rows, under a
 #: partial HNSW index); smaller scopes are compared exactly, every vector, through a btree on
@@ -108,30 +102,70 @@ def _query(terms: Sequence[str], scopes: Sequence[str]) -> str:
     return f"({where}) & ({words})"
 
 
-def _matrix(blob: bytes, chunks: int) -> npt.NDArray[np.float32]:
-    return np.frombuffer(blob, dtype=np.float32).reshape(chunks, -1)
+class _VectorTx:
+    """A write transaction on a pooled connection that speaks pgvector: ``Tx`` for the row layer,
+    and the connection itself for what only PostgreSQL has (COPY)."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: db.Params = ()) -> db.Rows:
+        cursor: db.Rows = self.conn.execute(db.to_postgres(sql), tuple(params))
+        return cursor
+
+    def executemany(self, sql: str, rows: Sequence[db.Params]) -> None:
+        if rows:
+            with self.conn.cursor() as cur:
+                cur.executemany(db.to_postgres(sql), rows)
 
 
-class PostgresMemoryStore:
+class PostgresMemoryStore(MemoryRows):
     """Memory rows in a PostgreSQL database with pgvector, shared by any number of processes."""
 
-    def __init__(self, url: str, *, graph_min: int = GRAPH_MIN) -> None:
+    def __init__(
+        self, database: db.Database, *, graph_min: int = GRAPH_MIN, owns_database: bool = False
+    ) -> None:
+        if not isinstance(database, db.PostgresDatabase):
+            raise StoreError(f"{database.where} is not a PostgreSQL database: open it with open_store")
+        super().__init__(database, owns_database=owns_database)
+        self._pg = database
         self.graph_min = graph_min
-        database = db.open_database(url, MEMORY_SCHEMA)
-        assert isinstance(database, db.PostgresDatabase)
-        self._db = database
-        self.path = database.where
         self._models: dict[str, tuple[int, int]] = {}  # model -> (table number, dim)
-        self._lock = threading.Lock()
-        self._vector_oid: int | None = None
         self.fill_derived()
+
+    @contextmanager
+    def _write(self) -> Iterator[db.Tx]:
+        with self._conn() as conn, conn.transaction():
+            yield _VectorTx(conn)
+
+    # -- index upkeep after row changes (see MemoryRows) -----------------
+
+    def _liveness_changed(self, tx: db.Tx, memory_id: str, rowid: int, scope: str, *, alive: bool) -> None:
+        """A forgotten row's vector rows go; a restored one's come back from ``embeddings``."""
+        assert isinstance(tx, _VectorTx)
+        for name in self._tables(tx):
+            tx.execute(f"DELETE FROM {name} WHERE memory_rowid = ?", (rowid,))
+        if not alive:
+            return
+        found = tx.execute(
+            "SELECT model, dim, chunks, vectors FROM embeddings WHERE memory_rowid = ?", (rowid,)
+        ).fetchone()
+        if found is not None:
+            name = self._make_table(tx.conn, found[0], int(found[1]))
+            self._write_vectors(tx.conn, name, found[0], [(rowid, scope, chunk_vectors(found[3], found[2]))])
+
+    def _index_reset(self, tx: db.Tx) -> None:
+        for name in self._tables(tx):
+            tx.execute(f"DELETE FROM {name}")
 
     # -- plumbing ---------------------------------------------------------
 
     @contextmanager
     def _conn(self) -> Iterator[Any]:
         """A pooled connection that speaks pgvector (numpy arrays in, numpy arrays out)."""
-        with self._db.connection() as conn:
+        with self._pg.connection() as conn:
             self._register(conn)
             yield conn
 
@@ -158,8 +192,8 @@ class PostgresMemoryStore:
             found = self._models[model_id] = (int(row[0]), int(row[1]))
         return f"memory_vectors_{found[0]}", found[1]
 
-    def _tables(self) -> list[str]:
-        rows = self._db.execute("SELECT rowid FROM memory_vector_models").fetchall()
+    def _tables(self, tx: db.Tx | None = None) -> list[str]:
+        rows = (tx or self._db).execute("SELECT rowid FROM memory_vector_models").fetchall()
         return [f"memory_vectors_{int(r[0])}" for r in rows]
 
     def _make_table(self, conn: Any, model_id: str, dim: int) -> str:
@@ -196,132 +230,6 @@ class PostgresMemoryStore:
                 f"model {model_id} has {known}-dimensional vectors here, not {dim}: run `shitsuji reindex`"
             )
         return name
-
-    # -- rows -------------------------------------------------------------
-
-    def insert(self, memory: Memory, terms: str) -> None:
-        self.insert_many([(memory, terms)])
-
-    def insert_many(self, rows: Sequence[tuple[Memory, str]]) -> None:
-        if not rows:
-            return
-        with self._db.write() as tx:
-            tx.executemany(
-                f"INSERT INTO memories ({_COLUMNS}, terms) VALUES ({','.join('?' * 15)})",
-                [(*_params(memory), terms) for memory, terms in rows],
-            )
-
-    def get(self, memory_id: str) -> Memory | None:
-        return self.get_many([memory_id]).get(memory_id)
-
-    def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return {}
-        rows = self._db.execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ANY(?)", (ids,)).fetchall()
-        return {row[0]: _row_to_memory(row) for row in rows}
-
-    def resolve_id(
-        self, id_or_prefix: str, *, scopes: Sequence[str] | None = None, include_deleted: bool = True
-    ) -> str | None:
-        escaped = id_or_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        sql = "SELECT id FROM memories WHERE id LIKE ? ESCAPE '\\'"
-        params: list[Any] = [escaped + "%"]
-        if scopes is not None:
-            if not scopes:
-                return None
-            sql += " AND scope = ANY(?)"
-            params.append(list(scopes))
-        if not include_deleted:
-            sql += " AND deleted_at IS NULL"
-        rows = self._db.execute(sql + " LIMIT 2", params).fetchall()
-        return rows[0][0] if len(rows) == 1 else None
-
-    def find_by_hash(self, scope: str, content_hash: str) -> Memory | None:
-        row = self._db.execute(
-            f"SELECT {_COLUMNS} FROM memories WHERE content_hash = ? AND scope = ? AND deleted_at IS NULL "
-            "ORDER BY created_at LIMIT 1",
-            (content_hash, scope),
-        ).fetchone()
-        return _row_to_memory(row) if row else None
-
-    def list_memories(
-        self,
-        scope: str | None,
-        *,
-        include_deleted: bool,
-        only_deleted: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[Memory]:
-        where: list[str] = []
-        params: list[Any] = []
-        if scope is not None:
-            where.append("(scope = ? OR starts_with(scope, ?))")
-            params += [scope, scope + "/"]
-        if only_deleted:
-            where.append("deleted_at IS NOT NULL")
-        elif not include_deleted:
-            where.append("deleted_at IS NULL")
-        sql = f"SELECT {_COLUMNS} FROM memories"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY rowid"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(int(limit))
-        rows = self._db.execute(sql, params).fetchall()
-        return (_row_to_memory(row) for row in rows)
-
-    def touch(self, memory_id: str, at: datetime, importance: float | None = None) -> None:
-        with self._db.write() as tx:
-            tx.execute(
-                "UPDATE memories SET updated_at = ?, "
-                "importance = greatest(importance, coalesce(?::double precision, importance)) WHERE id = ?",
-                (at.isoformat(), importance, memory_id),
-            )
-
-    def set_deleted(self, memory_id: str, deleted_at: datetime | None) -> None:
-        """Forget (or restore) a row; its vector rows go (or come back from ``embeddings``) with it."""
-        stamp = deleted_at.isoformat() if deleted_at else None
-        tables = self._tables()
-        with self._conn() as conn, conn.transaction():
-            row = conn.execute(
-                "UPDATE memories SET deleted_at = %s, updated_at = coalesce(%s, updated_at) WHERE id = %s "
-                "RETURNING rowid, scope",
-                (stamp, stamp, memory_id),
-            ).fetchone()
-            if row is None:
-                return
-            for name in tables:
-                conn.execute(f"DELETE FROM {name} WHERE memory_rowid = %s", (row[0],))
-            if deleted_at is None:
-                found = conn.execute(
-                    "SELECT model, dim, chunks, vectors FROM embeddings WHERE memory_rowid = %s", (row[0],)
-                ).fetchone()
-                if found is not None:
-                    name = self._make_table(conn, found[0], int(found[1]))
-                    self._write_vectors(conn, name, found[0], [(row[0], row[1], _matrix(found[3], found[2]))])
-
-    def set_valid_until(
-        self, memory_id: str, valid_until: datetime | None, provenance_patch: dict[str, Any]
-    ) -> None:
-        stamp = valid_until.isoformat() if valid_until else None
-        with self._db.write() as tx:
-            row = tx.execute(
-                "SELECT provenance FROM memories WHERE id = ? FOR UPDATE", (memory_id,)
-            ).fetchone()
-            if row is None:
-                return
-            provenance = {**json.loads(row[0]), **provenance_patch}
-            tx.execute(
-                "UPDATE memories SET valid_until = ?, provenance = ?, updated_at = coalesce(?, updated_at) WHERE id = ?",
-                (stamp, json.dumps(provenance, ensure_ascii=False, sort_keys=True), stamp, memory_id),
-            )
-
-    def purge_deleted(self) -> int:
-        """Delete forgotten rows for good (their embeddings and vector rows go by cascade)."""
-        with self._db.write() as tx:
-            return tx.execute("DELETE FROM memories WHERE deleted_at IS NOT NULL").rowcount
 
     # -- search -----------------------------------------------------------
 
@@ -546,7 +454,7 @@ class PostgresMemoryStore:
                     for _, rowid, model, dim, chunks, blob, scope, alive in rows:
                         if alive:
                             by_model.setdefault((model, int(dim)), []).append(
-                                (rowid, scope, _matrix(blob, chunks))
+                                (rowid, scope, chunk_vectors(blob, chunks))
                             )
                     for (model, dim), items in by_model.items():
                         name = self._make_table(conn, model, dim)
@@ -560,59 +468,3 @@ class PostgresMemoryStore:
                     )
                     done += len(rows)
         return done
-
-    def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str, str | None]]:
-        rows = self._db.execute(
-            "SELECT rowid, id, content, context FROM memories WHERE rowid > ? AND deleted_at IS NULL "
-            "AND (embedding_model IS NULL OR embedding_model != ?) ORDER BY rowid LIMIT ?",
-            (after, model_id, limit),
-        ).fetchall()
-        return [(r[0], r[1], r[2], r[3]) for r in rows]
-
-    def count_unindexed(self, model_id: str) -> int:
-        row = self._db.execute(
-            "SELECT count(*) FROM memories WHERE (embedding_model IS NULL OR embedding_model != ?) "
-            "AND deleted_at IS NULL",
-            (model_id,),
-        ).fetchone()
-        return int(row[0])
-
-    def reset_index(self) -> None:
-        tables = self._tables()
-        with self._db.write() as tx:
-            tx.execute("DELETE FROM embeddings")
-            tx.execute("DELETE FROM keyword_snapshots")
-            for name in tables:
-                tx.execute(f"DELETE FROM {name}")
-            tx.execute("UPDATE memories SET embedding_model = NULL, terms = ''")
-
-    def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None:
-        """New keyword terms; the generated ``keywords`` column follows them."""
-        with self._db.write() as tx:
-            tx.executemany(
-                "UPDATE memories SET terms = ? WHERE id = ?", [(terms, mid) for mid, terms in rows]
-            )
-
-    def stats(self) -> StoreStats:
-        q = self._db.execute
-        live = "WHERE deleted_at IS NULL"
-        return StoreStats(
-            memories=q(f"SELECT count(*) FROM memories {live}").fetchone()[0],
-            deleted=q("SELECT count(*) FROM memories WHERE deleted_at IS NOT NULL").fetchone()[0],
-            indexed=q(f"SELECT count(*) FROM memories {live} AND embedding_model IS NOT NULL").fetchone()[0],
-            by_scope=dict(q(f"SELECT scope, count(*) FROM memories {live} GROUP BY scope").fetchall()),
-            by_category=dict(
-                q(f"SELECT category, count(*) FROM memories {live} GROUP BY category").fetchall()
-            ),
-            embedding_models=dict(
-                q(
-                    f"SELECT embedding_model, count(*) FROM memories {live} "
-                    "AND embedding_model IS NOT NULL GROUP BY embedding_model"
-                ).fetchall()
-            ),
-            path=self.path,
-            schema_version=db.PER_PACKAGE,
-        )
-
-    def close(self) -> None:
-        self._db.close()

@@ -5,6 +5,7 @@ from ._database import (
     BUSY_TIMEOUT_S,
     Database,
     Dialect,
+    Params,
     PostgresDatabase,
     Rows,
     SQLiteDatabase,
@@ -13,6 +14,7 @@ from ._database import (
     is_postgres,
     open_database,
     redact,
+    to_postgres,
 )
 from ._migrations import PER_PACKAGE, Migration, Schema, migrate, ordered, postgres_ddl
 
@@ -22,6 +24,7 @@ __all__ = [
     "Database",
     "Dialect",
     "Migration",
+    "Params",
     "PostgresDatabase",
     "Rows",
     "SQLiteDatabase",
@@ -34,4 +37,5 @@ __all__ = [
     "ordered",
     "postgres_ddl",
     "redact",
+    "to_postgres",
 ]

@@ -1,0 +1,342 @@
+"""The memory rows, mapped once: one row layer over a ``Database`` that both memory stores share.
+
+A memory row is written and read the same way on SQLite and PostgreSQL, so its columns are
+declared here once (``COLUMNS``), rows are read by column name, and every statement about
+rows (get, find by hash, list, touch, forget, supersede, purge, stats…) is written once in
+the SQL both engines speak. What differs by engine is search and the upkeep of the derived
+indexes (``_sqlite_store``: in-process caches; ``_postgres_store``: GIN and pgvector in the
+database): a store subclasses ``MemoryRows`` and fills in the hooks below, which run inside
+the same transaction as the row change they follow (``after_commit`` for caches).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import store as db
+from ._records import Memory, check_source
+from ._store import StoreStats
+
+#: The columns a ``Memory`` is stored in, in the order ``values`` gives them (``terms`` is the
+#: derived keyword text, written beside them and never read back into a ``Memory``).
+COLUMNS = (
+    "id",
+    "scope",
+    "content",
+    "category",
+    "importance",
+    "source",
+    "provenance",
+    "created_at",
+    "updated_at",
+    "valid_until",
+    "deleted_at",
+    "content_hash",
+    "embedding_model",
+    "context",
+)
+SELECT = f"SELECT {', '.join(COLUMNS)} FROM memories"
+INSERT = f"INSERT INTO memories ({', '.join(COLUMNS)}, terms) VALUES ({', '.join('?' * (len(COLUMNS) + 1))})"
+MAX_VARS = 900  # SQLite's bound parameters per statement, with room to spare
+LIVE = "deleted_at IS NULL"
+
+
+def _stamp(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def _when(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def to_memory(row: Sequence[Any]) -> Memory:
+    """A ``Memory`` from a row of ``SELECT`` (read by column name)."""
+    r = dict(zip(COLUMNS, row, strict=True))
+    return Memory(
+        id=r["id"],
+        scope=r["scope"],
+        content=r["content"],
+        category=r["category"],
+        importance=r["importance"],
+        source=check_source(r["source"]),
+        provenance=json.loads(r["provenance"]),
+        created_at=datetime.fromisoformat(r["created_at"]),
+        updated_at=datetime.fromisoformat(r["updated_at"]),
+        valid_until=_when(r["valid_until"]),
+        deleted_at=_when(r["deleted_at"]),
+        content_hash=r["content_hash"],
+        embedding_model=r["embedding_model"],
+        context=r["context"],
+    )
+
+
+def values(memory: Memory) -> tuple[Any, ...]:
+    """The row of ``memory``, in ``COLUMNS`` order."""
+    by_name = {
+        "id": memory.id,
+        "scope": memory.scope,
+        "content": memory.content,
+        "category": memory.category,
+        "importance": memory.importance,
+        "source": memory.source,
+        "provenance": dumps(memory.provenance),
+        "created_at": memory.created_at.isoformat(),
+        "updated_at": memory.updated_at.isoformat(),
+        "valid_until": _stamp(memory.valid_until),
+        "deleted_at": _stamp(memory.deleted_at),
+        "content_hash": memory.content_hash,
+        "embedding_model": memory.embedding_model,
+        "context": memory.context,
+    }
+    return tuple(by_name[column] for column in COLUMNS)
+
+
+def dumps(provenance: dict[str, Any]) -> str:
+    return json.dumps(provenance, ensure_ascii=False, sort_keys=True)
+
+
+def chunk_vectors(blob: bytes, chunks: int) -> npt.NDArray[np.float32]:
+    """An ``embeddings`` row's vectors: float32 bytes, one row per chunk."""
+    return np.frombuffer(blob, dtype=np.float32).reshape(chunks, -1)
+
+
+def marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def starts_with(dialect: db.Dialect, column: str, prefix: str) -> tuple[str, list[str]]:
+    """``column`` starts with ``prefix``, as each engine's index can answer it.
+
+    SQLite: a range on the column (its btree); PostgreSQL: ``LIKE 'prefix%'`` (the
+    ``text_pattern_ops`` index; a range would follow the database's collation, not code points).
+    """
+    if dialect == "postgresql":
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return f"{column} LIKE ? ESCAPE '\\'", [escaped + "%"]
+    return f"({column} >= ? AND {column} < ?)", [prefix, prefix + "\U0010ffff"]
+
+
+class MemoryRows:
+    """Every row-level method of ``MemoryStore`` over one ``Database``; subclasses add search.
+
+    Hooks, each running in the write transaction of the change it follows:
+    ``_liveness_changed`` (a row forgotten or restored), ``_rows_purged``, ``_index_reset``
+    and ``_terms_rewritten``. ``_write`` opens that transaction (a store that needs more of
+    its connection than ``Tx`` offers opens its own).
+    """
+
+    path: str
+
+    def __init__(self, database: db.Database, *, owns_database: bool = False) -> None:
+        self._db = database
+        self._owns_database = owns_database
+        self.path = database.where
+        self._lock: AbstractContextManager[Any] = self._make_lock()
+
+    def _make_lock(self) -> AbstractContextManager[Any]:
+        from contextlib import nullcontext
+
+        return nullcontext()
+
+    def _write(self) -> AbstractContextManager[db.Tx]:
+        return self._db.write()
+
+    # -- writing ---------------------------------------------------------
+
+    def insert(self, memory: Memory, terms: str) -> None:
+        self.insert_many([(memory, terms)])
+
+    def insert_many(self, rows: Sequence[tuple[Memory, str]]) -> None:
+        if not rows:
+            return
+        with self._lock, self._write() as tx:
+            tx.executemany(INSERT, [(*values(memory), terms) for memory, terms in rows])
+
+    def touch(self, memory_id: str, at: datetime, importance: float | None = None) -> None:
+        """Seen again: a new ``updated_at``, and the higher of the two importances."""
+        with self._lock, self._write() as tx:
+            tx.execute(
+                "UPDATE memories SET updated_at = ?, "
+                "importance = CASE WHEN ? > importance THEN ? ELSE importance END WHERE id = ?",
+                (at.isoformat(), importance, importance, memory_id),
+            )
+
+    def set_deleted(self, memory_id: str, deleted_at: datetime | None) -> None:
+        stamp = _stamp(deleted_at)
+        with self._lock:
+            with self._write() as tx:
+                row = tx.execute(
+                    "UPDATE memories SET deleted_at = ?, updated_at = coalesce(?, updated_at) WHERE id = ? "
+                    "RETURNING rowid, scope",
+                    (stamp, stamp, memory_id),
+                ).fetchone()
+                if row is None:
+                    return
+                self._liveness_changed(tx, memory_id, int(row[0]), row[1], alive=deleted_at is None)
+            self._after_liveness_change(memory_id, alive=deleted_at is None)
+
+    def set_valid_until(
+        self, memory_id: str, valid_until: datetime | None, provenance_patch: dict[str, Any]
+    ) -> None:
+        stamp = _stamp(valid_until)
+        for_update = " FOR UPDATE" if self._db.dialect == "postgresql" else ""  # SQLite: BEGIN IMMEDIATE
+        with self._lock, self._write() as tx:
+            row = tx.execute(
+                f"SELECT provenance FROM memories WHERE id = ?{for_update}", (memory_id,)
+            ).fetchone()
+            if row is None:
+                return
+            provenance = {**json.loads(row[0]), **provenance_patch}
+            tx.execute(
+                "UPDATE memories SET valid_until = ?, provenance = ?, updated_at = coalesce(?, updated_at) WHERE id = ?",
+                (stamp, dumps(provenance), stamp, memory_id),
+            )
+
+    def purge_deleted(self) -> int:
+        """Delete forgotten rows for good (their embeddings go by cascade)."""
+        with self._lock, self._write() as tx:
+            count = tx.execute(f"DELETE FROM memories WHERE NOT ({LIVE})").rowcount
+            tx.execute("DELETE FROM keyword_snapshots")  # they hold the purged rows' terms
+            self._rows_purged(tx)
+            return count
+
+    def reset_index(self) -> None:
+        with self._lock, self._write() as tx:
+            tx.execute("DELETE FROM embeddings")
+            tx.execute("DELETE FROM keyword_snapshots")
+            tx.execute("UPDATE memories SET embedding_model = NULL, terms = ''")
+            self._index_reset(tx)
+
+    def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None:
+        with self._lock, self._write() as tx:
+            tx.executemany(
+                "UPDATE memories SET terms = ? WHERE id = ?", [(terms, mid) for mid, terms in rows]
+            )
+            tx.execute("DELETE FROM keyword_snapshots")
+            self._terms_rewritten(tx)
+
+    # -- hooks: index upkeep, by engine ------------------------------------
+
+    def _liveness_changed(self, tx: db.Tx, memory_id: str, rowid: int, scope: str, *, alive: bool) -> None:
+        """A row was forgotten (``alive`` False) or restored, in ``tx``."""
+
+    def _after_liveness_change(self, memory_id: str, *, alive: bool) -> None:
+        """The same, once committed (in-process caches follow here)."""
+
+    def _rows_purged(self, tx: db.Tx) -> None: ...
+
+    def _index_reset(self, tx: db.Tx) -> None: ...
+
+    def _terms_rewritten(self, tx: db.Tx) -> None: ...
+
+    # -- reading ---------------------------------------------------------
+
+    def _read(self, sql: str, params: db.Params = ()) -> list[Any]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    def get(self, memory_id: str) -> Memory | None:
+        return self.get_many([memory_id]).get(memory_id)
+
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
+        ids = list(dict.fromkeys(memory_ids))
+        out: dict[str, Memory] = {}
+        for start in range(0, len(ids), MAX_VARS):
+            chunk = ids[start : start + MAX_VARS]
+            rows = self._read(f"{SELECT} WHERE id IN ({marks(len(chunk))})", chunk)
+            out.update((memory.id, memory) for memory in map(to_memory, rows))
+        return out
+
+    def resolve_id(
+        self, id_or_prefix: str, *, scopes: Sequence[str] | None = None, include_deleted: bool = True
+    ) -> str | None:
+        where, params = starts_with(self._db.dialect, "id", id_or_prefix)
+        if scopes is not None:
+            if not scopes or len(scopes) > MAX_VARS - 2:
+                return None
+            where += f" AND scope IN ({marks(len(scopes))})"
+            params += scopes
+        if not include_deleted:
+            where += f" AND {LIVE}"
+        rows = self._read(f"SELECT id FROM memories WHERE {where} LIMIT 2", params)
+        return rows[0][0] if len(rows) == 1 else None
+
+    def find_by_hash(self, scope: str, content_hash: str) -> Memory | None:
+        rows = self._read(
+            f"{SELECT} WHERE content_hash = ? AND scope = ? AND {LIVE} ORDER BY created_at LIMIT 1",
+            (content_hash, scope),
+        )
+        return to_memory(rows[0]) if rows else None
+
+    def list_memories(
+        self,
+        scope: str | None,
+        *,
+        include_deleted: bool,
+        only_deleted: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[Memory]:
+        where: list[str] = []
+        params: list[Any] = []
+        if scope is not None:
+            below, params = starts_with(self._db.dialect, "scope", scope + "/")
+            where.append(f"(scope = ? OR {below})")
+            params.insert(0, scope)
+        if only_deleted:
+            where.append(f"NOT ({LIVE})")
+        elif not include_deleted:
+            where.append(LIVE)
+        sql = SELECT + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY rowid"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        return map(to_memory, self._read(sql, params))
+
+    def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str, str | None]]:
+        rows = self._read(
+            f"SELECT rowid, id, content, context FROM memories WHERE rowid > ? AND {LIVE} "
+            "AND (embedding_model IS NULL OR embedding_model != ?) ORDER BY rowid LIMIT ?",
+            (after, model_id, limit),
+        )
+        return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
+
+    def count_unindexed(self, model_id: str) -> int:
+        rows = self._read(
+            f"SELECT count(*) FROM memories WHERE (embedding_model IS NULL OR embedding_model != ?) AND {LIVE}",
+            (model_id,),
+        )
+        return int(rows[0][0])
+
+    def stats(self) -> StoreStats:
+        def counts(column: str, extra: str = "") -> dict[str, int]:
+            rows = self._read(
+                f"SELECT {column}, count(*) FROM memories WHERE {LIVE}{extra} GROUP BY {column}"
+            )
+            return {key: int(n) for key, n in rows}
+
+        def count(where: str) -> int:
+            return int(self._read(f"SELECT count(*) FROM memories WHERE {where}")[0][0])
+
+        return StoreStats(
+            memories=count(LIVE),
+            deleted=count(f"NOT ({LIVE})"),
+            indexed=count(f"{LIVE} AND embedding_model IS NOT NULL"),
+            by_scope=counts("scope"),
+            by_category=counts("category"),
+            embedding_models=counts("embedding_model", " AND embedding_model IS NOT NULL"),
+            path=self.path,
+            schema_version=db.PER_PACKAGE,
+        )
+
+    def close(self) -> None:
+        """Close the database if this store opened it (``open_store``); a shared one stays open."""
+        if self._owns_database:
+            with self._lock:
+                self._db.close()
