@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -104,3 +105,36 @@ def test_a_damaged_snapshot_is_ignored(tmp_path: Path, damage: bytes) -> None:
     assert path is not None
     path.write_bytes(damage)
     assert _search(db, "note 7 about topic7 and item7") == expected
+
+
+def test_a_cold_load_of_several_pages_finds_what_an_exact_search_finds(tmp_path: Path) -> None:
+    """More vectors than one page of a cold load (reserved at once, read page by page), some of
+    them forgotten: the cold index, and the snapshot it leaves, rank as numpy over the live rows."""
+    from shitsuji.memory._sqlite_store import LOAD_PAGE
+
+    db = tmp_path / "m.db"
+    ids = _filled(db, 2 * LOAD_PAGE + 321)
+    store = open_store(db)
+    engine = MemoryEngine(store, HashEmbedder())
+    gone = set(ids[::97])
+    for memory_id in gone:
+        engine.forget(memory_id)
+    store.close()
+    live = [i for i in ids if i not in gone]
+    rows = sqlite3.connect(db).execute(
+        "SELECT m.id, e.vectors FROM embeddings e JOIN memories m ON m.rowid = e.memory_rowid "
+        "WHERE m.deleted_at IS NULL"
+    )
+    by_id = {memory_id: np.frombuffer(blob, dtype=np.float32) for memory_id, blob in rows}
+    assert sorted(by_id) == sorted(live)
+    matrix = np.stack([by_id[i] for i in live])
+    for text in ("note 5 about topic5 and item5", "topic12 and item9000", "item10640"):
+        query = HashEmbedder().embed_query(text)
+        scores = dict(zip(live, (matrix @ query).tolist(), strict=True))
+        best = sorted(scores.values(), reverse=True)[:5]
+        for _ in range(2):  # the first cold store loads from rows (and writes the snapshot), the next maps it
+            store = open_store(db)
+            found = store.vector_search("hash-256", query, ["p/a"], 5)
+            store.close()
+            assert [m.score for m in found] == pytest.approx(best, abs=1e-6)
+            assert all(m.score == pytest.approx(scores[m.memory_id], abs=1e-6) for m in found)

@@ -39,8 +39,10 @@ def write_arrays(path: Path, meta: dict[str, Any], arrays: dict[str, npt.NDArray
         with open(temporary, "wb") as out:
             out.write(header.ljust(start, b" "))
             for array in arrays.values():
-                data = np.ascontiguousarray(array).tobytes()
-                out.write(data.ljust(-(-len(data) // ALIGN) * ALIGN, b"\0"))
+                # written from the array's own memory: a 200 MB matrix is not copied (twice) first
+                contiguous = np.ascontiguousarray(array)
+                out.write(contiguous.data)
+                out.write(b"\0" * (-contiguous.nbytes % ALIGN))
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)

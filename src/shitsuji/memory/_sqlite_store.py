@@ -33,6 +33,7 @@ from ._vectors import VectorIndex
 SNAPSHOT_MIN_ROWS = 1000  # smaller scopes load from their rows in a few ms
 SNAPSHOT_FORMAT = "keywords-v1"
 COMPACT_MIN_DEAD = 5000  # dead slots an index may carry before it is rebuilt
+LOAD_PAGE = 5000  # vector rows read at a time by a cold load (~10 MB of 512-d vectors)
 
 log = logging.getLogger(__name__)
 
@@ -250,17 +251,29 @@ class SQLiteMemoryStore(MemoryRows):
         from_snapshot = 0
         if cold and path is not None:
             from_snapshot = self._load_vector_snapshot(path, model_id, index)
-        rows = self._db.execute(
-            "SELECT e.seq, m.id, m.scope, e.vectors, e.chunks FROM embeddings e "
-            "JOIN memories m ON m.rowid = e.memory_rowid "
-            "WHERE e.model = ? AND e.seq > ? AND m.deleted_at IS NULL ORDER BY e.seq",
-            (model_id, index.last_seq),
-        ).fetchall()
-        for _, memory_id, scope, blob, chunks in rows:
-            index.add(memory_id, scope, chunk_vectors(blob, chunks))
-        if rows:
-            index.last_seq = rows[-1][0]
-        stale = len(rows) > from_snapshot // 4 + MIN_VECTORS // 10
+        added = 0
+        while True:  # in pages: a cold load never holds every row's bytes beside the matrix
+            rows = self._db.execute(
+                "SELECT e.seq, m.id, m.scope, e.vectors, e.chunks FROM embeddings e "
+                "JOIN memories m ON m.rowid = e.memory_rowid "
+                "WHERE e.model = ? AND e.seq > ? AND m.deleted_at IS NULL ORDER BY e.seq LIMIT ?",
+                (model_id, index.last_seq, LOAD_PAGE),
+            ).fetchall()
+            if added == 0 and len(rows) == LOAD_PAGE:  # a large load: make room for all of it at once
+                index.reserve(
+                    self._db.execute(
+                        "SELECT coalesce(sum(chunks), 0) FROM embeddings WHERE model = ? AND seq > ?",
+                        (model_id, index.last_seq),
+                    ).fetchone()[0]
+                )
+            for _, memory_id, scope, blob, chunks in rows:
+                index.add(memory_id, scope, chunk_vectors(blob, chunks))
+            if rows:
+                index.last_seq = rows[-1][0]
+            added += len(rows)
+            if len(rows) < LOAD_PAGE:
+                break
+        stale = added > from_snapshot // 4 + MIN_VECTORS // 10
         if cold and path is not None and len(index) >= MIN_VECTORS and stale:
             matrix, layout = index.export()
             layout["stored"] = self._db.execute(

@@ -38,6 +38,14 @@ class VectorIndex:
             self._matrix = grown(self._matrix)
         self._matrix[slots.start : slots.stop] = vectors
 
+    def reserve(self, rows: int) -> None:
+        """Room for ``rows`` more slots at once (a cold load knows its size: no doubling and copying)."""
+        need = self.slots.size + rows
+        if need > len(self._matrix):
+            bigger = np.zeros((need, self.dim), dtype=np.float32)
+            bigger[: self.slots.size] = self._matrix[: self.slots.size]
+            self._matrix = bigger
+
     def first_vectors(self, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         """The first chunk's vector of each indexed memory among ``memory_ids``."""
         out: dict[str, npt.NDArray[np.float32]] = {}
@@ -61,6 +69,8 @@ class VectorIndex:
             "scopes": [slots.code(r.start) for r in ranges],  # index into scope_names
             "counts": [len(r) for r in ranges],
         }
+        if slots.live == slots.size:  # no dead slot: the live ones are the first ``size``, in order
+            return self._matrix[: slots.size], layout
         return self._matrix[rows], layout
 
     def load_snapshot(self, matrix: npt.NDArray[np.float32], layout: dict[str, Any]) -> None:
