@@ -110,6 +110,7 @@ def test_latency_bench_reports_every_figure() -> None:
     for key in ("remember_p95_ms", "recall_p50_ms", "recall_p95_ms", "import_per_s", "peak_rss_mb"):
         assert data[key] > 0, key
     assert data["memories"] == 300
+    assert data["exact_floor_p95_ms"] > 0 and data["recall_over_floor_p95"] > 0
 
 
 def test_bench_cli_prints_one_json_object(

@@ -19,6 +19,7 @@ from ._engine import BackgroundIndexer, MemoryEngine, NewMemory
 from ._open import memory_store, open_store
 from ._recall import RecallWeights
 from ._records import CATEGORIES, SOURCES, Hit, Memory, RememberResult
+from ._schema import MEMORY_SCHEMA
 from ._scopes import distance, lineage, normalize_scope
 from ._sqlite_store import SQLiteMemoryStore
 from ._store import MemoryStore, StoreStats
@@ -29,6 +30,7 @@ __all__ = [
     "CATEGORIES",
     "DEFAULT_EMBEDDER",
     "EXTRACTION_PROMPT",
+    "MEMORY_SCHEMA",
     "SOURCES",
     "BackgroundIndexer",
     "E5Embedder",
