@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._offload import off_loop
 from ..context import Segments, Summarizer
 from ..errors import NotFoundError, ShitsujiError
 from ..safety import InputFilter, StreamSanitizer, sanitize
@@ -162,12 +163,12 @@ class ChatService:
 
     async def new_conversation(self, ctx: ToolContext[Any]) -> Conversation:
         """A fresh conversation; the latest one's open segment is archived first."""
-        old = self.conversations.latest(ctx.household, ctx.user, ctx.channel)
+        old = await off_loop(self.conversations.latest, ctx.household, ctx.user, ctx.channel)
         if old is not None:
             await self.segments.close_segment(
                 old.id, old.messages, summarizer=self.summarizer, untrusted=old.untrusted
             )
-        return self.conversations.start(ctx.household, ctx.user, ctx.channel)
+        return await off_loop(self.conversations.start, ctx.household, ctx.user, ctx.channel)
 
     async def follow_segment(
         self, ctx: ToolContext[Any], conversation: Conversation, label: str | None
@@ -181,7 +182,7 @@ class ChatService:
                 untrusted=conversation.untrusted,
             )
             return
-        current = self.segments.current(conversation.id)
+        current = await off_loop(self.segments.current, conversation.id)
         if current is None or current.label != label:
             await self.segments.open_segment(
                 conversation.id,
@@ -239,8 +240,9 @@ class ChatService:
                 turn = replace(turn, text=checked.text, untrusted=turn.untrusted or checked.untrusted)
             if turn.segment is not KEEP:
                 await self.follow_segment(turn.ctx, conversation, turn.segment)
-            ctx = replace(turn.ctx, conversation=conversation.id, segment=self.segment_label(conversation.id))
-            conversation = self._keep_words(turn, conversation, ctx)
+            label = await off_loop(self.segment_label, conversation.id)
+            ctx = replace(turn.ctx, conversation=conversation.id, segment=label)
+            conversation = await off_loop(self._keep_words, turn, conversation, ctx)
             ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
             kept = True
             yield Started(conversation.id)
@@ -257,7 +259,7 @@ class ChatService:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
-            self.claims.release(turn.claim)
+            await off_loop(self.claims.release, turn.claim)
         if last is not None:
             yield last
 
@@ -279,8 +281,9 @@ class ChatService:
         self, ctx: ToolContext[Any], conversation: Conversation, text: str, mode: str | None
     ) -> AsyncIterator[TurnEvent]:
         assert self.assistant is not None
+        told = await off_loop(model_messages, conversation, self.proposals, self.notes)
         history = History(
-            model_messages(conversation, self.proposals, self.notes),
+            told,
             conversation.untrusted,
             conversation.summary,
             conversation.folded_upto,
@@ -307,7 +310,7 @@ class ChatService:
                 elif isinstance(item, AnswerStep):
                     assert chosen is not None
                     item = _sanitized(item, len(history.messages))
-                    self._save(ctx, conversation, history, kept, item)
+                    await off_loop(self._save, ctx, conversation, history, kept, item)
                     yield Finished(conversation.id, item.text, chosen, item.proposals, wrote)
                 else:
                     if isinstance(item, ModeChosen):
@@ -348,7 +351,7 @@ class ChatService:
     async def _renew(self, claim: Claim) -> None:
         while True:
             await asyncio.sleep(self.renew_every_s)
-            if not self.claims.renew(claim):
+            if not await off_loop(self.claims.renew, claim):
                 log.warning("the turn claim on %s was lost", claim.conversation)
                 return
 
@@ -376,16 +379,12 @@ class ChatService:
 
     async def decide(self, ctx: ToolContext[Any], proposal_id: str, *, approve: bool) -> Decision:
         """Approve (the tool runs once, now) or reject a card of the member's; told to the model next turn."""
-        found = self.proposal(ctx, proposal_id)
-        where = replace(
-            ctx,
-            conversation=found.conversation,
-            segment=self.segment_label(found.conversation) if found.conversation else None,
-            message=found.message,
-        )
+        found = await off_loop(self.proposal, ctx, proposal_id)
+        label = await off_loop(self.segment_label, found.conversation) if found.conversation else None
+        where = replace(ctx, conversation=found.conversation, segment=label, message=found.message)
         if approve:
             return await self.proposals.approve(found.id, where, self.toolbox)
-        return self.proposals.reject(found.id, where)
+        return await off_loop(self.proposals.reject, found.id, where)
 
 
 def _sanitized(answer: AnswerStep, start: int) -> AnswerStep:
