@@ -8,7 +8,12 @@ from BEGIN to COMMIT (never split across two hops, never held across an ``await`
 
 A cancelled caller does not abandon the thread: the call runs to its end (its transaction
 commits or rolls back there) and only then is the cancellation delivered. The threads are
-anyio's pool, the one FastAPI runs plain ``def`` routes in (40 at most by default).
+anyio's pool, the one FastAPI runs plain ``def`` routes in; its limit on a loop is ``THREADS``.
+
+``THREADS`` is 1 for now: the stores still share one connection each between threads, and a
+SQLite ``write()`` lets its lock go before ``COMMIT`` (issue 19's storage work makes transactions
+thread-safe; then raise it). One thread already frees the loop: the work queues there, in order,
+as it did on the loop, while the loop keeps serving streams, webhooks and health checks.
 """
 
 from __future__ import annotations
@@ -23,6 +28,17 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+THREADS = 1
+
+
+def bound_threads() -> None:
+    """Hold the running loop's worker threads (``off_loop`` and FastAPI's ``def`` routes) to ``THREADS``."""
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    if limiter.total_tokens != THREADS:
+        limiter.total_tokens = THREADS
+
+
 async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
     """``fn(*args, **kwargs)`` in a worker thread; the loop serves others meanwhile."""
+    bound_threads()
     return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))

@@ -243,10 +243,20 @@ def web(
             "--embedder", help="The server's embedder (default hash: time the web stack, not embedding)."
         ),
     ] = None,
+    beside: Annotated[
+        bool,
+        typer.Option(
+            "--beside/--alone",
+            help="LINE webhook events and memory extraction on the server while the chat runs (default), "
+            "or the chat alone.",
+        ),
+    ] = True,
     as_json: JsonFlag = False,
 ) -> None:
-    """Web app under load on loopback: concurrent sessions chatting over HTTP/SSE, beside in-process turns."""
+    """Web app under load on loopback: concurrent sessions chatting over HTTP/SSE, beside in-process turns;
+    the server's event-loop lag meanwhile."""
     data = run_web_bench(
+        beside=beside,
         sessions=sessions,
         requests=requests,
         repeats=repeats,
@@ -289,6 +299,17 @@ def web(
         f"p50 {data['http_over_direct_p50']}× in-process, {data['chat_over_health_p50']}× a health check"
     )
     console.print(f"  sign-in p50 {data['sign_in_p50_ms']:.0f} ms (four at a time)")
+    lag = data["loop_lag_during_chat"]
+    console.print(
+        f"  server event-loop lag during the chat (beside it: {data['beside']}): "
+        f"p50 {lag['p50_ms']:.1f} ms, p99 {lag['p99_ms']:.1f} ms, max {lag['max_ms']:.1f} ms ({lag['samples']} samples)"
+    )
+    if data["line_webhook"]:
+        hook = data["line_webhook"]
+        console.print(
+            f"  LINE webhook beside it: {hook['posts']:.0f} posts, {hook['refused']:.0f} refused, "
+            f"answer p50 {hook['ack_p50_ms']:.1f} ms, p99 {hook['ack_p99_ms']:.1f} ms"
+        )
     for name in ("http_chat", "direct_chat", "http_health"):
         for problem in data[name]["problems"]:
             console.print(f"  [red]{name}:[/] {problem}")

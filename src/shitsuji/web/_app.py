@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .._offload import bound_threads
 from ..agent import Busy, ModelNotConfigured
 from ..errors import ModelError, NotFoundError, ShitsujiError, UserInputError
 from ._api import router as api_router
@@ -72,6 +73,7 @@ def create_app(
     max_body: int = MAX_BODY,
     background: bool = True,
     line: LineApp | None = None,
+    extraction_every_s: float = EXTRACTION_EVERY_S,
 ) -> FastAPI:
     """The web app over ``backend``. ``secure_cookies`` None: Secure when the request came over https.
     ``line``: the LINE webhook at ``/line/webhook`` (and its worker, unless ``line.run_worker`` is False);
@@ -80,10 +82,11 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        bound_threads()  # blocking work (plain def routes, off_loop) queues on the worker threads
         await asyncio.to_thread(backend.warm_up)  # the first reply is as fast as the later ones
         await backend.hub.listen(backend.butler.path)  # other processes' changes (PostgreSQL)
         worker = (
-            asyncio.create_task(_extraction_loop(backend))
+            asyncio.create_task(_extraction_loop(backend, extraction_every_s))
             if background and backend.service.extraction
             else None
         )
@@ -169,11 +172,11 @@ def jsonable(errors: Any) -> Any:
     return jsonable_encoder(errors, custom_encoder={Exception: str})
 
 
-async def _extraction_loop(backend: Backend) -> None:
+async def _extraction_loop(backend: Backend, every_s: float) -> None:
     """Memory extraction off the reply path: run what is due, every few seconds."""
     while True:
         try:
             await backend.run_extraction()
         except Exception:  # a broken model must not stop the loop
             log.exception("memory extraction failed; retrying later")
-        await asyncio.sleep(EXTRACTION_EVERY_S)
+        await asyncio.sleep(every_s)
