@@ -23,14 +23,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._metrics import MODEL_ERRORS, MODEL_TOKENS, TURN_SECONDS
 from .._offload import off_loop
 from ..context import Segments, Summarizer
-from ..errors import NotFoundError, ShitsujiError
+from ..errors import ModelError, NotFoundError, ShitsujiError
+from ..llm import Usage
 from ..safety import InputFilter, StreamSanitizer, sanitize
 from ._assistant import Assistant, ContextStep, History, RoutedStep, check_message
 from ._claims import Claim, TurnClaims
@@ -232,6 +235,7 @@ class ChatService:
         yielded after the claim is released (a channel may stop reading there)."""
         kept = False
         last: Finished | Failed | None = None
+        started = time.perf_counter()
         heartbeat = asyncio.create_task(self._renew(turn.claim))
         try:
             conversation = turn.conversation
@@ -261,6 +265,7 @@ class ChatService:
                 await heartbeat
             await off_loop(self.claims.release, turn.claim)
         if last is not None:
+            _count(turn.ctx.channel, last, time.perf_counter() - started)
             yield last
 
     def _keep_words(self, turn: Turn, conversation: Conversation, ctx: ToolContext[Any]) -> Conversation:
@@ -418,8 +423,10 @@ async def _drain(
     the response's tool calls, so a channel shows one message per response."""
     try:
         async for step in steps:
-            if isinstance(step, ModelStep) and (rest := clean.flush()):
-                queue.put_nowait(TextDelta(rest))
+            if isinstance(step, ModelStep):
+                _count_tokens(step.response.usage)
+                if rest := clean.flush():
+                    queue.put_nowait(TextDelta(rest))
             for item in _events_of(step):
                 queue.put_nowait(item)
     except BaseException as exc:  # handed to the reader, who raises it
@@ -428,6 +435,22 @@ async def _drain(
             raise
     finally:
         queue.put_nowait(None)
+
+
+def _count(channel: str, last: Finished | Failed, seconds: float) -> None:
+    """A finished or failed turn in this process's metrics (names only: no words, no ids)."""
+    mode = last.mode.name if isinstance(last, Finished) else "none"
+    outcome = "answered" if isinstance(last, Finished) else "failed"
+    TURN_SECONDS.observe(seconds, channel=channel, mode=mode, outcome=outcome)
+    if isinstance(last, Failed) and isinstance(last.error, ModelError):
+        MODEL_ERRORS.inc(kind=type(last.error).__name__)
+
+
+def _count_tokens(usage: Usage) -> None:
+    MODEL_TOKENS.inc(usage.input_tokens, kind="input")
+    MODEL_TOKENS.inc(usage.output_tokens, kind="output")
+    MODEL_TOKENS.inc(usage.cache_read_input_tokens, kind="cache_read")
+    MODEL_TOKENS.inc(usage.cache_creation_input_tokens, kind="cache_write")
 
 
 def _events_of(step: Any) -> Sequence[Any]:

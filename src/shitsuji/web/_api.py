@@ -12,6 +12,7 @@ from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._metrics import SIGN_IN_REFUSALS
 from .._offload import off_loop
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
@@ -107,11 +108,13 @@ def _sign_in(request: Request, response: Response, user: str, password: str, hou
     keys = [f"member:{name}/{user}", f"addr:{client_address(request)}"]
     attempt = backend.accounts.begin_attempt(keys)  # counted before the check, atomically
     if attempt.retry_after:
+        SIGN_IN_REFUSALS.inc(reason="rate_limited")
         backend.accounts.record("signin.limited", home.name if home else None, user, address=keys[1][5:])
         raise RateLimited(attempt.retry_after)
     member_ok = home is not None and user in home.members
     stored = backend.accounts.password_hash(name, user)
     if not backend.accounts.matches(stored, password) or not member_ok:
+        SIGN_IN_REFUSALS.inc(reason="wrong_user_or_password")
         backend.accounts.record("signin.failed", home.name if home else None, user, address=keys[1][5:])
         raise UserInputError("wrong user or password")  # the reserved attempt stays a failure
     assert stored is not None
@@ -122,8 +125,10 @@ def _sign_in(request: Request, response: Response, user: str, password: str, hou
 
 @router.get("/health", tags=["session"])
 async def health(request: Request) -> dict[str, Any]:
-    """Reachable signed out: is the server up, and is a model configured?"""
-    return {"ok": True, "model_ready": backend_of(request).model_ready}
+    """Reachable signed out: is the server up, is a model configured, is it still warming up (loading the
+    embedder and memory indexes: the first reply then waits for them)?"""
+    backend = backend_of(request)
+    return {"ok": True, "model_ready": backend.model_ready, "warming_up": not backend.warm}
 
 
 @router.post("/session", tags=["session"])

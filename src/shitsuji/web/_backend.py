@@ -74,6 +74,7 @@ class Backend:
         self.memories = MemoryBrowser(butler.memory, butler.store, butler.conversations)
         self.hub = Hub()
         self.local_model: LocalServer | None = None  # found by `serve` when no endpoint is set
+        self.warm = False  # the app warms up in the background; health tells
 
     @property
     def model_ready(self) -> bool:
