@@ -13,6 +13,7 @@ from ..bench.context import run_context_bench
 from ..bench.embedders import run_embedders
 from ..bench.extraction import run_extraction_check
 from ..bench.loop import run_loop_bench
+from ..bench.serve import run_serve_bench
 from ..bench.web import run_web_bench
 from ..household._bench import prompt_tokens_benchmark
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
@@ -467,3 +468,29 @@ def scale(
             *(f"{c['per_s']:.1f}" for c in chat),
         )
     console.print(table)
+
+
+@bench_app.command("serve")
+def serve_bench(
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Starts and stops per interpreter.")] = 5,
+    python: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--python",
+            help="Another interpreter to time beside this one (e.g. another checkout's .venv/bin/python).",
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """`shitsuji serve` as fresh processes: seconds until /api/health answers, and from Ctrl-C (with a
+    live-update stream open) until it has stopped."""
+    data = run_serve_bench(runs, python or [])
+    if as_json:
+        print_json(data)
+        return
+    for interpreter, figures in data["by_python"].items():
+        console.print(
+            f"{interpreter}: health after {figures['health_s_median']:.2f} s (max {figures['health_s_max']:.2f}), "
+            f"stopped {figures['stop_s_median']:.2f} s after Ctrl-C (max {figures['stop_s_max']:.2f}); "
+            f"median of {data['runs']}, load {data['load_average_1m']}"
+        )
