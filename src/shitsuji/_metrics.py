@@ -152,7 +152,7 @@ SIGN_IN_REFUSALS = REGISTRY.counter(
 )
 LOOP_LAG = REGISTRY.histogram(
     "shitsuji_event_loop_lag_seconds",
-    "How late the event loop woke a 10 ms sleep: how long something held the loop.",
+    "How late the event loop woke a short sleep (every 50 ms): how long something held the loop.",
     (),
     (0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0),
 )
