@@ -208,3 +208,7 @@ def test_web_bench_drives_the_real_server_over_loopback(
     for phase in ("http_chat", "direct_chat"):  # every turn streamed its reply
         assert 0 < data[phase]["first_text_p50_ms"] <= data[phase]["first_text_p99_ms"]
     assert data["http_share_of_direct_throughput"] > 0 and data["sign_in_p50_ms"] > 0
+    # beside the chat (the default): LINE events stored by the server, its event loop's lag sampled
+    assert data["line_webhook"]["posts"] >= 1 and data["line_webhook"]["refused"] == 0
+    lag = data["loop_lag_during_chat"]
+    assert lag["samples"] > 0 and 0 <= lag["p50_ms"] <= lag["p99_ms"] <= lag["max_ms"]

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .._offload import off_loop
 from ..context import Calibration, Segment, Summarizer, fit, request_estimate
 from ..errors import UserInputError
 from ..llm import CHEAP_MODEL, Block, Message, Model, TextSink
@@ -71,6 +72,14 @@ class History:
         return cls(messages, [False] * len(messages))
 
 
+@dataclass(frozen=True, slots=True)
+class _Known:
+    memories: list[Hit]
+    earlier: Sequence[Segment]
+    counts: str | None
+    pending: list[str]
+
+
 @dataclass
 class Assistant:
     model: Model
@@ -121,15 +130,15 @@ class Assistant:
         upto = start + folded.folded + folded.dropped
         summary_untrusted = history.summary_untrusted or any(untrusted[start : start + folded.folded])
         yield ContextStep(folded.summary, upto, summary_untrusted)
-        memories = select_memories(self.memories(text, ctx), MEMORY_BUDGET) if self.memories else []
-        earlier = self.segment_index(ctx) if self.segment_index and ctx.segment else ()
+        known = await off_loop(self._known, ctx, text)  # recall embeds and reads: never on the loop
+        memories, earlier = known.memories, known.earlier
         system = system_blocks(
             chosen,
             persona=self.persona,
-            count_index=self.count_index(ctx) if self.count_index else None,
+            count_index=known.counts,
             memories=memories,
             summary=folded.summary,
-            pending=self._pending(ctx),
+            pending=known.pending,
             earlier_segments=[s.index_line() for s in earlier],
         )
         # outside text anywhere the model can see — the window, the summary, an earlier segment, or
@@ -163,6 +172,15 @@ class Assistant:
                 step = replace(step, messages=conversation[:upto] + step.messages, summary=folded.summary)
                 step = replace(step, folded_upto=upto)
             yield step
+
+    def _known(self, ctx: ToolContext[Any], text: str) -> _Known:
+        """What the prompt says about the speaker and the household (blocking: recall, counts, cards)."""
+        return _Known(
+            select_memories(self.memories(text, ctx), MEMORY_BUDGET) if self.memories else [],
+            self.segment_index(ctx) if self.segment_index and ctx.segment else (),
+            self.count_index(ctx) if self.count_index else None,
+            self._pending(ctx),
+        )
 
     def _pending(self, ctx: ToolContext[Any]) -> list[str]:
         if ctx.conversation is None:

@@ -23,13 +23,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._metrics import MODEL_ERRORS, MODEL_TOKENS, TURN_SECONDS
+from .._offload import off_loop
 from ..context import Segments, Summarizer
-from ..errors import NotFoundError, ShitsujiError
+from ..errors import ModelError, NotFoundError, ShitsujiError
+from ..llm import Usage
 from ..safety import InputFilter, StreamSanitizer, sanitize
 from ._assistant import Assistant, ContextStep, History, RoutedStep, check_message
 from ._claims import Claim, TurnClaims
@@ -162,12 +166,12 @@ class ChatService:
 
     async def new_conversation(self, ctx: ToolContext[Any]) -> Conversation:
         """A fresh conversation; the latest one's open segment is archived first."""
-        old = self.conversations.latest(ctx.household, ctx.user, ctx.channel)
+        old = await off_loop(self.conversations.latest, ctx.household, ctx.user, ctx.channel)
         if old is not None:
             await self.segments.close_segment(
                 old.id, old.messages, summarizer=self.summarizer, untrusted=old.untrusted
             )
-        return self.conversations.start(ctx.household, ctx.user, ctx.channel)
+        return await off_loop(self.conversations.start, ctx.household, ctx.user, ctx.channel)
 
     async def follow_segment(
         self, ctx: ToolContext[Any], conversation: Conversation, label: str | None
@@ -181,7 +185,7 @@ class ChatService:
                 untrusted=conversation.untrusted,
             )
             return
-        current = self.segments.current(conversation.id)
+        current = await off_loop(self.segments.current, conversation.id)
         if current is None or current.label != label:
             await self.segments.open_segment(
                 conversation.id,
@@ -231,6 +235,7 @@ class ChatService:
         yielded after the claim is released (a channel may stop reading there)."""
         kept = False
         last: Finished | Failed | None = None
+        started = time.perf_counter()
         heartbeat = asyncio.create_task(self._renew(turn.claim))
         try:
             conversation = turn.conversation
@@ -239,8 +244,9 @@ class ChatService:
                 turn = replace(turn, text=checked.text, untrusted=turn.untrusted or checked.untrusted)
             if turn.segment is not KEEP:
                 await self.follow_segment(turn.ctx, conversation, turn.segment)
-            ctx = replace(turn.ctx, conversation=conversation.id, segment=self.segment_label(conversation.id))
-            conversation = self._keep_words(turn, conversation, ctx)
+            label = await off_loop(self.segment_label, conversation.id)
+            ctx = replace(turn.ctx, conversation=conversation.id, segment=label)
+            conversation = await off_loop(self._keep_words, turn, conversation, ctx)
             ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
             kept = True
             yield Started(conversation.id)
@@ -257,8 +263,9 @@ class ChatService:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
-            self.claims.release(turn.claim)
+            await off_loop(self.claims.release, turn.claim)
         if last is not None:
+            _count(turn.ctx.channel, last, time.perf_counter() - started)
             yield last
 
     def _keep_words(self, turn: Turn, conversation: Conversation, ctx: ToolContext[Any]) -> Conversation:
@@ -279,8 +286,9 @@ class ChatService:
         self, ctx: ToolContext[Any], conversation: Conversation, text: str, mode: str | None
     ) -> AsyncIterator[TurnEvent]:
         assert self.assistant is not None
+        told = await off_loop(model_messages, conversation, self.proposals, self.notes)
         history = History(
-            model_messages(conversation, self.proposals, self.notes),
+            told,
             conversation.untrusted,
             conversation.summary,
             conversation.folded_upto,
@@ -307,7 +315,7 @@ class ChatService:
                 elif isinstance(item, AnswerStep):
                     assert chosen is not None
                     item = _sanitized(item, len(history.messages))
-                    self._save(ctx, conversation, history, kept, item)
+                    await off_loop(self._save, ctx, conversation, history, kept, item)
                     yield Finished(conversation.id, item.text, chosen, item.proposals, wrote)
                 else:
                     if isinstance(item, ModeChosen):
@@ -348,7 +356,7 @@ class ChatService:
     async def _renew(self, claim: Claim) -> None:
         while True:
             await asyncio.sleep(self.renew_every_s)
-            if not self.claims.renew(claim):
+            if not await off_loop(self.claims.renew, claim):
                 log.warning("the turn claim on %s was lost", claim.conversation)
                 return
 
@@ -376,16 +384,12 @@ class ChatService:
 
     async def decide(self, ctx: ToolContext[Any], proposal_id: str, *, approve: bool) -> Decision:
         """Approve (the tool runs once, now) or reject a card of the member's; told to the model next turn."""
-        found = self.proposal(ctx, proposal_id)
-        where = replace(
-            ctx,
-            conversation=found.conversation,
-            segment=self.segment_label(found.conversation) if found.conversation else None,
-            message=found.message,
-        )
+        found = await off_loop(self.proposal, ctx, proposal_id)
+        label = await off_loop(self.segment_label, found.conversation) if found.conversation else None
+        where = replace(ctx, conversation=found.conversation, segment=label, message=found.message)
         if approve:
             return await self.proposals.approve(found.id, where, self.toolbox)
-        return self.proposals.reject(found.id, where)
+        return await off_loop(self.proposals.reject, found.id, where)
 
 
 def _sanitized(answer: AnswerStep, start: int) -> AnswerStep:
@@ -419,8 +423,10 @@ async def _drain(
     the response's tool calls, so a channel shows one message per response."""
     try:
         async for step in steps:
-            if isinstance(step, ModelStep) and (rest := clean.flush()):
-                queue.put_nowait(TextDelta(rest))
+            if isinstance(step, ModelStep):
+                _count_tokens(step.response.usage)
+                if rest := clean.flush():
+                    queue.put_nowait(TextDelta(rest))
             for item in _events_of(step):
                 queue.put_nowait(item)
     except BaseException as exc:  # handed to the reader, who raises it
@@ -429,6 +435,22 @@ async def _drain(
             raise
     finally:
         queue.put_nowait(None)
+
+
+def _count(channel: str, last: Finished | Failed, seconds: float) -> None:
+    """A finished or failed turn in this process's metrics (names only: no words, no ids)."""
+    mode = last.mode.name if isinstance(last, Finished) else "none"
+    outcome = "answered" if isinstance(last, Finished) else "failed"
+    TURN_SECONDS.observe(seconds, channel=channel, mode=mode, outcome=outcome)
+    if isinstance(last, Failed) and isinstance(last.error, ModelError):
+        MODEL_ERRORS.inc(kind=type(last.error).__name__)
+
+
+def _count_tokens(usage: Usage) -> None:
+    MODEL_TOKENS.inc(usage.input_tokens, kind="input")
+    MODEL_TOKENS.inc(usage.output_tokens, kind="output")
+    MODEL_TOKENS.inc(usage.cache_read_input_tokens, kind="cache_read")
+    MODEL_TOKENS.inc(usage.cache_creation_input_tokens, kind="cache_write")
 
 
 def _events_of(step: Any) -> Sequence[Any]:

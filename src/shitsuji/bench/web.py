@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from .._offload import bound_threads
 from ..agent import Failed
 from ..agent._modes import ROUTER_PROMPT
 from ..context import SUMMARY_PROMPT
@@ -47,6 +48,15 @@ from ..errors import ShitsujiError
 from ..household import Butler, HouseholdStore
 from ..llm import Message, ModelRequest, ModelResponse, ScriptedModel, text_response, tool_use_response
 from ..memory import MemoryEngine, load_embedder, open_store
+from ._beside import (
+    EXTRACTION_EVERY_S,
+    add_lag_route,
+    fact_reply,
+    lag_figures,
+    line_app,
+    post_line_events,
+    take_lag,
+)
 from ._common import percentile
 
 if TYPE_CHECKING:
@@ -106,6 +116,8 @@ class InstantModel:
     def __call__(self, request: ModelRequest) -> ModelResponse:
         if self.seen is not None:  # the scripted model keeps every request; a load run must not
             self.seen.clear()
+        if (facts := fact_reply(request)) is not None:
+            return facts
         system = request.system[0].get("text", "") if request.system else ""
         last = request.messages[-1] if request.messages else {"role": "user", "content": ""}
         if system == ROUTER_PROMPT:
@@ -124,15 +136,18 @@ def scripted_model() -> ScriptedModel:
     return model
 
 
-def make_backend(db: Path, members: int, embedder: str) -> Backend:
-    """One household of ``members`` members (password ``PASSWORD``) and the scripted model."""
+def make_backend(db: Path, members: int, embedder: str, *, beside: bool = False) -> Backend:
+    """One household of ``members`` members (password ``PASSWORD``) and the scripted model; ``beside``:
+    memory extraction after every turn."""
+    from ..memory import ExtractionSettings
     from ..web import Backend
 
     store = HouseholdStore(db)
     store.create(HOUSEHOLD, member_names(members))
     store.close()
     memory = MemoryEngine(open_store(db), load_embedder(embedder))
-    backend = Backend(Butler(db, memory, scripted_model(), panels=True))
+    extraction = ExtractionSettings() if beside else None
+    backend = Backend(Butler(db, memory, scripted_model(), panels=True, extraction=extraction))
     for user in member_names(members):
         backend.accounts.set_password(HOUSEHOLD, user, PASSWORD)
     return backend
@@ -146,25 +161,31 @@ def close_backend(backend: Backend) -> None:
 # -- the server process -------------------------------------------------------
 
 
-def serve(db: Path, members: int, embedder: str) -> None:
-    """Run the app on a free loopback port; the port is the first line printed. Stops on SIGTERM."""
+def serve(db: Path, members: int, embedder: str, beside: bool) -> None:
+    """Run the app on a free loopback port; the port is the first line printed. Stops on SIGTERM.
+    ``beside``: with the LINE webhook and extraction every half second (``_beside``)."""
     import socket
 
     import uvicorn
 
     from ..web import create_app
 
-    backend = make_backend(db, members, embedder)
+    backend = make_backend(db, members, embedder, beside=beside)
+    line = line_app(backend) if beside else None
+    app = create_app(backend, line=line, extraction_every_s=EXTRACTION_EVERY_S)
+    add_lag_route(app)
     sock = socket.socket(
         socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP
     )  # TCP_NODELAY needs proto set
     sock.bind(("127.0.0.1", 0))
     print(sock.getsockname()[1], flush=True)
-    config = uvicorn.Config(create_app(backend), log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     try:  # uvicorn re-raises SIGTERM after a clean shutdown, so this only runs when it stops otherwise
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()
+        if line is not None:
+            line.close()
         close_backend(backend)
 
 
@@ -174,9 +195,12 @@ class Server:
     url: str
 
 
-def _start_server(tmp: Path, members: int, embedder: str) -> tuple[subprocess.Popen[str], IO[str]]:
+def _start_server(
+    tmp: Path, members: int, embedder: str, beside: bool
+) -> tuple[subprocess.Popen[str], IO[str]]:
     log = (tmp / "server.log").open("w", encoding="utf-8")
-    command = [sys.executable, "-m", "shitsuji.bench.web", str(tmp / "server.db"), str(members), embedder]
+    server = [str(tmp / "server.db"), str(members), embedder, "beside" if beside else "alone"]
+    command = [sys.executable, "-m", "shitsuji.bench.web", *server]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=dict(os.environ))
     return process, log
 
@@ -420,6 +444,7 @@ async def _run(
     repeats: int,
     tool_every: int,
     embedder: str,
+    beside: bool,
     progress: Progress | None,
 ) -> dict[str, Any]:
     import httpx
@@ -427,7 +452,8 @@ async def _run(
     from ..web import Member
 
     note = progress or (lambda _: None)
-    process, log = _start_server(tmp, sessions, embedder)
+    bound_threads()  # the in-process turns' blocking work, as in the server
+    process, log = _start_server(tmp, sessions, embedder, beside)
     backend: Backend | None = None
     try:
         backend = make_backend(tmp / "direct.db", sessions, embedder)  # while the server starts
@@ -446,9 +472,16 @@ async def _run(
                 batch = signed[start : start + SIGN_IN_BATCH]
                 sign_ins += await asyncio.gather(*(_sign_in(s) for s in batch))
             runs: dict[str, list[Phase]] = {"http_chat": [], "direct_chat": [], "http_health": []}
+            lag: list[float] = []
+            line: list[dict[str, Any]] = []
             for r in range(repeats):
                 note(f"run {r + 1}/{repeats}: {sessions} sessions × {requests} requests")
-                runs["http_chat"].append(await _http_chat(signed, requests, tool_every))
+                chat, beside_figures, lagged = await _chat_beside(
+                    clients[0], signed, requests, tool_every, beside, r
+                )
+                runs["http_chat"].append(chat)
+                lag += lagged
+                line += [beside_figures] if beside_figures else []
                 runs["direct_chat"].append(await _direct_chat(backend, members, requests, tool_every))
                 runs["http_health"].append(await _http_health(signed, requests))
         finally:
@@ -478,7 +511,30 @@ async def _run(
         if http["per_s"] and direct["per_s"]
         else 0.0,
         "chat_over_health_p50": _ratio(http["p50_ms"], health["p50_ms"]),
+        "beside": "LINE webhook events + extraction every 0.5 s" if beside else "nothing",
+        "loop_lag_during_chat": lag_figures(lag),
+        "line_webhook": {k: statistics.median(f[k] for f in line) for k in line[0]} if line else None,
     }
+
+
+async def _chat_beside(
+    client: httpx.AsyncClient,
+    sessions: Sequence[Session],
+    requests: int,
+    tool_every: int,
+    beside: bool,
+    run: int,
+) -> tuple[Phase, dict[str, Any] | None, list[float]]:
+    """The chat phase, with LINE events posted meanwhile (``beside``), and the loop's lateness throughout."""
+    await take_lag(client)  # starts the probe; forgets what came before
+    done = asyncio.Event()
+    line = asyncio.create_task(post_line_events(client, done, f"run{run}")) if beside else None
+    try:
+        chat = await _http_chat(sessions, requests, tool_every)
+    finally:
+        done.set()
+        figures = await line if line is not None else None
+    return chat, figures, await take_lag(client)
 
 
 def run_web_bench(
@@ -488,6 +544,7 @@ def run_web_bench(
     repeats: int = 3,
     tool_every: int = 4,
     embedder: str = "hash",
+    beside: bool = True,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Figures for ``shitsuji bench web`` (see the module's docstring)."""
@@ -500,10 +557,11 @@ def run_web_bench(
                 repeats=repeats,
                 tool_every=tool_every,
                 embedder=embedder,
+                beside=beside,
                 progress=progress,
             )
         )
 
 
 if __name__ == "__main__":  # the server process: python -m shitsuji.bench.web DB MEMBERS EMBEDDER
-    serve(Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3])
+    serve(Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4] == "beside")

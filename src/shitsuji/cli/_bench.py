@@ -13,6 +13,7 @@ from ..bench.context import run_context_bench
 from ..bench.embedders import run_embedders
 from ..bench.extraction import run_extraction_check
 from ..bench.loop import run_loop_bench
+from ..bench.serve import run_serve_bench
 from ..bench.web import run_web_bench
 from ..household._bench import prompt_tokens_benchmark
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
@@ -243,10 +244,20 @@ def web(
             "--embedder", help="The server's embedder (default hash: time the web stack, not embedding)."
         ),
     ] = None,
+    beside: Annotated[
+        bool,
+        typer.Option(
+            "--beside/--alone",
+            help="LINE webhook events and memory extraction on the server while the chat runs (default), "
+            "or the chat alone.",
+        ),
+    ] = True,
     as_json: JsonFlag = False,
 ) -> None:
-    """Web app under load on loopback: concurrent sessions chatting over HTTP/SSE, beside in-process turns."""
+    """Web app under load on loopback: concurrent sessions chatting over HTTP/SSE, beside in-process turns;
+    the server's event-loop lag meanwhile."""
     data = run_web_bench(
+        beside=beside,
         sessions=sessions,
         requests=requests,
         repeats=repeats,
@@ -289,6 +300,17 @@ def web(
         f"p50 {data['http_over_direct_p50']}× in-process, {data['chat_over_health_p50']}× a health check"
     )
     console.print(f"  sign-in p50 {data['sign_in_p50_ms']:.0f} ms (four at a time)")
+    lag = data["loop_lag_during_chat"]
+    console.print(
+        f"  server event-loop lag during the chat (beside it: {data['beside']}): "
+        f"p50 {lag['p50_ms']:.1f} ms, p99 {lag['p99_ms']:.1f} ms, max {lag['max_ms']:.1f} ms ({lag['samples']} samples)"
+    )
+    if data["line_webhook"]:
+        hook = data["line_webhook"]
+        console.print(
+            f"  LINE webhook beside it: {hook['posts']:.0f} posts, {hook['refused']:.0f} refused, "
+            f"answer p50 {hook['ack_p50_ms']:.1f} ms, p99 {hook['ack_p99_ms']:.1f} ms"
+        )
     for name in ("http_chat", "direct_chat", "http_health"):
         for problem in data[name]["problems"]:
             console.print(f"  [red]{name}:[/] {problem}")
@@ -446,3 +468,29 @@ def scale(
             *(f"{c['per_s']:.1f}" for c in chat),
         )
     console.print(table)
+
+
+@bench_app.command("serve")
+def serve_bench(
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Starts and stops per interpreter.")] = 5,
+    python: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--python",
+            help="Another interpreter to time beside this one (e.g. another checkout's .venv/bin/python).",
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """`shitsuji serve` as fresh processes: seconds until /api/health answers, and from Ctrl-C (with a
+    live-update stream open) until it has stopped."""
+    data = run_serve_bench(runs, python or [])
+    if as_json:
+        print_json(data)
+        return
+    for interpreter, figures in data["by_python"].items():
+        console.print(
+            f"{interpreter}: health after {figures['health_s_median']:.2f} s (max {figures['health_s_max']:.2f}), "
+            f"stopped {figures['stop_s_median']:.2f} s after Ctrl-C (max {figures['stop_s_max']:.2f}); "
+            f"median of {data['runs']}, load {data['load_average_1m']}"
+        )

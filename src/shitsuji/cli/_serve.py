@@ -9,9 +9,11 @@ process is still started once, by the parent.
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -21,6 +23,14 @@ from ._app import STATE, app, console
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
+
+STOP_GRACE_S = 1.0
+
+
+class LogFormat(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+
 
 _SECURE_COOKIES = "SHITSUJI_SERVE_SECURE_COOKIES"  # parent → app processes: "on", "off" or unset
 
@@ -82,11 +92,22 @@ def serve(
             "The LINE worker process is still one.",
         ),
     ] = 1,
+    log_format: Annotated[
+        LogFormat,
+        typer.Option(
+            "--log-format",
+            help="How the request log and other log lines are written to stderr: text, or one JSON object a line.",
+        ),
+    ] = LogFormat.TEXT,
 ) -> None:
-    """Serve the web app: chat with confirmation cards, panels, memories, proposals; the LINE webhook."""
+    """Serve the web app: chat with confirmation cards, panels, memories, proposals; the LINE webhook;
+    /metrics (Prometheus) and a request log."""
     import uvicorn
 
+    from ..web._access import configure_logging
+
     proxy = proxy_options(proxy_headers, trusted_proxy)
+    configure_logging("json" if log_format is LogFormat.JSON else "text")
 
     from ..web import Backend, create_app
 
@@ -110,7 +131,7 @@ def serve(
     homes = backend.store.households()
     if not homes:
         console.print(
-            "[yellow]no household yet:[/] create one with "
+            f"[yellow]no household yet:[/] open http://{host}:{port}/setup to create one, or run "
             "`shitsuji household init --name NAME --member YOU` and `shitsuji household set-password YOU`"
         )
     elif not any(backend.accounts.has_password(h.name, m) for h in homes for m in h.members):
@@ -132,12 +153,18 @@ def serve(
         "host": host,
         "port": port,
         **proxy,
-        "log_level": "warning",
-        "access_log": False,
+        "log_config": None,  # configure_logging's handlers (--log-format)
+        "access_log": False,  # the app logs each request itself, without its query string
+        "timeout_graceful_shutdown": STOP_GRACE_S,  # open event streams never end by themselves
     }
     try:
         if workers == 1:
-            uvicorn.run(create_app(backend, secure_cookies=secure_cookies, line=line), **options)
+            served = create_app(backend, secure_cookies=secure_cookies, line=line)
+            # everything loaded so far lives as long as the process: out of the collector's sight, a full
+            # collection no longer walks it (a pause on the event loop), nor does the one at exit (it
+            # took most of the 4-14 s Ctrl-C needed)
+            gc.freeze()
+            uvicorn.run(served, **options)
         else:
             backend.close()  # each app process opens its own
             if line is not None:
@@ -174,7 +201,9 @@ def worker_app() -> FastAPI:
 
         line = LineApp(backend.butler, settings.line, run_worker=False)
     secure = {"on": True, "off": False}.get(os.environ.get(_SECURE_COOKIES, ""))
-    return create_app(backend, secure_cookies=secure, line=line)
+    served = create_app(backend, secure_cookies=secure, line=line)
+    gc.freeze()  # as in `serve`: what start-up loaded stays, out of the collector's sight
+    return served
 
 
 def _start_worker() -> subprocess.Popen[bytes]:
@@ -202,10 +231,11 @@ def _die_with_parent() -> None:
 
 
 def _stop_worker(child: subprocess.Popen[bytes]) -> None:
-    """SIGTERM: the worker finishes the answers under way, then stops."""
+    """SIGTERM: the worker finishes the answers under way (or keeps them to answer after a restart), then
+    stops; killed if it is not gone in ``STOP_GRACE_S`` (serve stops within 2 s of Ctrl-C)."""
     child.terminate()
     try:
-        child.wait(timeout=60)
+        child.wait(timeout=STOP_GRACE_S)
     except subprocess.TimeoutExpired:
         child.kill()
         child.wait()

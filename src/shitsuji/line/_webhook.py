@@ -18,6 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from linebot.v3.webhook import SignatureValidator
 
+from .._offload import off_loop
 from ._inbox import Inbox
 
 __all__ = ["WEBHOOK_PATH", "not_configured_router", "webhook_router"]
@@ -71,7 +72,7 @@ def webhook_router(inbox: Inbox, secret: str, *, stored: Callable[[], None] | No
         events = _events(body)
         if events is None:
             return _refuse(400, "not a LINE webhook body: expected {'events': [{webhookEventId, …}]}")
-        if inbox.accept(events) and stored is not None:
+        if await off_loop(inbox.accept, events) and stored is not None:
             stored()
         return JSONResponse({})
 

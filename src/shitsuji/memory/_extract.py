@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from .._offload import off_loop
 from ..llm import Message, Model, ModelRequest
 from ._engine import MemoryEngine
 from ._records import Hit, Memory, check_category, check_content
@@ -170,12 +171,12 @@ class Extractor:
         if not said:
             report.skipped_reason = "no user turns"
             return report
-        known = self.engine.recall("\n".join(turn.text for turn in said), scope, k=KNOWN_FACTS)
+        known = await off_loop(self.engine.recall, "\n".join(t.text for t in said), scope, k=KNOWN_FACTS)
         facts = await self._ask(render_turns(turns, known), report)
         if facts is None:
             return report
         origin = {**provenance, "message_ids": [turn.message_id for turn in said]}
-        self._write(facts, scope, origin, {hit.memory.id for hit in known}, report)
+        await off_loop(self._write, facts, scope, origin, {hit.memory.id for hit in known}, report)
         return report
 
     async def _ask(self, prompt: str, report: ExtractionReport) -> list[ProposedFact] | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import store as db
+from .._offload import off_loop
 from ..errors import ModelError, ShitsujiError, StoreLockedError
 from ._extract import ExtractionReport, Extractor, Turn, turns_from_json, turns_to_json
 from ._schema import MEMORY_SCHEMA
@@ -132,7 +133,7 @@ class ExtractionQueue:
         """Run up to ``max_jobs`` jobs that are due now, one after another."""
         outcomes: list[JobOutcome] = []
         while len(outcomes) < max_jobs:
-            claimed = self._claim()
+            claimed = await off_loop(self._claim)
             if claimed is None:
                 break
             outcomes.append(await self._run(*claimed))
@@ -160,13 +161,13 @@ class ExtractionQueue:
                 turns_from_json(payload["turns"]), payload["scope"], payload["provenance"]
             )
         except (ModelError, StoreLockedError) as exc:  # transient: try again later
-            return self._retry_or_fail(job_id, attempts, f"{type(exc).__name__}: {exc}")
+            return await off_loop(self._retry_or_fail, job_id, attempts, f"{type(exc).__name__}: {exc}")
         except ShitsujiError as exc:  # the job itself is bad (say, an invalid scope): retrying won't help
-            return self._fail(job_id, attempts, f"{type(exc).__name__}: {exc}")
+            return await off_loop(self._fail, job_id, attempts, f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # a bug in one job must not stop the worker; keep the trace in the log
             log.exception("memory extraction job %s crashed", job_id)
-            return self._fail(job_id, attempts, f"{type(exc).__name__}: {exc}")
-        self._set(job_id, "done", self.clock(), None)
+            return await off_loop(self._fail, job_id, attempts, f"{type(exc).__name__}: {exc}")
+        await off_loop(self._set, job_id, "done", self.clock(), None)
         return JobOutcome(job_id, "done", attempts, report=report)
 
     def _retry_or_fail(self, job_id: str, attempts: int, error: str) -> JobOutcome:

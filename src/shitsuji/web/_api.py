@@ -12,6 +12,8 @@ from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._metrics import SIGN_IN_REFUSALS
+from .._offload import off_loop
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
 from ..household import Panel, PanelAction, label_of
@@ -90,8 +92,13 @@ async def sign_in(
 ) -> Member:
     """Check the password (rate-limited per member and per address) and start a session.
 
-    The argon2 check runs in a worker thread: ~0.1 s of CPU must not stall the other streams.
+    All of it runs in a worker thread: the argon2 check is ~0.1 s of CPU and every step reads or
+    writes the database; neither may stall the other streams.
     """
+    return await off_loop(_sign_in, request, response, user, password, household)
+
+
+def _sign_in(request: Request, response: Response, user: str, password: str, household: str | None) -> Member:
     backend = backend_of(request)
     try:
         home = backend.store.resolve(household or None)
@@ -101,11 +108,13 @@ async def sign_in(
     keys = [f"member:{name}/{user}", f"addr:{client_address(request)}"]
     attempt = backend.accounts.begin_attempt(keys)  # counted before the check, atomically
     if attempt.retry_after:
+        SIGN_IN_REFUSALS.inc(reason="rate_limited")
         backend.accounts.record("signin.limited", home.name if home else None, user, address=keys[1][5:])
         raise RateLimited(attempt.retry_after)
     member_ok = home is not None and user in home.members
     stored = backend.accounts.password_hash(name, user)
-    if not await asyncio.to_thread(backend.accounts.matches, stored, password) or not member_ok:
+    if not backend.accounts.matches(stored, password) or not member_ok:
+        SIGN_IN_REFUSALS.inc(reason="wrong_user_or_password")
         backend.accounts.record("signin.failed", home.name if home else None, user, address=keys[1][5:])
         raise UserInputError("wrong user or password")  # the reserved attempt stays a failure
     assert stored is not None
@@ -116,25 +125,27 @@ async def sign_in(
 
 @router.get("/health", tags=["session"])
 async def health(request: Request) -> dict[str, Any]:
-    """Reachable signed out: is the server up, and is a model configured?"""
-    return {"ok": True, "model_ready": backend_of(request).model_ready}
+    """Reachable signed out: is the server up, is a model configured, is it still warming up (loading the
+    embedder and memory indexes: the first reply then waits for them)?"""
+    backend = backend_of(request)
+    return {"ok": True, "model_ready": backend.model_ready, "warming_up": not backend.warm}
 
 
 @router.post("/session", tags=["session"])
 async def api_sign_in(body: SignIn, request: Request, response: Response) -> dict[str, Any]:
     """Sign in (sets the session cookie); the answer carries the CSRF token for later writes."""
     member = await sign_in(request, response, body.user, body.password, body.household)
-    return me_json(backend_of(request), member)
+    return await off_loop(me_json, backend_of(request), member)
 
 
 @router.delete("/session", tags=["session"])
 async def api_sign_out(member: Signed, request: Request, response: Response) -> dict[str, Any]:
-    close_session(request, response)
+    await off_loop(close_session, request, response)
     return {"signed_out": member.user}
 
 
 @router.get("/me", tags=["session"])
-async def me(member: Signed, request: Request) -> dict[str, Any]:
+def me(member: Signed, request: Request) -> dict[str, Any]:
     return me_json(backend_of(request), member)
 
 
@@ -142,7 +153,7 @@ async def me(member: Signed, request: Request) -> dict[str, Any]:
 
 
 @router.get("/conversation", tags=["chat"])
-async def conversation(
+def conversation(
     member: Signed, request: Request, id: Annotated[str | None, Query(max_length=64)] = None
 ) -> dict[str, Any]:
     """A conversation (default: the latest) as the chat shows it: messages and cards, by time."""
@@ -152,7 +163,7 @@ async def conversation(
 
 
 @router.get("/conversations", tags=["chat"])
-async def conversations(
+def conversations(
     member: Signed, request: Request, limit: Annotated[int, Query(ge=1, le=100)] = 10
 ) -> list[dict[str, Any]]:
     """The member's latest conversations, newest first (id, updated_at, messages, title)."""
@@ -186,7 +197,7 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
     """
     backend = backend_of(request)
     # claimed before the stream starts: 400 for bad words, 409 while a turn runs there, 503 without a model
-    turn = backend.begin(member, body.message, body.conversation, key=body.key)
+    turn = await off_loop(backend.begin, member, body.message, body.conversation, key=body.key)
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     def emit(event: str, data: dict[str, Any]) -> None:
@@ -213,7 +224,7 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
 
 
 @router.get("/panels/{name}", tags=["panels"])
-async def panel(
+def panel(
     name: PanelName,
     member: Signed,
     request: Request,
@@ -255,11 +266,11 @@ async def events(member: Signed, request: Request) -> StreamingResponse:
 
     async def stream() -> AsyncIterator[str]:
         version = backend.hub.versions.get(member.household, 0)
-        seen = backend.fingerprint(member.household)
+        seen = await off_loop(backend.fingerprint, member.household)
         yield _sse("hello", {"fingerprint": seen})
         while not await request.is_disconnected():
             version = await backend.hub.wait(member.household, version, timeout=backend.hub.poll_s)
-            now = backend.fingerprint(member.household)
+            now = await off_loop(backend.fingerprint, member.household)
             if now != seen:
                 seen = now
                 yield _sse("household", {"fingerprint": now})
@@ -273,7 +284,7 @@ async def events(member: Signed, request: Request) -> StreamingResponse:
 
 
 @router.get("/proposals", tags=["proposals"])
-async def proposals(
+def proposals(
     member: Signed,
     request: Request,
     state: Literal["pending", "decided", "expired", "all"] = "all",
@@ -289,7 +300,7 @@ async def proposals(
 
 
 @router.get("/proposals/{proposal_id}", tags=["proposals"])
-async def proposal(proposal_id: Id, member: Signed, request: Request) -> dict[str, Any]:
+def proposal(proposal_id: Id, member: Signed, request: Request) -> dict[str, Any]:
     backend = backend_of(request)
     return shown(request, member, backend.card(backend.proposal(member, proposal_id)))
 
@@ -297,7 +308,7 @@ async def proposal(proposal_id: Id, member: Signed, request: Request) -> dict[st
 async def _decide(request: Request, member: Member, proposal_id: str, approve: bool) -> JSONResponse:
     backend = backend_of(request)
     decision, opened = await backend.decide(member, proposal_id, approve)
-    card = shown(request, member, backend.card(decision.proposal))
+    card = shown(request, member, await off_loop(backend.card, decision.proposal))
     body = {
         "done": decision.done,
         "reason": decision.reason,
@@ -324,13 +335,13 @@ async def reject(proposal_id: Id, member: Signed, request: Request) -> JSONRespo
 
 
 @router.get("/line", tags=["line"])
-async def line_status(member: Signed, request: Request) -> dict[str, bool]:
+def line_status(member: Signed, request: Request) -> dict[str, bool]:
     """Whether a LINE account is linked to the member."""
     return {"linked": backend_of(request).line_status(member)}
 
 
 @router.post("/line/code", tags=["line"])
-async def line_code(member: Signed, request: Request) -> dict[str, Any]:
+def line_code(member: Signed, request: Request) -> dict[str, Any]:
     """A one-time code (10 minutes, single use) to send to the bot from LINE; it links that LINE account
     to the member. A new code replaces the member's earlier unused one."""
     return backend_of(request).line_code(member)
@@ -340,7 +351,7 @@ async def line_code(member: Signed, request: Request) -> dict[str, Any]:
 
 
 @router.get("/memories", tags=["memories"])
-async def memories(
+def memories(
     member: Signed,
     request: Request,
     q: Annotated[str | None, Query(max_length=500)] = None,
@@ -356,7 +367,7 @@ async def memories(
 
 
 @router.get("/memories/{memory_id}", tags=["memories"])
-async def memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
+def memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
     """One memory and where it came from ("why do you know this?")."""
     browser = backend_of(request).memories
     found = browser.get(member, memory_id)
@@ -364,7 +375,7 @@ async def memory(memory_id: Id, member: Signed, request: Request) -> dict[str, A
 
 
 @router.patch("/memories/{memory_id}", tags=["memories"])
-async def edit_memory(memory_id: Id, body: MemoryEdit, member: Signed, request: Request) -> dict[str, Any]:
+def edit_memory(memory_id: Id, body: MemoryEdit, member: Signed, request: Request) -> dict[str, Any]:
     """Correct a memory: the new version replaces it (the old one is forgotten, restorable)."""
     browser = backend_of(request).memories
     edited = browser.edit(
@@ -374,19 +385,19 @@ async def edit_memory(memory_id: Id, body: MemoryEdit, member: Signed, request: 
 
 
 @router.post("/memories/{memory_id}/forget", tags=["memories"])
-async def forget_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
+def forget_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
     browser = backend_of(request).memories
     return browser.view(member, browser.forget(member, memory_id))
 
 
 @router.post("/memories/{memory_id}/restore", tags=["memories"])
-async def restore_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
+def restore_memory(memory_id: Id, member: Signed, request: Request) -> dict[str, Any]:
     browser = backend_of(request).memories
     return browser.view(member, browser.restore(member, memory_id))
 
 
 @router.get("/audit", tags=["audit"])
-async def audit(
+def audit(
     member: Signed, request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 200
 ) -> list[dict[str, Any]]:
     """The household's activity, newest first: writes, cards and decisions, memory changes, sign-ins

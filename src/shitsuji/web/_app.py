@@ -16,10 +16,14 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .._offload import bound_threads, off_loop
 from ..agent import Busy, ModelNotConfigured
 from ..errors import ModelError, NotFoundError, ShitsujiError, UserInputError
+from ._access import AccessLog
 from ._api import router as api_router
 from ._backend import Backend
+from ._metrics import router as metrics_router
+from ._metrics import watch
 from ._pages import render_error
 from ._pages import router as page_router
 from ._security import CsrfRejected, LimitBody, NotSignedIn, RateLimited
@@ -34,6 +38,7 @@ log = logging.getLogger(__name__)
 HERE = Path(__file__).parent
 MAX_BODY = 64 * 1024
 EXTRACTION_EVERY_S = 20.0
+STOP_GRACE_S = 1.0  # turns under way at shutdown may finish in this long (serve stops within 2 s)
 
 
 # first match wins: subclasses before their bases (RateLimited, Busy, … are ShitsujiErrors)
@@ -72,6 +77,7 @@ def create_app(
     max_body: int = MAX_BODY,
     background: bool = True,
     line: LineApp | None = None,
+    extraction_every_s: float = EXTRACTION_EVERY_S,
 ) -> FastAPI:
     """The web app over ``backend``. ``secure_cookies`` None: Secure when the request came over https.
     ``line``: the LINE webhook at ``/line/webhook`` (and its worker, unless ``line.run_worker`` is False);
@@ -80,10 +86,13 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await asyncio.to_thread(backend.warm_up)  # the first reply is as fast as the later ones
+        bound_threads()  # blocking work (plain def routes, off_loop) queues on the worker threads
+        probe.start()
+        # answer at once: the embedder and indexes load behind (health says "warming_up" meanwhile)
+        warming = asyncio.create_task(_warm_up(backend))
         await backend.hub.listen(backend.butler.path)  # other processes' changes (PostgreSQL)
         worker = (
-            asyncio.create_task(_extraction_loop(backend))
+            asyncio.create_task(_extraction_loop(backend, extraction_every_s))
             if background and backend.service.extraction
             else None
         )
@@ -92,14 +101,8 @@ def create_app(
             async with line_worker:
                 yield
         finally:
-            await backend.hub.stop()
-            if worker is not None:
-                worker.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await worker
-            for task in list(app.state.tasks):
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(task, 30)
+            await _stop(app, backend, [t for t in (warming, worker) if t is not None])
+            await probe.stop()
 
     app = FastAPI(
         title="shitsuji",
@@ -114,8 +117,11 @@ def create_app(
     app.state.secure_cookies = secure_cookies
     app.state.tasks = set()
     app.add_middleware(LimitBody, limit=max_body)
+    app.add_middleware(AccessLog)
+    probe = watch(backend, line)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(api_router)
+    app.include_router(metrics_router)
     app.include_router(settings_api)
     app.include_router(page_router)
     app.include_router(settings_router)
@@ -169,11 +175,35 @@ def jsonable(errors: Any) -> Any:
     return jsonable_encoder(errors, custom_encoder={Exception: str})
 
 
-async def _extraction_loop(backend: Backend) -> None:
+async def _warm_up(backend: Backend) -> None:
+    try:
+        await off_loop(backend.warm_up)
+    except Exception:  # the first message then loads what it needs itself
+        log.exception("warming up failed")
+    finally:
+        backend.warm = True
+
+
+async def _stop(app: FastAPI, backend: Backend, background: list[asyncio.Task[None]]) -> None:
+    """Shut down within ``STOP_GRACE_S``: turns under way may finish in the grace; then they are cut (the
+    person's words are stored already and the claim is let go, so the message can be sent again)."""
+    for task in background:
+        task.cancel()
+    turns = list(app.state.tasks)
+    if turns:
+        _, running = await asyncio.wait(turns, timeout=STOP_GRACE_S)
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+    await asyncio.gather(*background, return_exceptions=True)
+    await backend.hub.stop()
+
+
+async def _extraction_loop(backend: Backend, every_s: float) -> None:
     """Memory extraction off the reply path: run what is due, every few seconds."""
     while True:
         try:
             await backend.run_extraction()
         except Exception:  # a broken model must not stop the loop
             log.exception("memory extraction failed; retrying later")
-        await asyncio.sleep(EXTRACTION_EVERY_S)
+        await asyncio.sleep(every_s)

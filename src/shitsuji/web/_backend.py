@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from .._offload import off_loop
 from ..agent import (
     Conversation,
     Decision,
@@ -73,6 +74,7 @@ class Backend:
         self.memories = MemoryBrowser(butler.memory, butler.store, butler.conversations)
         self.hub = Hub()
         self.local_model: LocalServer | None = None  # found by `serve` when no endpoint is set
+        self.warm = False  # the app warms up in the background; health tells
 
     @property
     def model_ready(self) -> bool:
@@ -182,7 +184,7 @@ class Backend:
             elif isinstance(event, ToolsRunning):
                 emit("tools", {"names": event.names})
             elif isinstance(event, ProposalMade):
-                emit("proposal", self.card(event.proposal))
+                emit("proposal", await off_loop(self.card, event.proposal))
             elif isinstance(event, EffectShown) and isinstance(event.effect, OpenPanel):
                 emit("panel", {"open_panel": event.effect.panel, "label": event.effect.label})
             elif isinstance(event, Finished):
@@ -210,7 +212,7 @@ class Backend:
     async def set_panel(self, member: Member, panel: str | None, conversation_id: str | None) -> Panel | None:
         """Open ``panel`` (a segment labelled by it starts) or close whatever is open (None)."""
         ctx = self.context(member)
-        conversation = self.conversation(member, conversation_id)
+        conversation = await off_loop(self.conversation, member, conversation_id)
         name = check_panel(panel) if panel is not None else None
         await self.service.follow_segment(ctx, conversation, label_of(name) if name else None)
         return name
@@ -227,6 +229,12 @@ class Backend:
         Every panel action of every page and API call passes here, once: record it here.
         The other member's open page hears of it through the hub.
         """
+        done = await off_loop(self._apply, member, action)
+        if done.changed:
+            await self.hub.bump(member.household)
+        return done
+
+    def _apply(self, member: Member, action: PanelAction) -> Applied:
         done = apply(self.store, member.household, action, by=member.user)
         if done.changed:
             self.butler.audit.record(
@@ -239,7 +247,6 @@ class Backend:
                     detail={"input": action.model_dump(mode="json")},
                 )
             )
-            await self.hub.bump(member.household)
         return done
 
     def fingerprint(self, household: str) -> str:

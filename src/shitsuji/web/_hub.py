@@ -29,34 +29,49 @@ LISTEN_POLL_S = 5.0  # PostgreSQL: notifications wake the streams; this is the k
 
 @dataclass
 class Hub:
-    """Change counters per household; streams wait on them for live panel updates."""
+    """Change counters per household; streams wait on them for live panel updates.
+
+    Announcing never waits on a listener: no lock is shared between them. Each waiting stream
+    parks a future of its own under its household; ``announce`` bumps the counter and resolves
+    the household's futures, all in one step on the loop. A stream whose client leaves is
+    cancelled while it waits on its own future, which only ever takes that future away (an
+    ``asyncio.Condition`` under ``wait_for`` could orphan the shared lock there and hang every
+    later announcement).
+    """
 
     versions: dict[str, int] = field(default_factory=dict)
     poll_s: float = POLL_S
-    _changed: asyncio.Condition | None = None
+    _waiting: dict[str, set[asyncio.Future[None]]] = field(default_factory=dict)
     _listener: Listener | None = None
 
-    def _condition(self) -> asyncio.Condition:
-        if self._changed is None:
-            self._changed = asyncio.Condition()
-        return self._changed
+    def announce(self, household: str | None) -> None:
+        """Bump ``household``'s counter (None: every household's) and wake its streams. Runs on the loop,
+        never blocks and never awaits."""
+        names = [household] if household is not None else list({*self.versions, *self._waiting})
+        for name in names:
+            self.versions[name] = self.versions.get(name, 0) + 1
+            for waiter in self._waiting.pop(name, ()):
+                if not waiter.done():
+                    waiter.set_result(None)
 
     async def bump(self, household: str | None) -> None:
         """Wake the streams of ``household`` (None: of every household)."""
-        condition = self._condition()
-        async with condition:
-            for name in [household] if household is not None else list(self.versions):
-                self.versions[name] = self.versions.get(name, 0) + 1
-            condition.notify_all()
+        self.announce(household)
 
     async def wait(self, household: str, seen: int, timeout: float) -> int:
-        condition = self._condition()
-        async with condition:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    condition.wait_for(lambda: self.versions.get(household, 0) != seen), timeout
-                )
+        """Until ``household``'s counter is no longer ``seen`` or ``timeout`` passes: the counter then."""
+        if self.versions.get(household, 0) != seen:
             return self.versions.get(household, 0)
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        parked = self._waiting.setdefault(household, set())
+        parked.add(waiter)
+        try:
+            await asyncio.wait([waiter], timeout=timeout)  # a timeout leaves the future alone
+        finally:
+            parked.discard(waiter)
+            if not parked and self._waiting.get(household) is parked:
+                del self._waiting[household]
+        return self.versions.get(household, 0)
 
     async def listen(self, database: str | Path) -> None:
         """Hear other processes' changes (PostgreSQL; SQLite keeps polling). Call on the app's loop;
@@ -67,7 +82,7 @@ class Hub:
 
         def heard(household: str | None) -> None:
             with contextlib.suppress(RuntimeError):  # the loop is closing: nobody is waiting any more
-                asyncio.run_coroutine_threadsafe(self.bump(household), loop)
+                loop.call_soon_threadsafe(self.announce, household)
 
         self._listener = listener(str(database), HOUSEHOLD_CHANNEL, heard)
         if self._listener is not None and await asyncio.to_thread(self._listener.ready.wait, 10):

@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
+from .._offload import off_loop
 from ..agent import Failed
 from ..errors import UserInputError
 from ..household import ACTIONS, PANELS, check_panel
@@ -94,7 +95,7 @@ def _login_page(request: Request, error: str | None = None, status: int = 200, u
 
 
 @router.get("/login", response_class=HTMLResponse)
-async def login_form(request: Request) -> Response:
+def login_form(request: Request) -> Response:
     if session_member(request) is not None:
         return see("/")
     if not backend_of(request).store.households():
@@ -109,7 +110,7 @@ def _setup_page(request: Request, error: str | None = None, status: int = 200, *
 
 
 @router.get("/setup", response_class=HTMLResponse)
-async def setup_form(request: Request) -> Response:
+def setup_form(request: Request) -> Response:
     """First run only: while there is no household, create one and its first member's password."""
     if backend_of(request).store.households():
         return see("/login")
@@ -117,7 +118,7 @@ async def setup_form(request: Request) -> Response:
 
 
 @router.post("/setup", response_class=HTMLResponse)
-async def setup(
+def setup(
     request: Request,
     household: Annotated[str, Form(max_length=64)] = "",
     user: Annotated[str, Form(max_length=64)] = "",
@@ -176,14 +177,14 @@ async def login(
 
 
 @router.post("/logout")
-async def logout(member: Signed, request: Request) -> Response:
+def logout(member: Signed, request: Request) -> Response:
     response = see("/login")
     close_session(request, response)
     return response
 
 
 @router.get("/lang/{code}")
-async def set_lang(code: Literal["ja", "en"], request: Request, next: str | None = None) -> Response:
+def set_lang(code: Literal["ja", "en"], request: Request, next: str | None = None) -> Response:
     response = see(back_to(next))
     response.set_cookie(LANG_COOKIE, code, max_age=365 * 86400, samesite="lax", path="/")
     return response
@@ -201,7 +202,7 @@ def _panel_values(
 
 
 @router.get("/", response_class=HTMLResponse)
-async def chat_page(
+def chat_page(
     member: Signed,
     request: Request,
     c: Annotated[str | None, Query(max_length=64)] = None,
@@ -234,7 +235,7 @@ async def chat_form(
 ) -> Response:
     """Without JavaScript: the whole reply, then back to the chat (the form's key: a resend is stored once)."""
     backend = backend_of(request)
-    turn = backend.begin(member, message, conversation or None, key=key or None)
+    turn = await off_loop(backend.begin, member, message, conversation or None, key=key or None)
     outcome = await backend.run(member, turn, lambda event, data: None)
     if isinstance(outcome, Failed):
         raise outcome.error  # the error page explains it; the words are kept
@@ -255,7 +256,7 @@ async def panel_form(
     conversation: Annotated[str, Form(max_length=64)] = "",
 ) -> Response:
     backend = backend_of(request)
-    found = backend.conversation(member, conversation or None)
+    found = await off_loop(backend.conversation, member, conversation or None)
     await backend.set_panel(member, check_panel(name) if name else None, found.id)
     return see(f"/?c={found.id}")
 
@@ -276,7 +277,7 @@ async def panel_action_form(member: Signed, request: Request) -> Response:
 
 
 @router.get("/panels/{name}", response_class=HTMLResponse)
-async def panel_fragment(
+def panel_fragment(
     name: str,
     member: Signed,
     request: Request,
@@ -293,7 +294,7 @@ async def panel_fragment(
 
 
 @router.get("/proposals", response_class=HTMLResponse)
-async def proposals_page(member: Signed, request: Request) -> Response:
+def proposals_page(member: Signed, request: Request) -> Response:
     backend = backend_of(request)
     cards = [backend.card(p) for p in backend.proposal_list(member)]
     groups = {
@@ -324,7 +325,7 @@ async def decide_form(
 
 
 @router.get("/activity", response_class=HTMLResponse)
-async def activity_page(member: Signed, request: Request) -> Response:
+def activity_page(member: Signed, request: Request) -> Response:
     return page(request, "activity.html", member=member, events=backend_of(request).activity(member))
 
 
@@ -332,7 +333,7 @@ async def activity_page(member: Signed, request: Request) -> Response:
 
 
 @router.get("/memories", response_class=HTMLResponse)
-async def memories_page(
+def memories_page(
     member: Signed,
     request: Request,
     q: Annotated[str | None, Query(max_length=500)] = None,
@@ -358,13 +359,13 @@ async def memories_page(
 
 
 @router.post("/line/code", response_class=HTMLResponse)
-async def line_code_page(member: Signed, request: Request) -> Response:
+def line_code_page(member: Signed, request: Request) -> Response:
     """A fresh LINE link code, shown once."""
     return page(request, "line.html", member=member, **backend_of(request).line_code(member))
 
 
 @router.get("/memories/{memory_id}", response_class=HTMLResponse)
-async def memory_page(memory_id: str, member: Signed, request: Request) -> Response:
+def memory_page(memory_id: str, member: Signed, request: Request) -> Response:
     browser = backend_of(request).memories
     found = browser.get(member, memory_id)
     return page(
@@ -377,7 +378,7 @@ async def memory_page(memory_id: str, member: Signed, request: Request) -> Respo
 
 
 @router.post("/memories/{memory_id}/edit")
-async def memory_edit_form(
+def memory_edit_form(
     memory_id: str,
     member: Signed,
     request: Request,
@@ -394,7 +395,7 @@ async def memory_edit_form(
 
 
 @router.post("/memories/{memory_id}/{verb}")
-async def memory_forget_form(
+def memory_forget_form(
     memory_id: str, verb: Literal["forget", "restore"], member: Signed, request: Request
 ) -> Response:
     browser = backend_of(request).memories

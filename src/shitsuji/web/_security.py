@@ -15,6 +15,7 @@ from typing import Any
 from fastapi import Request, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .._offload import off_loop
 from ..errors import ShitsujiError
 from ._accounts import SESSION_TTL
 from ._backend import Backend
@@ -55,7 +56,7 @@ def session_member(request: Request) -> Member | None:
 
 async def signed_in(request: Request) -> Member:
     """The signed-in member; state-changing requests must carry the session's CSRF token."""
-    member = session_member(request)
+    member = await off_loop(session_member, request)
     if member is None:
         raise NotSignedIn("sign in first")
     if request.method not in SAFE_METHODS:

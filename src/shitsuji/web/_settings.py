@@ -128,7 +128,7 @@ def _settings_page(request: Request, member: Member, status: int = 200, **values
 
 
 @router.get("/settings", response_class=HTMLResponse)
-async def settings_page(
+def settings_page(
     member: Signed, request: Request, done: Literal["saved", "password_changed"] | None = None
 ) -> Response:
     return _settings_page(request, member, notice=words(request, member)(done) if done else None)
@@ -165,9 +165,7 @@ async def password_form(
 
 
 @router.post("/settings/invite", response_class=HTMLResponse)
-async def invite_form(
-    member: Signed, request: Request, user: Annotated[str, Form(max_length=64)] = ""
-) -> Response:
+def invite_form(member: Signed, request: Request, user: Annotated[str, Form(max_length=64)] = "") -> Response:
     try:
         token, invitation = invite(backend_of(request), member, user)
     except UserInputError as exc:
@@ -185,12 +183,12 @@ def _join_page(request: Request, token: str, status: int = 200, error: str | Non
 
 
 @router.get("/join/{token}", response_class=HTMLResponse)
-async def join_form(token: str, request: Request) -> Response:
+def join_form(token: str, request: Request) -> Response:
     return _join_page(request, token)
 
 
 @router.post("/join/{token}", response_class=HTMLResponse)
-async def join(
+def join(
     token: str, request: Request, password: Password = "", password2: Password = "", csrf: str = Form("")
 ) -> Response:
     t = words(request)
@@ -236,7 +234,7 @@ class TimeZoneIn(_Strict):
 
 
 @api.post("/invitations", tags=["household"])
-async def api_invite(body: InviteIn, member: Signed, request: Request) -> dict[str, Any]:
+def api_invite(body: InviteIn, member: Signed, request: Request) -> dict[str, Any]:
     """A one-time link (shown this once, valid 48 hours) for a new member to join, or for the other
     member to choose a new password. A newer link for the same person replaces the older one."""
     token, invitation = invite(backend_of(request), member, body.user)
@@ -248,7 +246,7 @@ async def api_invite(body: InviteIn, member: Signed, request: Request) -> dict[s
 
 
 @api.post("/join", tags=["household"])
-async def api_join(body: JoinIn, request: Request, response: Response) -> dict[str, Any]:
+def api_join(body: JoinIn, request: Request, response: Response) -> dict[str, Any]:
     """Signed out: use a link's token with the password you choose; you are signed in as its member."""
     found = accept(backend_of(request), body.token, body.password)
     member = open_session(request, response, found.household, found.user)

@@ -1,0 +1,44 @@
+"""The one way async code calls blocking work: ``await off_loop(fn, *args)`` runs it in a worker thread.
+
+The event loop serves every open page, stream and webhook of a process; it must never wait on
+the database (a psycopg round trip, a SQLite lock), an embedding or a blocking client. Code on
+the loop hands such work to ``off_loop`` at the boundary, a whole unit at a time: a function
+that opens a transaction commits it before it returns, so a transaction stays on one thread
+from BEGIN to COMMIT (never split across two hops, never held across an ``await``).
+
+A cancelled caller does not abandon the thread: the call runs to its end (its transaction
+commits or rolls back there) and only then is the cancellation delivered. The threads are
+anyio's pool, the one FastAPI runs plain ``def`` routes in; its limit on a loop is ``THREADS``.
+
+``THREADS`` is 1 for now: the stores still share one connection each between threads, and a
+SQLite ``write()`` lets its lock go before ``COMMIT`` (issue 19's storage work makes transactions
+thread-safe; then raise it). One thread already frees the loop: the work queues there, in order,
+as it did on the loop, while the loop keeps serving streams, webhooks and health checks.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import anyio.to_thread
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+THREADS = 1
+
+
+def bound_threads() -> None:
+    """Hold the running loop's worker threads (``off_loop`` and FastAPI's ``def`` routes) to ``THREADS``."""
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    if limiter.total_tokens != THREADS:
+        limiter.total_tokens = THREADS
+
+
+async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """``fn(*args, **kwargs)`` in a worker thread; the loop serves others meanwhile."""
+    bound_threads()
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
