@@ -25,6 +25,7 @@ from ._security import (
     client_address,
     close_session,
     open_session,
+    reserve_attempt,
     signed_in,
 )
 
@@ -98,19 +99,21 @@ async def sign_in(
         name = home.name
     except ShitsujiError:
         home, name = None, household or "?"
-    keys = [f"member:{name}/{user}", f"addr:{client_address(request)}"]
-    attempt = backend.accounts.begin_attempt(keys)  # counted before the check, atomically
-    if attempt.retry_after:
-        backend.accounts.record("signin.limited", home.name if home else None, user, address=keys[1][5:])
-        raise RateLimited(attempt.retry_after)
+    address = client_address(request)
+    try:
+        attempt, keys = await reserve_attempt(request, name, user)  # counted before the check, atomically
+    except RateLimited:
+        backend.accounts.record("signin.limited", home.name if home else None, user, address=address)
+        raise
     member_ok = home is not None and user in home.members
     stored = backend.accounts.password_hash(name, user)
     if not await asyncio.to_thread(backend.accounts.matches, stored, password) or not member_ok:
-        backend.accounts.record("signin.failed", home.name if home else None, user, address=keys[1][5:])
-        raise UserInputError("wrong user or password")  # the reserved attempt stays a failure
+        backend.accounts.failed(attempt)  # the reserved attempt stays a failure
+        backend.accounts.record("signin.failed", home.name if home else None, user, address=address)
+        raise UserInputError("wrong user or password")
     assert stored is not None
     backend.accounts.upgrade(name, user, stored, password)
-    backend.accounts.succeeded(attempt, clear=keys[:1])
+    backend.accounts.succeeded(attempt, clear=keys)
     return open_session(request, response, name, user)
 
 
@@ -324,9 +327,11 @@ async def reject(proposal_id: Id, member: Signed, request: Request) -> JSONRespo
 
 
 @router.get("/line", tags=["line"])
-async def line_status(member: Signed, request: Request) -> dict[str, bool]:
-    """Whether a LINE account is linked to the member."""
-    return {"linked": backend_of(request).line_status(member)}
+async def line_status(member: Signed, request: Request) -> dict[str, Any]:
+    """Whether a LINE account is linked to the member, and which (its id masked, when linked);
+    ``DELETE /api/line`` removes it."""
+    links = backend_of(request).line_links.links_of(member.household, member.user)
+    return {"linked": bool(links), "links": links}
 
 
 @router.post("/line/code", tags=["line"])

@@ -22,6 +22,8 @@ from ._api import router as api_router
 from ._backend import Backend
 from ._pages import render_error
 from ._pages import router as page_router
+from ._recovery import api as recovery_api
+from ._recovery import router as recovery_router
 from ._security import CsrfRejected, LimitBody, NotSignedIn, RateLimited
 from ._settings import api as settings_api
 from ._settings import router as settings_router
@@ -119,6 +121,8 @@ def create_app(
     app.include_router(settings_api)
     app.include_router(page_router)
     app.include_router(settings_router)
+    app.include_router(recovery_api)
+    app.include_router(recovery_router)
     app.include_router(line.router() if line is not None else not_configured_router())
 
     @app.middleware("http")
@@ -127,6 +131,10 @@ def create_app(
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Referrer-Policy", "same-origin")
+        if not request.url.path.startswith("/static/"):
+            # pages and JSON carry a member's data and CSRF token (the sign-in forms their own token):
+            # no browser or proxy cache keeps them; only the static files may be cached
+            response.headers.setdefault("Cache-Control", "no-store")
         response.headers.setdefault(
             "Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
