@@ -73,7 +73,13 @@ class LineChannel:
         """Answer one event; ``key`` (its webhook event id) makes a retried turn store the words once."""
         try:
             event = Event.from_dict(raw)
-        except (ValueError, ValidationError) as exc:  # an event type this SDK does not know
+        except (
+            ValueError,
+            ValidationError,
+            TypeError,
+            KeyError,
+            AttributeError,
+        ) as exc:  # unknown or malformed
             log.info("LINE event %s skipped: %s", raw.get("type"), str(exc)[:200])
             return []
         user: str | None = getattr(event.source, "user_id", None)
