@@ -198,6 +198,17 @@ def test_a_card_number_on_line_is_refused_for_what_it_is(site: LineSite) -> None
     assert "credit card number" in english
 
 
+def test_a_card_number_in_the_web_chat_is_refused_for_what_it_is_in_the_members_language(
+    site: LineSite,
+) -> None:
+    wife, csrf = web(site, "wife")
+    body = {"message": "カード番号は 4111 1111 1111 1111 です"}
+    ja = wife.post("/api/chat", json=body, headers={**csrf, "Accept-Language": "ja"})
+    assert ja.status_code == 400 and "クレジットカード番号" in ja.json()["message"]
+    en = wife.post("/api/chat", json=body, headers={**csrf, "Accept-Language": "en"})
+    assert "credit card number" in en.json()["error"] and "message" not in en.json()  # the same words
+
+
 # -- 11: a household behind one NAT ----------------------------------------------------------------
 
 

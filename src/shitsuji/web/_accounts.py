@@ -35,7 +35,6 @@ MAX_PASSWORD = 1024
 SESSION_TTL = timedelta(days=30)
 FAILURE_WINDOW = timedelta(minutes=15)
 MAX_FAILURES = 5
-IN_FLIGHT = 5  # sign-in checks running at once from one address; more wait their turn
 STALE = timedelta(seconds=60)  # an in-flight mark this old is a request that died: a failure
 
 Clock = Callable[[], datetime]
@@ -202,9 +201,11 @@ class Accounts:
 
         ``keys`` (a member) count every attempt as a failure until ``succeeded`` releases it, so a
         burst of concurrent guesses at one member gets no more checks than one guess after another.
-        ``addresses`` count failures only: an attempt running now is marked in flight, and at most
-        ``IN_FLIGHT`` run at once from one address (more are told ``busy`` and wait their turn), so
-        the members of a household behind one NAT signing in together are never refused.
+        ``addresses`` count failures only: an attempt running now is marked in flight, and while an
+        address's failures and running checks together reach ``MAX_FAILURES`` the next attempt is
+        told ``busy`` and waits its turn — so concurrent guesses from one address get exactly as
+        many checks as guesses one after another, and the members of a household behind one NAT
+        signing in together are never refused (a right password frees its place at once).
         Checking and reserving happen in one write transaction (threads, tasks, processes).
         """
         now = self.clock()
@@ -219,8 +220,8 @@ class Accounts:
             )
             if wait:
                 return Attempt((), wait)
-            if any(self._running(conn, key, now) >= IN_FLIGHT for key in addresses):
-                return Attempt((), 0, busy=True)
+            if any(self._load(conn, key, since) >= MAX_FAILURES for key in addresses):
+                return Attempt((), 0, busy=True)  # failures + checks running fill the allowance: wait
             rowids = [
                 conn.execute(
                     "INSERT INTO login_failures (key, at, in_flight) VALUES (?, ?, ?) RETURNING rowid",
@@ -261,10 +262,10 @@ class Accounts:
         return max((self._wait(self._conn, key, since, now) for key in keys), default=0)
 
     @staticmethod
-    def _running(conn: db.Tx, key: str, now: datetime) -> int:
+    def _load(conn: db.Tx, key: str, since: str) -> int:
+        """An address's failures in the window plus its checks running now."""
         row = conn.execute(
-            "SELECT COUNT(*) FROM login_failures WHERE key = ? AND in_flight = 1 AND at > ?",
-            (key, (now - STALE).isoformat()),
+            "SELECT COUNT(*) FROM login_failures WHERE key = ? AND at > ?", (key, since)
         ).fetchone()
         return int(row[0])
 

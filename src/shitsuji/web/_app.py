@@ -20,6 +20,7 @@ from ..agent import Busy, ModelNotConfigured
 from ..errors import ModelError, NotFoundError, ShitsujiError, UserInputError
 from ._api import router as api_router
 from ._backend import Backend
+from ._locale import said, words
 from ._pages import render_error
 from ._pages import router as page_router
 from ._recovery import api as recovery_api
@@ -150,8 +151,13 @@ def create_app(
             return RedirectResponse("/login", status_code=303)
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
         if _wants_json(request):
-            return JSONResponse({"error": str(exc)}, status_code=status, headers=headers)
-        return render_error(request, str(exc), status)
+            body = {"error": str(exc)}
+            shown = said(words(request), exc) if isinstance(exc, UserInputError) else str(exc)
+            if shown != body["error"]:  # the refusal's own reason in the member's language too
+                body["message"] = shown
+            return JSONResponse(body, status_code=status, headers=headers)
+        shown = said(words(request), exc) if isinstance(exc, UserInputError) else str(exc)
+        return render_error(request, shown, status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -34,6 +34,7 @@ from ._security import (
     reserve_attempt,
     signed_in,
 )
+from ._settings import new_password
 
 router = APIRouter(include_in_schema=False)
 api = APIRouter(prefix="/api")
@@ -102,8 +103,6 @@ async def forgot(
     password2: Text = "",
     csrf: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
-    from ._settings import new_password
-
     t = words(request)
     if not login_form_ok(request, csrf):
         return _forgot_page(request, 403, t("error_403"), user)
