@@ -111,6 +111,27 @@ def test_a_forgotten_password_is_reset_through_the_members_own_line(site: LineSi
     assert not {a for a, who in actions(wife) if who == "husband" and a.startswith("password")}
 
 
+def test_the_forgot_page_and_the_settings_unlink_form(site: LineSite) -> None:
+    code = reset_code(line_answer(site, HUSBAND, "パスワード再設定"))
+    browser = client_of(site, headers={"Accept-Language": "ja"})
+    form = browser.get("/forgot")
+    assert form.status_code == 200 and "再設定コード" in form.text
+    token = re.search(r'name="csrf" value="([^"]+)"', form.text)
+    assert token
+    fields = {"csrf": token[1], "user": "husband", "household": HOME, "code": code}
+    done = browser.post(
+        "/forgot", data={**fields, "password": "atarashii-pass", "password2": "atarashii-pass"}
+    )
+    assert done.status_code == 303 and done.headers["location"] == "/"
+    settings = browser.get("/settings")
+    assert "…" + HUSBAND[-4:] in settings.text and "/settings/line/unlink" in settings.text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', settings.text)
+    assert csrf
+    gone = browser.post("/settings/line/unlink", data={"csrf": csrf[1]})
+    assert gone.status_code == 303 and site.backend.line_links.of_member(HOME, "husband") is None
+    assert "LINE のリンクを解除しました" in browser.get(gone.headers["location"]).text
+
+
 def test_reset_codes_share_the_sign_in_limit(site: LineSite) -> None:
     body = {"user": "husband", "household": HOME, "password": "atarashii-pass", "code": "AAAA-AAAA"}
     codes = [httpx.post(f"{site.url}/api/password/reset", json=body).status_code for _ in range(6)]
@@ -162,6 +183,24 @@ def test_audit_numbers_count_only_the_households_own_rows(site: LineSite) -> Non
     every = sorted(e.seq or 0 for e in log.events(household=HOME))
     assert every == list(range(1, len(every) + 1))  # the other household's rows are not counted
     assert {e["seq"] for e in wife.get("/api/audit").json()} <= set(every)
+
+
+def test_line_answers_never_carry_the_spouses_or_the_neighbours_memories(site: LineSite) -> None:
+    memory = site.backend.butler.memory
+    memory.remember(
+        SECRET_RING + " CANARYRING", "household/futari/user/husband", provenance={"by": "husband"}
+    )
+    memory.remember("隣の金庫の番号 CANARYSAFE", "household/tonari", provenance={"by": "neighbour"})
+
+    def sent_after_search(user: str) -> str:
+        site.script.then(tool_use_response(("toolu_s", "search_memory", {"query": "指輪の予算 金庫の番号"})))
+        before = len(site.script.requests)
+        line_answer(site, user, "指輪のこと覚えてる？")
+        return str([r.messages for r in site.script.requests[before:]])
+
+    seen_by_wife = sent_after_search(WIFE)
+    assert "toolu_s" in seen_by_wife and "CANARYRING" not in seen_by_wife and "CANARYSAFE" not in seen_by_wife
+    assert "CANARYRING" in sent_after_search(HUSBAND)  # the control: his own memory answers him
 
 
 # -- 4, 5: the password change and caching -------------------------------------------------------
