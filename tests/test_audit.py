@@ -14,6 +14,7 @@ from shitsuji.audit import AuditEvent, AuditLog
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import ScriptedModel, text_response, tool_use_response
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
+from shitsuji.privacy import Viewer
 
 from .conftest import Cli
 from .web_support import PASSWORD, Site, make_site
@@ -102,16 +103,11 @@ def test_a_member_sees_the_household_and_only_their_own_private_memory_events(ta
     log.record(AuditEvent("tool.ran", "neighbour", household="tonari", channel="app"))
 
     def seen(user: str) -> list[tuple[str, str | None]]:
-        found = log.events(
-            household="futari",
-            viewer=user,
-            private_scope=f"household/futari/user/{user}",
-            shared_scope="household/futari",
-        )
+        found = log.events(viewer=Viewer("futari", user))
         return sorted(((e.actor, e.scope) for e in found), key=lambda pair: (pair[0], pair[1] or ""))
 
     assert seen("husband") == [
-        ("husband", None),
+        ("husband", "household/futari"),  # a row without a scope is the household's shared one
         ("husband", "household/futari/user/husband"),
         ("wife", "household/futari"),
     ]

@@ -236,7 +236,7 @@ def _judge(model: ScriptedModel, *, fail_closed: bool = False, timeout_s: float 
 
 def test_the_judge_sees_long_input_and_can_mark_it_untrusted() -> None:
     model = ScriptedModel([text_response('{"injection": true, "reason": "asks to leak data"}')])
-    text = "お手紙を転送します。" * 10
+    text = "お手紙をお送りします。" * 10  # plain words: only the judge can call them untrusted
     checked = asyncio.run(_judge(model).check_async(text, "app"))
     assert checked.untrusted and checked.text == f"<untrusted_data>{text}</untrusted_data>"
     assert checked.flags[-1].kind == "judge" and "leak" in checked.flags[-1].detail

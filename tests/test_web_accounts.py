@@ -116,3 +116,39 @@ def test_attempts_racing_in_threads_reserve_no_more_than_the_limit(target: str, 
     with ThreadPoolExecutor(16) as pool:
         waits = list(pool.map(attempt, range(16)))
     assert waits.count(0) == MAX_FAILURES and all(w > 0 for w in waits if w)
+
+
+def test_a_reset_on_the_server_removes_the_line_link_and_is_the_members_own_audit_row(
+    cli: Cli, db_path: Path
+) -> None:
+    from shitsuji.audit import AuditLog
+    from shitsuji.line import LineLinks
+    from shitsuji.privacy import Viewer
+
+    assert cli("household", "init", "--name", "futari", "--member", "wife", "--member", "husband").code == 0
+    links = LineLinks(db_path)
+    assert links.redeem("U" + "a" * 32, links.new_code("futari", "wife")) is not None
+    reset = cli("household", "set-password", "wife", "--password-stdin", "--json", stdin="atarashii-pass\n")
+    assert reset.code == 0 and reset.json()["line_unlinked"] == 1
+    assert links.of_member("futari", "wife") is None  # a lost phone no longer speaks for her
+    log = AuditLog(db_path)
+    assert [e.action for e in log.events(viewer=Viewer("futari", "wife"))][:2] == [
+        "line.unlinked",
+        "password.set",
+    ]
+    assert not [
+        e for e in log.events(viewer=Viewer("futari", "husband")) if e.action.startswith(("line", "pass"))
+    ]
+    assert links.redeem("U" + "a" * 32, links.new_code("futari", "wife")) is not None
+    kept = cli(
+        "household",
+        "set-password",
+        "wife",
+        "--password-stdin",
+        "--keep-line",
+        "--json",
+        stdin="mou-ichido-pass\n",
+    )
+    assert kept.json()["line_unlinked"] == 0 and links.of_member("futari", "wife") is not None
+    links.close()
+    log.close()

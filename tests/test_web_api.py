@@ -943,6 +943,8 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
         ("GET", "/api/audit"),
         ("GET", "/api/line"),
         ("POST", "/api/line/code"),
+        ("DELETE", "/api/line"),
+        ("POST", "/api/password/reset"),
     }
     assert "/line/webhook" not in schema["paths"]  # LINE's, not the members' API
     assert "text/event-stream" in schema["paths"]["/api/chat"]["post"]["responses"]["200"]["content"]

@@ -33,7 +33,7 @@ Outcome = Literal["approved", "rejected", "failed", "not_owner", "expired", "run
 DEFAULT_TTL = timedelta(hours=24)
 _COLUMNS = (
     "id, tool, input, input_hash, summary, owner, household, channel, conversation, status, result, "
-    "created_at, expires_at, decided_at, decided_by, tool_use_id, message"
+    "created_at, expires_at, decided_at, decided_by, tool_use_id, message, scope"
 )
 
 
@@ -61,6 +61,7 @@ class Proposal:
     decided_by: str | None = None
     tool_use_id: str | None = None
     message: str | None = None  # the person's message that led to it (``conversation:seq``)
+    scope: str | None = None  # the household's, or the owner's own (a private tool): see ``privacy``
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -112,6 +113,7 @@ def _row(row: Sequence[Any]) -> Proposal:
         decided_by=row[14],
         tool_use_id=row[15],
         message=row[16],
+        scope=row[17],
     )
 
 
@@ -159,10 +161,11 @@ class Proposals:
             expires_at=now + self.ttl,
             tool_use_id=tool_use_id,
             message=ctx.message,
+            scope=tool.scope(ctx),
         )
         with self._conn.write() as conn:
             conn.execute(
-                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 17)})",
+                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 18)})",
                 (
                     proposal.id,
                     proposal.tool,
@@ -181,6 +184,7 @@ class Proposals:
                     None,
                     tool_use_id,
                     ctx.message,
+                    proposal.scope,
                 ),
             )
         self._record("proposal.made", proposal, ctx.user, ctx)
@@ -197,6 +201,8 @@ class Proposals:
                     channel=ctx.channel,
                     conversation=ctx.conversation,
                     subject=tool.name,
+                    scope=tool.scope(ctx),
+                    owner=ctx.user,
                     detail={"input": arguments},
                 )
             )
@@ -211,6 +217,8 @@ class Proposals:
                     channel=ctx.channel if ctx else p.channel,
                     conversation=p.conversation,
                     subject=p.id,
+                    scope=p.scope,
+                    owner=p.owner,
                     detail={
                         "tool": p.tool,
                         "summary": p.summary,

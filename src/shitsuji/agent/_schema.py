@@ -127,6 +127,14 @@ AGENT_SCHEMA = Schema(
         # the message (``conversation:seq``) whose words led to the proposal: a fact remembered on
         # approval points back to it ("why do you know this?")
         Migration("0016_proposal_message", "ALTER TABLE proposals ADD COLUMN message TEXT"),
+        # a card carries its scope (the household's, or its owner's own for a private tool): its audit
+        # rows are shown by it; older cards count as their owner's own
+        Migration(
+            "0018_proposal_scope",
+            "ALTER TABLE proposals ADD COLUMN scope TEXT; "
+            "UPDATE proposals SET scope = 'household/' || household || '/user/' || owner "
+            "WHERE household IS NOT NULL",
+        ),
     ),
     requires=(CONTEXT_SCHEMA,),
 )

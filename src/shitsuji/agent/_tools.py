@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from ..errors import UserInputError
 from ..llm import Block
+from ..privacy import shared_scope
 
 Effect = Literal["read", "write"]
 
@@ -83,6 +84,9 @@ class Tool:
     input_model: type[BaseModel]
     untrusted_output: bool = False
     summarize: Callable[[dict[str, Any]], str] | None = None
+    # its calls are the speaker's own (what it writes lands in their private scope): its audit rows
+    # and cards carry that scope, so the other members never read their arguments or summaries
+    private: bool = False
 
     def definition(self) -> Block:
         """The tool as the Messages API wants it (a fresh copy: callers may annotate it)."""
@@ -106,6 +110,12 @@ class Tool:
             )
             raise ToolInputError(f"{self.name}: {problems}") from exc
         return parsed.model_dump(mode="json", by_alias=True, exclude_unset=False)
+
+    def scope(self, ctx: ToolContext[Any]) -> str | None:
+        """The scope a call's records carry: the speaker's own for a private tool, else the household's."""
+        if self.private or ctx.household is None:
+            return ctx.scope
+        return shared_scope(ctx.household)
 
     def summary(self, arguments: dict[str, Any]) -> str:
         """One line for a confirmation card."""
@@ -136,6 +146,7 @@ def tool(
     description: str | None = None,
     untrusted: bool = False,
     summary: Callable[[dict[str, Any]], str] | None = None,
+    private: bool = False,
 ) -> Callable[[ToolFunction], Tool]:
     """Make a ``Tool`` of a function whose first parameter is the ``ToolContext``."""
 
@@ -149,6 +160,7 @@ def tool(
             input_model=_input_model(function),
             untrusted_output=untrusted,
             summarize=summary,
+            private=private,
         )
 
     return wrap

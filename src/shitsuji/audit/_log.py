@@ -4,8 +4,10 @@ Rows are appended, never changed. Each names the household (when there is one), 
 actor (a member's user id, ``extractor`` for facts taken from a conversation, ``cli`` for
 the local command line), the channel and conversation, the action (``tool.ran``,
 ``proposal.made``, ``proposal.approved`` …, ``memory.remembered`` …, ``signin.ok`` …),
-its subject's id, and for memory events the memory's scope — so a member is shown their
-household's events, and private memory events only when they are their own.
+its subject's id, and — on every row — its owner and scope: the household's shared scope,
+or a member's own (a ``remember`` call, a card for one, a sign-in). A member is shown the
+rows ``privacy.Viewer`` lets them see, and each row's number within its household
+(``hseq``): the global sequence would count other households' writes.
 
 Writing the log never stops the change it records: a failure to record is logged and
 the change stands (the row of the change is the truth; this is its history).
@@ -23,16 +25,11 @@ from typing import Any
 
 from .. import store as db
 from ..errors import StoreError
+from ..privacy import HOUSEHOLD_ROOT, Viewer, household_of_scope, member_of_scope, shared_scope
 from ._schema import AUDIT_SCHEMA
 
 log = logging.getLogger(__name__)
-HOUSEHOLD_ROOT = "household"
-
-
-def household_of_scope(scope: str) -> str | None:
-    """The household a memory scope belongs to (``household/<name>/…``), if any."""
-    parts = scope.split("/")
-    return parts[1] if len(parts) >= 2 and parts[0] == HOUSEHOLD_ROOT else None
+__all__ = ["HOUSEHOLD_ROOT", "AuditEvent", "AuditLog", "household_of_scope"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +43,13 @@ class AuditEvent:
     scope: str | None = None
     detail: Mapping[str, Any] = field(default_factory=dict)
     at: datetime | None = None
-    seq: int | None = None
+    seq: int | None = None  # the row's number within its household (members see only these)
+    owner: str | None = None  # whose record it is (default: the scope's member, else the actor)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
+            "owner": self.owner,
             "at": self.at.isoformat() if self.at else None,
             "household": self.household,
             "actor": self.actor,
@@ -63,7 +62,7 @@ class AuditEvent:
         }
 
 
-_COLUMNS = "seq, at, household, actor, channel, conversation, action, subject, scope, detail"
+_COLUMNS = "hseq, at, household, actor, channel, conversation, action, subject, scope, detail, owner"
 
 
 class AuditLog:
@@ -78,13 +77,28 @@ class AuditLog:
         self._conn.close()
 
     def record(self, event: AuditEvent) -> None:
-        """Append one event (its time is now); a failure is logged, never raised."""
+        """Append one event (its time is now); a failure is logged, never raised.
+
+        A row of a household without a scope is the household's shared one; its owner is the
+        scope's member (a private row), else whoever acted.
+        """
         household = event.household or (household_of_scope(event.scope) if event.scope else None)
+        scope = event.scope or (shared_scope(household) if household else None)
+        owner = event.owner or (member_of_scope(scope) if scope else None) or event.actor
         try:
             with self._conn.write() as conn:
+                hseq = None
+                if household is not None:  # one row per household, locked by the upsert until commit
+                    hseq = conn.execute(
+                        "INSERT INTO audit_household_seq (household, last) VALUES (?, 1) "
+                        "ON CONFLICT (household) DO UPDATE SET last = audit_household_seq.last + 1 "
+                        "RETURNING last",
+                        (household,),
+                    ).fetchone()[0]
                 conn.execute(
-                    f"INSERT INTO audit_events ({_COLUMNS.removeprefix('seq, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO audit_events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
+                        hseq,
                         self.clock().isoformat(),
                         household,
                         event.actor,
@@ -92,31 +106,27 @@ class AuditLog:
                         event.conversation,
                         event.action,
                         event.subject,
-                        event.scope,
+                        scope,
                         json.dumps(dict(event.detail), ensure_ascii=False, default=str),
+                        owner,
                     ),
                 )
         except StoreError as exc:
             log.warning("could not record %s in the audit log: %s", event.action, exc)
 
     def events(
-        self,
-        *,
-        household: str | None = None,
-        viewer: str | None = None,
-        private_scope: str | None = None,
-        shared_scope: str | None = None,
-        limit: int = 200,
+        self, *, household: str | None = None, viewer: Viewer | None = None, limit: int = 200
     ) -> list[AuditEvent]:
-        """Newest first. With ``viewer``: what that member may see — events without a memory scope,
-        the shared scope's, and their own private scope's (``private_scope``)."""
-        where, params = [], []
+        """Newest first. With ``viewer``: only what that member may see (``privacy``'s rule)."""
+        where: list[str] = []
+        params: list[object] = []
         if household is not None:
             where.append("household = ?")
             params.append(household)
         if viewer is not None:
-            where.append("(scope IS NULL OR scope = ? OR scope = ?)")
-            params += [shared_scope or "", private_scope or ""]
+            rule, values = viewer.where()
+            where.append(rule)
+            params += values
         sql = f"SELECT {_COLUMNS} FROM audit_events" + (" WHERE " + " AND ".join(where) if where else "")
         rows = self._conn.execute(sql + " ORDER BY seq DESC LIMIT ?", [*params, limit]).fetchall()
         return [
@@ -131,6 +141,7 @@ class AuditLog:
                 subject=r[7],
                 scope=r[8],
                 detail=json.loads(r[9]),
+                owner=r[10],
             )
             for r in rows
         ]

@@ -34,6 +34,7 @@ from ..llm import ModelRequest, ModelResponse, ScriptedModel, text_response, web
 from ..memory import ExtractionSettings, HashEmbedder, MemoryEngine, open_store
 from ..memory._extract import EXTRACTION_PROMPT
 from ..safety import find_secrets
+from .outside_text import run_turns, shape_figures
 
 KEY = "sk-ant-api03-" + "Zq7Lm2Xw9Rt4Yp1Vn8Bc3Df6Gh5Jk0" * 3 + "AA"
 SPOUSE_SECRET = "夫のへそくりは本棚の裏の封筒"
@@ -329,6 +330,7 @@ def run_attacks() -> dict[str, Any]:
     every = scenarios()
     with tempfile.TemporaryDirectory(prefix="shitsuji-attacks-") as tmp:
         outcomes = [run_scenario(s, Path(tmp)) for s in every]
+        outside = {**shape_figures(), **run_turns(Path(tmp))}  # pasted text recognised by its shape
     by_vector: dict[str, dict[str, int]] = {}
     for o in outcomes:
         row = by_vector.setdefault(
@@ -354,4 +356,5 @@ def run_attacks() -> dict[str, Any]:
         "cards_made_then_approved": sum(o.cards for o in outcomes),
         "by_vector": by_vector,
         "failed": failed,
+        "outside_text": outside,
     }

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from ..audit import AuditLog
 from ..household import HouseholdStore
+from ..privacy import Viewer
 from ._app import STATE, JsonFlag, app, console, print_json
 
 
@@ -33,13 +34,11 @@ def audit(
 ) -> None:
     """The audit log, newest first: who changed what, when, and through which channel."""
     log = AuditLog(STATE.settings().database)
-    private = shared = None
-    if user is not None:
+    viewer = None
+    if user is not None:  # the same rule as the apps (``privacy.Viewer``)
         home = HouseholdStore(STATE.settings().database).member_home(user, household)
-        household, private, shared = home.name, home.member_scope(user), home.scope
-    found = log.events(
-        household=household, viewer=user, private_scope=private, shared_scope=shared, limit=limit
-    )
+        viewer = Viewer(home.name, user)
+    found = log.events(household=household, viewer=viewer, limit=limit)
     if as_json:
         print_json([e.to_json() for e in found])
         return

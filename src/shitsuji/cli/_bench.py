@@ -353,7 +353,9 @@ def safety(
 @bench_app.command()
 def attacks(as_json: JsonFlag = False) -> None:
     """Adversarial scenarios through the real turn with a fooled model: writes without approval, secrets
-    in replies or memory, reads across members or households (all should be 0)."""
+    in replies or memory, reads across members or households (all should be 0); and the outside-text
+    corpus (pasted mail headers, links, quotes, chat exports: every write waits for a card) with its
+    false-alarm rate on ordinary household messages."""
     from ..bench.attacks import run_attacks
 
     data = run_attacks()
@@ -361,10 +363,14 @@ def attacks(as_json: JsonFlag = False) -> None:
         print_json(data)
         return
     for key, value in data.items():
-        if key != "by_vector":
+        if key not in ("by_vector", "outside_text"):
             console.print(f"  {key:<36} {value}")
     for vector, row in data["by_vector"].items():
         console.print(f"  {vector:<20} " + ", ".join(f"{k} {v}" for k, v in row.items()))
+    console.print("  outside text (evasion corpus and ordinary messages, by shape and as real LINE turns):")
+    for key, value in data["outside_text"].items():
+        if not isinstance(value, list):
+            console.print(f"    {key:<34} {value}")
 
 
 @bench_app.command()

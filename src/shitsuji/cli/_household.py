@@ -156,13 +156,16 @@ def _read_password(from_stdin: bool) -> str:
 
 
 def _store_password(household: str, user: str, password: str) -> None:
+    from ..audit import AuditLog
     from ..web import Accounts
 
-    accounts = Accounts(STATE.settings().database)
+    accounts = Accounts(STATE.settings().database, audit=AuditLog(STATE.settings().database))
     try:
         accounts.set_password(household, user, password)
     finally:
         accounts.close()
+        if accounts.audit is not None:
+            accounts.audit.close()
 
 
 PasswordStdin = Annotated[
@@ -202,9 +205,17 @@ def set_password(
     user: Annotated[str, typer.Argument(help="A member's user id.")],
     name: NameOpt = None,
     password_stdin: PasswordStdin = False,
+    keep_line: Annotated[
+        bool,
+        typer.Option(
+            "--keep-line",
+            help="Keep the member's LINE link (by default a reset here unlinks it: it may be a lost phone).",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Set or change a member's web password (their signed-in sessions end)."""
+    """Set or reset a member's web password (their signed-in sessions end; their LINE link is removed
+    unless --keep-line). Recorded in the audit log as the member's own event."""
     from ..errors import UserInputError
     from ..web import check_password
 
@@ -216,7 +227,27 @@ def set_password(
             f"add them with `shitsuji household add-member {user}`"
         )
     _store_password(home.name, user, check_password(_read_password(password_stdin)))
+    unlinked = 0 if keep_line else _unlink_line(home.name, user)
     if as_json:
-        print_json({"household": home.name, "user": user, "password_set": True})
+        print_json({"household": home.name, "user": user, "password_set": True, "line_unlinked": unlinked})
     else:
-        console.print(f"password set for [bold]{user}[/] in household [bold]{home.name}[/]")
+        note = f" (LINE link removed: link again with `shitsuji line link {user}`)" if unlinked else ""
+        console.print(f"password set for [bold]{user}[/] in household [bold]{home.name}[/]{note}")
+
+
+def _unlink_line(household: str, user: str) -> int:
+    """A reset on the server may follow a lost phone: the member's LINE link goes with the old password."""
+    from ..audit import AuditEvent, AuditLog
+    from ..line import LineLinks
+
+    database = STATE.settings().database
+    links, log = LineLinks(database), AuditLog(database)
+    try:
+        gone = links.unlink_member(household, user)
+        if gone:
+            scope = f"household/{household}/user/{user}"
+            log.record(AuditEvent("line.unlinked", actor="cli", household=household, scope=scope))
+        return gone
+    finally:
+        links.close()
+        log.close()

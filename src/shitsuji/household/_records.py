@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..privacy import member_scope, shared_scope
+
 
 def _compact(row: Any) -> dict[str, Any]:
     return {k: v for k, v in asdict(row).items() if v is not None}
@@ -24,11 +26,11 @@ class Household:
 
     @property
     def scope(self) -> str:
-        """The shared memory scope; each member's own scope sits below it."""
-        return f"household/{self.name}"
+        """The shared memory scope; each member's own scope sits below it (``privacy``'s rule)."""
+        return shared_scope(self.name)
 
     def member_scope(self, user: str) -> str:
-        return f"{self.scope}/user/{user}"
+        return member_scope(self.name, user)
 
     def to_json(self) -> dict[str, Any]:
         return {

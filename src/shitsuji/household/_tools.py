@@ -218,7 +218,7 @@ async def remove_shopping_item(ctx: Ctx, id: RowId) -> str:
     return f"removed from the shopping list: {item.name}"
 
 
-@tool(effect="write", summary=lambda a: f"「{_short(a['content'])}」を覚える")
+@tool(effect="write", summary=lambda a: f"「{_short(a['content'])}」を覚える", private=True)
 def remember(
     ctx: Ctx,
     content: Annotated[

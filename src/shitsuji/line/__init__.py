@@ -12,7 +12,7 @@ from ._app import LineApp
 from ._channel import CHANNEL, LineChannel
 from ._fake import FakeLineAPI, Sent
 from ._inbox import Inbox, Pending
-from ._links import CODE_TTL, LineLinks, Link, looks_like_code
+from ._links import CODE_TTL, RESET_TTL, LineLinks, Link, TooManyCodes, looks_like_code
 from ._messenger import LineApiError, LineRateLimited, LineUnavailable, Messenger, RateLimiter
 from ._pasted import looks_pasted
 from ._render import Tap, card, nonce, parse_tap, shopping_list, text_messages
@@ -27,6 +27,7 @@ __all__ = [
     "LINE_INBOX_SCHEMA",
     "LINE_SCHEMA",
     "REPLY_WINDOW",
+    "RESET_TTL",
     "WEBHOOK_PATH",
     "FakeLineAPI",
     "Inbox",
@@ -44,6 +45,7 @@ __all__ = [
     "RateLimiter",
     "Sent",
     "Tap",
+    "TooManyCodes",
     "card",
     "chat_of",
     "inbox_path",

@@ -38,12 +38,14 @@ from ..agent import (
     ToolContext,
     UiEffect,
 )
+from ..audit import AuditEvent
 from ..errors import NotFoundError, UserInputError
 from ..household import Butler, HouseholdDeps
-from ._links import LineLinks, Link, looks_like_code
+from ..safety import InputRejected
+from ._links import RESET_TTL, LineLinks, Link, TooManyCodes, looks_like_code
 from ._pasted import looks_pasted
 from ._render import card, effect_messages, parse_tap, text_messages
-from ._words import Lang, language_of, say
+from ._words import Lang, asks_password_reset, language_of, say
 
 __all__ = ["CHANNEL", "LineChannel", "Loading"]
 
@@ -71,7 +73,13 @@ class LineChannel:
         """Answer one event; ``key`` (its webhook event id) makes a retried turn store the words once."""
         try:
             event = Event.from_dict(raw)
-        except (ValueError, ValidationError) as exc:  # an event type this SDK does not know
+        except (
+            ValueError,
+            ValidationError,
+            TypeError,
+            KeyError,
+            AttributeError,
+        ) as exc:  # unknown or malformed
             log.info("LINE event %s skipped: %s", raw.get("type"), str(exc)[:200])
             return []
         user: str | None = getattr(event.source, "user_id", None)
@@ -111,17 +119,51 @@ class LineChannel:
         if code is not None:
             if not private:
                 return _text(lang, "link_in_private") if link else []
-            made = self.links.redeem(user, code, lang=lang)
-            if made is None:
-                return _text(lang, "bad_code")
-            return _text(lang, "linked", member=made.member, household=made.household)
+            return self._link(user, code, lang)
         if link is None:  # nothing from an unknown sender goes further than this line
             return _text(lang, "not_linked") if private else []
         if text is None:
             return _text(lang, "sticker" if isinstance(content, StickerMessageContent) else "not_text")
         if lang != link.lang:
             self.links.set_lang(user, lang)
+        if asks_password_reset(text):
+            return self._reset_code(link, lang, private)
         return await self._turn(link, text, lang, key, loading if private else None)
+
+    def _audit(self, action: str, link: Link, **detail: str) -> None:
+        """Account events are the member's own: their private scope, not the household's."""
+        home = self.butler.store.get(link.household)
+        self.butler.audit.record(
+            AuditEvent(
+                action,
+                actor=link.member,
+                household=link.household,
+                channel=CHANNEL,
+                scope=home.member_scope(link.member),
+                detail=detail,
+            )
+        )
+
+    def _link(self, user: str, code: str, lang: Lang) -> Messages:
+        try:
+            made = self.links.redeem(user, code, lang=lang)
+        except TooManyCodes as exc:
+            return _text(lang, "too_many_codes", minutes=max(1, exc.retry_after // 60))
+        if made is None:
+            return _text(lang, "bad_code")
+        self._audit("line.linked", made)
+        return _text(lang, "linked", member=made.member, household=made.household)
+
+    def _reset_code(self, link: Link, lang: Lang, private: bool) -> Messages:
+        """A forgotten web password: a one-time code, answered to this member's own LINE chat only."""
+        if not private:
+            return _text(lang, "reset_in_private")
+        code = self.links.new_reset_code(link)
+        self._audit("password.reset_requested", link)
+        minutes = int(RESET_TTL.total_seconds() // 60)
+        return _text(
+            lang, "reset_code", code=code, member=link.member, household=link.household, minutes=minutes
+        )
 
     def _context(self, link: Link) -> ToolContext[HouseholdDeps]:
         return self.butler.member(link.member, CHANNEL, household=link.household)
@@ -133,8 +175,10 @@ class LineChannel:
             turn = self.service.begin(ctx, text, key=f"line:{key}", untrusted=looks_pasted(text))
         except ModelNotConfigured:
             return _text(lang, "no_model")
-        except UserInputError:
-            return _text(lang, "too_long")
+        except InputRejected as exc:  # each refusal says its own reason (a card number is not "too long")
+            return text_messages(exc.message_ja if lang == "ja" else str(exc))
+        except UserInputError as exc:
+            return text_messages(str(exc))
         if loading is not None:
             await loading(link.line_user)
         cards: Messages = []

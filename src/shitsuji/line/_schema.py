@@ -31,6 +31,28 @@ LINE_SCHEMA = Schema(
             CREATE INDEX line_link_codes_member ON line_link_codes (household, member)
             """,
         ),
+        # a forgotten web password is recovered through the member's own linked LINE account: the
+        # code is sent to that account only, and wrong link/reset codes are counted (throttled)
+        Migration(
+            "0103_line_reset_codes_and_code_failures",
+            """
+            CREATE TABLE line_reset_codes (
+                code_hash TEXT PRIMARY KEY,
+                household TEXT NOT NULL,
+                member TEXT NOT NULL,
+                line_user TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL,
+                used_at TEXT
+            );
+            CREATE INDEX line_reset_codes_member ON line_reset_codes (household, member);
+            CREATE TABLE line_code_failures (
+                key TEXT NOT NULL,
+                at TEXT NOT NULL
+            );
+            CREATE INDEX line_code_failures_key ON line_code_failures (key, at)
+            """,
+        ),
     ),
 )
 

@@ -36,19 +36,70 @@ def _refuse(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def _events(body: bytes) -> list[dict[str, Any]] | None:
-    """The events of a webhook body, or None when it is not the shape LINE sends."""
+MAX_DEPTH = 16  # LINE's events nest about 5 deep; a body nested deeper is refused before parsing
+MAX_EVENTS = 100
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON text nests arrays/objects deeper than ``limit`` (strings skipped), before parsing it:
+    ``json.loads`` recurses, and a signed body 30,000 deep would overflow the stack."""
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+def _problem(event: object) -> str | None:
+    """Why one event cannot be stored (None: it can). Each event is judged on its own."""
+    if not isinstance(event, dict):
+        return "not an object"
+    if not isinstance(event.get("webhookEventId"), str) or not event["webhookEventId"]:
+        return "no webhookEventId"
+    if not isinstance(event.get("type"), str):
+        return "no type"
+    source = event.get("source")
+    if source is not None and (
+        not isinstance(source, dict) or not all(isinstance(v, str) for v in source.values())
+    ):
+        return "source is not an object of strings"
+    return None
+
+
+def _events(text: str) -> list[dict[str, Any]] | None:
+    """The storable events of a webhook body (bad ones skipped and logged), or None when the body
+    is not the shape LINE sends at all."""
+    if too_deep(text):
+        return None
     try:
-        payload = json.loads(body)
-    except ValueError:
+        payload = json.loads(text)
+    except (ValueError, RecursionError):
         return None
     events = payload.get("events") if isinstance(payload, dict) else None
-    if not isinstance(events, list):
+    if not isinstance(events, list) or len(events) > MAX_EVENTS:
         return None
-    for event in events:
-        if not isinstance(event, dict) or not isinstance(event.get("webhookEventId"), str):
-            return None
-    return events
+    good: list[dict[str, Any]] = []
+    for index, event in enumerate(events):
+        problem = _problem(event)
+        if problem is None:
+            good.append(event)
+        else:
+            log.warning("LINE webhook event %d skipped: %s", index, problem)
+    return good
 
 
 def webhook_router(inbox: Inbox, secret: str, *, stored: Callable[[], None] | None = None) -> APIRouter:
@@ -69,10 +120,11 @@ def webhook_router(inbox: Inbox, secret: str, *, stored: Callable[[], None] | No
         if not validator.validate(text, signature):
             log.warning("LINE webhook with a wrong signature refused")
             return _refuse(400, "wrong X-Line-Signature")
-        events = _events(body)
+        events = _events(text)
         if events is None:
             return _refuse(400, "not a LINE webhook body: expected {'events': [{webhookEventId, …}]}")
-        if await off_loop(inbox.accept, events) and stored is not None:
+        added = await off_loop(inbox.accept, events) if events else 0
+        if added and stored is not None:
             stored()
         return JSONResponse({})
 

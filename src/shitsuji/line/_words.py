@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = ["Lang", "language_of", "say"]
+__all__ = ["Lang", "asks_password_reset", "language_of", "say"]
 
 Lang = Literal["ja", "en"]
 
@@ -87,6 +87,23 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "メッセージが長すぎます。短くして送ってください。",
         "That message is too long: please shorten it.",
     ),
+    "too_many_codes": (
+        "コードの入力違いが続いたため、しばらく受け付けません。{minutes}分ほどしてからお試しください。",
+        "Too many wrong codes: please wait about {minutes} minutes and try again.",
+    ),
+    "reset_in_private": (
+        "パスワードの再設定は、執事との一対一のトークで「パスワード再設定」と送ってください。",
+        'To reset your password, send "reset password" in a one-to-one chat with me.',
+    ),
+    "reset_code": (
+        "ウェブアプリのパスワード再設定コード: {code}\n"
+        "サインイン画面の「パスワードを忘れた」で、{household} の {member} として、このコードと新しいパスワードを"
+        "入力してください（{minutes}分間・1回限り）。このコードは誰にも教えないでください。"
+        "心当たりがなければ無視してください。",
+        "Your web app password reset code: {code}\n"
+        'On the sign-in page choose "Forgot your password?" and enter it as {member} of {household} with '
+        "a new password ({minutes} minutes, once). Never share this code. If you did not ask, ignore it.",
+    ),
     "shopping": ("買い物リスト", "Shopping list"),
     "shopping_empty": ("買い物リストは空です。", "The shopping list is empty."),
     "status_approved": ("承認済み", "approved"),
@@ -94,6 +111,18 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "status_failed": ("失敗", "failed"),
     "status_running": ("実行中", "running"),
 }
+
+
+_RESET = re.compile(
+    r"^\s*(?:パスワード(?:の)?(?:再設定|リセット|を?忘れ(?:た|ました)?)|"
+    r"(?:reset|forgot)\s+(?:my\s+)?password|password\s+reset)\s*[。.!！?？]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def asks_password_reset(text: str) -> bool:
+    """Whether a message is only the request for a web password reset code (not a sentence about one)."""
+    return _RESET.match(text) is not None
 
 
 def say(lang: Lang, key: str, **values: object) -> str:

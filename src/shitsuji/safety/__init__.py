@@ -29,6 +29,7 @@ from ._judge import Judge, Verdict
 from ._output import Sanitized, StreamSanitizer, find_sensitive, sanitize
 from ._pii import PII_KINDS, PiiKind, find_pii, iban_ok, luhn_ok, my_number_ok
 from ._secrets import SecretKind, find_secrets
+from ._shapes import looks_outside, normalised, outside_signs
 
 __all__ = [
     "DEFAULT_ACTIONS",
@@ -55,10 +56,13 @@ __all__ = [
     "find_secrets",
     "find_sensitive",
     "iban_ok",
+    "looks_outside",
     "luhn_ok",
     "mask",
     "my_number_ok",
     "neutralise",
     "non_overlapping",
+    "normalised",
+    "outside_signs",
     "sanitize",
 ]

@@ -32,9 +32,10 @@ from ._findings import mask, non_overlapping
 from ._injection import WRAP_CLOSE, WRAP_OPEN, neutralise
 from ._judge import Judge
 from ._pii import PII_KINDS, PiiKind, find_pii
+from ._shapes import outside_signs
 
 Action = Literal["block", "redact", "allow"]
-FlagAction = Literal["blocked", "redacted", "allowed", "removed", "neutralised", "judged"]
+FlagAction = Literal["blocked", "redacted", "allowed", "removed", "neutralised", "judged", "untrusted"]
 
 # The web API and the assistant already refuse more than 8,000 characters; LINE's own limit is 5,000.
 DEFAULT_LIMITS: Final[Mapping[str, int]] = MappingProxyType({"app": 8000, "line": 5000})
@@ -166,7 +167,12 @@ class InputFilter:
         flags += pii_flags
         clean, injections = neutralise(clean)
         flags += [Flag(f.kind, "neutralised", f.value[:80]) for f in injections]
-        return Checked(clean, tuple(flags), untrusted=bool(injections))
+        # the shape of text the member did not type (a link, a header block, a paste) taints the turn
+        # on every channel: the auto-run allow-list is for the member's own plain words only
+        shapes = outside_signs(clean)
+        if shapes:
+            flags.append(Flag("outside_text", "untrusted", ",".join(shapes)))
+        return Checked(clean, tuple(flags), untrusted=bool(injections or shapes))
 
     async def check_async(self, text: str, channel: str) -> Checked:
         """``check``, then the judge's opinion for long or flagged input (when the policy has a judge)."""

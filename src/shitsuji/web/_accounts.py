@@ -4,9 +4,11 @@ Passwords are argon2id hashes (``argon2-cffi``'s defaults), one per household me
 A session is a random token in an http-only cookie; only its SHA-256 is stored, so a
 copy of the database does not hand out live sessions. Each session carries its own CSRF
 token. Failed sign-ins are counted per member and per client address in the database,
-so a restart does not reset the limit; an attempt is counted before its password is
-checked (``begin_attempt``) and released only when the password was right, so a burst of
-concurrent guesses gets no more checks than one guess after another.
+so a restart does not reset the limit; an attempt is counted against its member before
+its password is checked (``begin_attempt``) and released only when the password was right,
+so a burst of concurrent guesses gets no more checks than one guess after another. Against
+an address only failures count (and a few checks at once), so people sharing one NAT are
+not locked out by signing in together.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from .. import store as db
 from ..audit import AuditEvent, AuditLog
 from ..errors import UserInputError
+from ..privacy import member_scope
 from ._schema import WEB_SCHEMA
 
 MIN_PASSWORD = 8
@@ -32,16 +35,20 @@ MAX_PASSWORD = 1024
 SESSION_TTL = timedelta(days=30)
 FAILURE_WINDOW = timedelta(minutes=15)
 MAX_FAILURES = 5
+STALE = timedelta(seconds=60)  # an in-flight mark this old is a request that died: a failure
 
 Clock = Callable[[], datetime]
+HOUSEHOLD_EVENTS = frozenset({"invitation.made", "member.joined"})  # the rest are the member's own
 
 
 @dataclass(frozen=True, slots=True)
 class Attempt:
-    """A reserved sign-in attempt (its rows in ``login_failures``), or ``retry_after`` > 0 when refused."""
+    """A reserved sign-in attempt (its rows in ``login_failures``), or ``retry_after`` > 0 when refused,
+    or ``busy`` when the address has enough checks running (try again in a moment)."""
 
     rowids: tuple[int, ...]
     retry_after: int
+    busy: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +82,12 @@ class Accounts:
         self.audit = audit  # sign-ins, refusals, sign-outs and password changes are recorded there
 
     def record(self, action: str, household: str | None, user: str, **detail: str) -> None:
+        """An account event is the member's own (their scope); joining is the household's."""
         if self.audit is not None:
+            own = household is not None and action not in HOUSEHOLD_EVENTS
+            scope = member_scope(household, user) if own and household is not None else None
             self.audit.record(
-                AuditEvent(action, actor=user, household=household, channel="app", detail=detail)
+                AuditEvent(action, actor=user, household=household, channel="app", scope=scope, detail=detail)
             )
 
     def close(self) -> None:
@@ -186,28 +196,38 @@ class Accounts:
 
     # -- rate limit -------------------------------------------------------
 
-    def begin_attempt(self, keys: Sequence[str]) -> Attempt:
-        """Reserve one sign-in attempt under every key, or say how long to wait.
+    def begin_attempt(self, keys: Sequence[str], addresses: Sequence[str] = ()) -> Attempt:
+        """Reserve one sign-in attempt, or say how long to wait (or that the address is ``busy``).
 
-        Checking the count and reserving happen in one write transaction, so concurrent
-        attempts (threads, tasks, processes) can never all pass the check before any is
-        counted. A reserved attempt counts as a failure until ``succeeded`` releases it: a
-        request that dies half-way still counts.
+        ``keys`` (a member) count every attempt as a failure until ``succeeded`` releases it, so a
+        burst of concurrent guesses at one member gets no more checks than one guess after another.
+        ``addresses`` count failures only: an attempt running now is marked in flight, and while an
+        address's failures and running checks together reach ``MAX_FAILURES`` the next attempt is
+        told ``busy`` and waits its turn — so concurrent guesses from one address get exactly as
+        many checks as guesses one after another, and the members of a household behind one NAT
+        signing in together are never refused (a right password frees its place at once).
+        Checking and reserving happen in one write transaction (threads, tasks, processes).
         """
         now = self.clock()
         since = (now - FAILURE_WINDOW).isoformat()
         with self._conn.write() as conn:
-            self._serialize(conn, keys)
+            self._serialize(conn, [*keys, *addresses])
             conn.execute("DELETE FROM login_failures WHERE at <= ?", (since,))
-            wait = max((self._wait(conn, key, since, now) for key in keys), default=0)
+            wait = max(
+                [self._wait(conn, key, since, now) for key in keys]
+                + [self._wait(conn, key, since, now, failures_only=True) for key in addresses],
+                default=0,
+            )
             if wait:
                 return Attempt((), wait)
+            if any(self._load(conn, key, since) >= MAX_FAILURES for key in addresses):
+                return Attempt((), 0, busy=True)  # failures + checks running fill the allowance: wait
             rowids = [
                 conn.execute(
-                    "INSERT INTO login_failures (key, at) VALUES (?, ?) RETURNING rowid",
-                    (key, now.isoformat()),
+                    "INSERT INTO login_failures (key, at, in_flight) VALUES (?, ?, ?) RETURNING rowid",
+                    (key, now.isoformat(), int(key in addresses)),
                 ).fetchone()[0]
-                for key in keys
+                for key in [*keys, *addresses]
             ]
         return Attempt(tuple(rowids), 0)
 
@@ -222,6 +242,13 @@ class Accounts:
             for key in sorted(set(keys)):
                 conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (f"signin:{key}",))
 
+    def failed(self, attempt: Attempt) -> None:
+        """The password was wrong: the attempt's in-flight marks become failures of its address."""
+        with self._conn.write() as conn:
+            conn.executemany(
+                "UPDATE login_failures SET in_flight = 0 WHERE rowid = ?", [(r,) for r in attempt.rowids]
+            )
+
     def succeeded(self, attempt: Attempt, clear: Sequence[str] = ()) -> None:
         """The password was right: the attempt was no failure, and the ``clear`` keys start afresh."""
         with self._conn.write() as conn:
@@ -235,10 +262,23 @@ class Accounts:
         return max((self._wait(self._conn, key, since, now) for key in keys), default=0)
 
     @staticmethod
-    def _wait(conn: db.Tx | db.Database, key: str, since: str, now: datetime) -> int:
+    def _load(conn: db.Tx, key: str, since: str) -> int:
+        """An address's failures in the window plus its checks running now."""
+        row = conn.execute(
+            "SELECT COUNT(*) FROM login_failures WHERE key = ? AND at > ?", (key, since)
+        ).fetchone()
+        return int(row[0])
+
+    @staticmethod
+    def _wait(
+        conn: db.Tx | db.Database, key: str, since: str, now: datetime, *, failures_only: bool = False
+    ) -> int:
+        # an in-flight mark older than STALE belongs to a request that died half-way: a failure
+        only = " AND (in_flight = 0 OR at <= ?)" if failures_only else ""
+        extra = ((now - STALE).isoformat(),) if failures_only else ()
         rows = conn.execute(
-            "SELECT at FROM login_failures WHERE key = ? AND at > ? ORDER BY at DESC LIMIT ?",
-            (key, since, MAX_FAILURES),
+            f"SELECT at FROM login_failures WHERE key = ? AND at > ?{only} ORDER BY at DESC LIMIT ?",
+            (key, since, *extra, MAX_FAILURES),
         ).fetchall()
         if len(rows) < MAX_FAILURES:
             return 0

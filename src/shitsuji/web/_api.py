@@ -16,7 +16,8 @@ from .._metrics import SIGN_IN_REFUSALS
 from .._offload import off_loop
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
-from ..household import Panel, PanelAction, label_of
+from ..household import Household, Panel, PanelAction, label_of
+from ._accounts import Attempt
 from ._backend import Backend
 from ._cards import card_view, decision_text
 from ._locale import words
@@ -27,6 +28,7 @@ from ._security import (
     client_address,
     close_session,
     open_session,
+    reserve_attempt,
     signed_in,
 )
 
@@ -92,34 +94,55 @@ async def sign_in(
 ) -> Member:
     """Check the password (rate-limited per member and per address) and start a session.
 
-    All of it runs in a worker thread: the argon2 check is ~0.1 s of CPU and every step reads or
-    writes the database; neither may stall the other streams.
+    The reservation may wait its turn behind the address's running checks (on the loop, asleep);
+    every step that reads or writes the database, and the argon2 check (~0.1 s of CPU), runs in a
+    worker thread: none may stall the other streams.
     """
-    return await off_loop(_sign_in, request, response, user, password, household)
-
-
-def _sign_in(request: Request, response: Response, user: str, password: str, household: str | None) -> Member:
     backend = backend_of(request)
+    home, name = await off_loop(_home_named, backend, household)
+    address = client_address(request)
+    try:
+        attempt, keys = await reserve_attempt(request, name, user)  # counted before the check, atomically
+    except RateLimited:
+        SIGN_IN_REFUSALS.inc(reason="rate_limited")
+        await off_loop(
+            backend.accounts.record, "signin.limited", home.name if home else None, user, address=address
+        )
+        raise
+    return await off_loop(_check_password, request, response, home, name, user, password, attempt, keys)
+
+
+def _home_named(backend: Backend, household: str | None) -> tuple[Household | None, str]:
     try:
         home = backend.store.resolve(household or None)
-        name = home.name
     except ShitsujiError:
-        home, name = None, household or "?"
-    keys = [f"member:{name}/{user}", f"addr:{client_address(request)}"]
-    attempt = backend.accounts.begin_attempt(keys)  # counted before the check, atomically
-    if attempt.retry_after:
-        SIGN_IN_REFUSALS.inc(reason="rate_limited")
-        backend.accounts.record("signin.limited", home.name if home else None, user, address=keys[1][5:])
-        raise RateLimited(attempt.retry_after)
+        return None, household or "?"
+    return home, home.name
+
+
+def _check_password(
+    request: Request,
+    response: Response,
+    home: Household | None,
+    name: str,
+    user: str,
+    password: str,
+    attempt: Attempt,
+    keys: list[str],
+) -> Member:
+    backend = backend_of(request)
     member_ok = home is not None and user in home.members
     stored = backend.accounts.password_hash(name, user)
     if not backend.accounts.matches(stored, password) or not member_ok:
         SIGN_IN_REFUSALS.inc(reason="wrong_user_or_password")
-        backend.accounts.record("signin.failed", home.name if home else None, user, address=keys[1][5:])
-        raise UserInputError("wrong user or password")  # the reserved attempt stays a failure
+        backend.accounts.failed(attempt)  # the reserved attempt stays a failure
+        backend.accounts.record(
+            "signin.failed", home.name if home else None, user, address=client_address(request)
+        )
+        raise UserInputError("wrong user or password")
     assert stored is not None
     backend.accounts.upgrade(name, user, stored, password)
-    backend.accounts.succeeded(attempt, clear=keys[:1])
+    backend.accounts.succeeded(attempt, clear=keys)
     return open_session(request, response, name, user)
 
 
@@ -335,9 +358,11 @@ async def reject(proposal_id: Id, member: Signed, request: Request) -> JSONRespo
 
 
 @router.get("/line", tags=["line"])
-def line_status(member: Signed, request: Request) -> dict[str, bool]:
-    """Whether a LINE account is linked to the member."""
-    return {"linked": backend_of(request).line_status(member)}
+def line_status(member: Signed, request: Request) -> dict[str, Any]:
+    """Whether a LINE account is linked to the member, and which (its id masked, when linked);
+    ``DELETE /api/line`` removes it."""
+    links = backend_of(request).line_links.links_of(member.household, member.user)
+    return {"linked": bool(links), "links": links}
 
 
 @router.post("/line/code", tags=["line"])

@@ -22,10 +22,13 @@ from ..errors import ModelError, NotFoundError, ShitsujiError, UserInputError
 from ._access import AccessLog
 from ._api import router as api_router
 from ._backend import Backend
+from ._locale import said, words
 from ._metrics import router as metrics_router
 from ._metrics import watch
 from ._pages import render_error
 from ._pages import router as page_router
+from ._recovery import api as recovery_api
+from ._recovery import router as recovery_router
 from ._security import CsrfRejected, LimitBody, NotSignedIn, RateLimited
 from ._settings import api as settings_api
 from ._settings import router as settings_router
@@ -125,6 +128,8 @@ def create_app(
     app.include_router(settings_api)
     app.include_router(page_router)
     app.include_router(settings_router)
+    app.include_router(recovery_api)
+    app.include_router(recovery_router)
     app.include_router(line.router() if line is not None else not_configured_router())
 
     @app.middleware("http")
@@ -133,6 +138,10 @@ def create_app(
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Referrer-Policy", "same-origin")
+        if not request.url.path.startswith("/static/"):
+            # pages and JSON carry a member's data and CSRF token (the sign-in forms their own token):
+            # no browser or proxy cache keeps them; only the static files may be cached
+            response.headers.setdefault("Cache-Control", "no-store")
         response.headers.setdefault(
             "Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
@@ -148,8 +157,13 @@ def create_app(
             return RedirectResponse("/login", status_code=303)
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
         if _wants_json(request):
-            return JSONResponse({"error": str(exc)}, status_code=status, headers=headers)
-        return render_error(request, str(exc), status)
+            body = {"error": str(exc)}
+            shown = said(words(request), exc) if isinstance(exc, UserInputError) else str(exc)
+            if shown != body["error"]:  # the refusal's own reason in the member's language too
+                body["message"] = shown
+            return JSONResponse(body, status_code=status, headers=headers)
+        shown = said(words(request), exc) if isinstance(exc, UserInputError) else str(exc)
+        return render_error(request, shown, status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -279,15 +279,9 @@ class Backend:
         return self.service.member_proposals(self.context(member))[::-1]
 
     def activity(self, member: Member, limit: int = 200) -> list[dict[str, Any]]:
-        """The household's audit log as this member may see it (the spouse's private memories left out)."""
-        own, shared = self.memories.scopes(member)
-        found = self.butler.audit.events(
-            household=member.household,
-            viewer=member.user,
-            private_scope=own,
-            shared_scope=shared,
-            limit=limit,
-        )
+        """The household's audit log as this member may see it (``privacy``'s rule: shared rows and
+        their own; the other member's private rows — memories, ``remember`` calls, cards — left out)."""
+        found = self.butler.audit.events(viewer=member.viewer, limit=limit)
         return [e.to_json() for e in found]
 
     async def decide(self, member: Member, proposal_id: str, approve: bool) -> tuple[Decision, Panel | None]:

@@ -253,11 +253,39 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "you": ("あなた", "you"),
     "make_link": ("招待リンクを作る", "Make a link"),
     "invite_note": (
-        "新しいメンバーのユーザー名、またはパスワードを忘れたメンバーのユーザー名を入れてください。"
-        "リンクは一度だけ表示され、48時間・1回だけ使えます。開いた人が自分でパスワードを決めます。",
-        "Type a new member's user id, or the id of a member who forgot their password. The link is shown "
-        "once and works once, for 48 hours; whoever opens it chooses their own password.",
+        "新しいメンバーのユーザー名を入れてください。リンクは一度だけ表示され、48時間・1回だけ使えます。"
+        "開いた人が自分でパスワードを決めます。パスワードを忘れたメンバーは、自分の LINE から再設定します。",
+        "Type a new member's user id. The link is shown once and works once, for 48 hours; whoever opens "
+        "it chooses their own password. A member who forgot their password resets it from their own LINE.",
     ),
+    "invite_member": (
+        "{user} さんはすでにメンバーです。パスワードを忘れたときは、本人が LINE で執事に「パスワード再設定」と"
+        "送るか、サーバーで `shitsuji household set-password {user}` を実行してください。",
+        "{user} is already a member. A forgotten password is reset by its owner: send “reset password” to "
+        "the butler on LINE, or run `shitsuji household set-password {user}` on the server.",
+    ),
+    "forgot": ("パスワードを忘れた", "Forgot your password?"),
+    "forgot_note": (
+        "LINE で執事に「パスワード再設定」と送ると、あなたの LINE にだけ再設定コードが届きます"
+        "(15分間・1回限り)。そのコードと新しいパスワードを入力してください。",
+        "Send “reset password” to the butler on LINE: a reset code comes to your own LINE account only "
+        "(15 minutes, once). Enter it here with a new password.",
+    ),
+    "reset_code": ("再設定コード", "Reset code"),
+    "bad_reset_code": (
+        "ユーザー名・世帯・コードのどれかが違うか、コードが使用済みか期限切れです。"
+        "LINE で「パスワード再設定」と送り、新しいコードを受け取ってください。",
+        "The user, household or code is wrong, or the code was used or expired. Send “reset password” to "
+        "the butler on LINE for a new one.",
+    ),
+    "line_account": ("LINE アカウント {account}", "LINE account {account}"),
+    "linked_since": ("{at} からリンク", "linked since {at}"),
+    "line_unlink": ("LINE のリンクを解除", "Unlink LINE"),
+    "line_unlink_note": (
+        "解除すると、その LINE アカウントからの発言はあなたとして扱われなくなります。",
+        "Once unlinked, that LINE account no longer speaks for you.",
+    ),
+    "line_unlinked": ("LINE のリンクを解除しました。", "LINE is unlinked."),
     "invite_user": ("ユーザー名", "User id"),
     "link_for": (
         "{user} さん用のリンク(期限 {at})。いまコピーして渡してください:",
@@ -281,8 +309,8 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "Choose a new password for {user} in {household}.",
     ),
     "cli_reset": (
-        "二人ともパスワードを忘れたときは、サーバーで `shitsuji household set-password ユーザー名` を実行してください。",
-        "If both of you forgot, run `shitsuji household set-password USER` on the server.",
+        "LINE をつないでいないときは、サーバーで `shitsuji household set-password ユーザー名` を実行してください。",
+        "Without LINE, whoever runs the server sets it: `shitsuji household set-password USER`.",
     ),
     # what the butler is doing, by tool (the raw names are under a card's "details")
     "tool_list_shopping_items": ("買い物リスト", "the shopping list"),

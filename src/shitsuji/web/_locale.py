@@ -9,6 +9,7 @@ from __future__ import annotations
 from fastapi import Request
 
 from ..errors import UserInputError
+from ..safety import InputRejected
 from ._i18n import Words, choose
 from ._member import Member
 from ._security import LANG_COOKIE, backend_of
@@ -32,5 +33,10 @@ class Refusal(UserInputError):
 
 
 def said(t: Words, exc: UserInputError) -> str:
-    """An input error in the page's language when it is a ``Refusal``, else as it was raised."""
-    return t(exc.key, **exc.values) if isinstance(exc, Refusal) else str(exc)
+    """An input error in the page's language when it is a ``Refusal`` or a refused message (its own
+    reason: a card number is not "too long"), else as it was raised."""
+    if isinstance(exc, Refusal):
+        return t(exc.key, **exc.values)
+    if isinstance(exc, InputRejected) and t.lang == "ja":
+        return exc.message_ja
+    return str(exc)

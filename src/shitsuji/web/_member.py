@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..privacy import Viewer
+
 
 @dataclass(frozen=True, slots=True)
 class Member:
@@ -13,6 +15,11 @@ class Member:
     household: str
     user: str
     csrf: str = ""
+
+    @property
+    def viewer(self) -> Viewer:
+        """What this member may see (``privacy``'s one rule)."""
+        return Viewer(self.household, self.user)
 
 
 def message_text(content: Any) -> str:

@@ -45,8 +45,7 @@ class MemoryBrowser:
 
     def scopes(self, member: Member) -> tuple[str, str]:
         """(own scope, shared household scope): the only memory scopes a member sees."""
-        home = self.store.get(member.household)
-        return home.member_scope(member.user), home.scope
+        return member.viewer.scopes
 
     def get(self, member: Member, memory_id: str) -> Memory:
         """A memory the member may see (an id prefix is resolved among those alone), else "not found"."""

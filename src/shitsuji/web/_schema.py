@@ -49,5 +49,11 @@ WEB_SCHEMA = Schema(
             CREATE INDEX invitations_member ON invitations (household, "user");
             """,
         ),
+        # a sign-in check running now counts against its address only while it runs (a shared
+        # NAT's members signing in at once must not lock each other out): marked until it fails
+        Migration(
+            "0017_web_login_attempts_in_flight",
+            "ALTER TABLE login_failures ADD COLUMN in_flight INTEGER NOT NULL DEFAULT 0",
+        ),
     ),
 )

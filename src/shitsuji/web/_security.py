@@ -8,8 +8,10 @@ The sign-in form itself is protected by a double-submit cookie.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
+import time
 from typing import Any
 
 from fastapi import Request, Response
@@ -17,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .._offload import off_loop
 from ..errors import ShitsujiError
-from ._accounts import SESSION_TTL
+from ._accounts import SESSION_TTL, Attempt
 from ._backend import Backend
 from ._member import Member
 
@@ -105,6 +107,30 @@ def login_form_ok(request: Request, sent: str) -> bool:
 
 def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
+
+
+BUSY_WAIT = 30.0  # seconds an attempt waits for its address's running checks before it is refused
+
+
+async def reserve_attempt(request: Request, household: str, user: str) -> tuple[Attempt, list[str]]:
+    """One password check's reservation under the sign-in limiter (member + address), or ``RateLimited``.
+
+    Every check of a password — signing in, the current password on a change, a reset code —
+    goes through here, so guessing through any of them draws on the same allowance.
+    """
+    accounts = backend_of(request).accounts
+    keys = [f"member:{household}/{user}"]
+    addresses = [f"addr:{client_address(request)}"]
+    deadline = time.monotonic() + BUSY_WAIT
+    while True:
+        attempt = await off_loop(accounts.begin_attempt, keys, addresses)
+        if attempt.retry_after:
+            raise RateLimited(attempt.retry_after)
+        if not attempt.busy:
+            return attempt, keys
+        if time.monotonic() > deadline:
+            raise RateLimited(1)
+        await asyncio.sleep(0.05)  # the address has enough checks running: wait for one to end
 
 
 class BodyTooLarge(Exception):

@@ -1,10 +1,11 @@
-"""The household's settings from the web: its time zone, your password, and links for the others.
+"""The household's settings from the web: its time zone, your password, and links for new members.
 
-A member can change the household's time zone and their own password (every other session
-of theirs ends), make a one-time link for a new member to join, or for the other member to
-choose a new password after forgetting it (``_invites``). Whoever opens the link chooses
-their own password there; nobody learns anyone else's. The pages and the JSON API share
-the rules below.
+A member can change the household's time zone and their own password (the current one is
+checked under the sign-in limiter; every other session of theirs ends), and make a one-time
+link for a *new* member to join (``_invites``). A link never sets an existing member's
+password: a member who forgot theirs recovers it through something only they have — their
+own LINE account, or the server's command line (``_recovery``) — so no member can make
+themselves a session as another. The pages and the JSON API share the rules below.
 """
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ from ._invites import Invitation
 from ._locale import Refusal, said, words
 from ._member import Member
 from ._pages import page, see, signed_out_form
-from ._security import backend_of, close_session, login_form_ok, open_session, signed_in
+from ._security import (
+    RateLimited,
+    backend_of,
+    close_session,
+    login_form_ok,
+    open_session,
+    reserve_attempt,
+    signed_in,
+)
 
 router = APIRouter(include_in_schema=False)
 api = APIRouter(prefix="/api")
@@ -75,32 +84,49 @@ def new_password(password: str, again: str) -> str:
 
 
 def invite(backend: Backend, member: Member, user: str) -> tuple[str, Invitation]:
-    """A one-time link for a new member, or for a member who forgot their password (not for yourself)."""
+    """A one-time link for a new member to join (never for an existing member: that would let the
+    link's maker choose the other's password and become them)."""
     name = member_name(user)
     if name == member.user:
         raise Refusal("invite_self", "that is you: change your own password instead")
+    if name in backend.store.get(member.household).members:
+        raise Refusal(
+            "invite_member",
+            f"{name} is already a member: a forgotten password is reset from their own LINE "
+            f'(send "reset password" to the butler) or with `shitsuji household set-password {name}` '
+            "on the server",
+            user=name,
+        )
     made = backend.invitations.create(member.household, name, by=member.user)
     backend.accounts.record("invitation.made", member.household, member.user, invited=name)
     return made
 
 
 def accept(backend: Backend, token: str, password: str) -> Invitation:
-    """Use a link: its person joins the household if new, with the password they chose."""
+    """Use a link: its new person joins the household with the password they chose.
+
+    A link whose person is a member by now (joined through another link, added on the
+    command line) is spent and sets nothing: it is for joining, never for a password.
+    """
     check_password(password)
     found = backend.invitations.redeem(token)
-    if found is None:
+    if found is None or found.user in backend.store.get(found.household).members:
         raise NotFoundError("this link is unknown, used or expired: ask a member for a new one")
-    if found.user not in backend.store.get(found.household).members:
-        backend.store.add_member(found.household, found.user)
-        backend.accounts.record("member.joined", found.household, found.user)
+    backend.store.add_member(found.household, found.user)
+    backend.accounts.record("member.joined", found.household, found.user)
     backend.accounts.set_password(found.household, found.user, password)
     return found
 
 
-async def change_password(backend: Backend, member: Member, current: str, password: str) -> None:
+async def change_password(request: Request, member: Member, current: str, password: str) -> None:
+    """The current password is checked under the sign-in limiter (a stolen session cannot guess it)."""
+    backend = backend_of(request)
+    attempt, keys = await reserve_attempt(request, member.household, member.user)
     stored = backend.accounts.password_hash(member.household, member.user)
     if not await asyncio.to_thread(backend.accounts.matches, stored, current):
+        backend.accounts.failed(attempt)
         raise Refusal("wrong_password", "the current password is wrong")
+    backend.accounts.succeeded(attempt, clear=keys)
     backend.accounts.set_password(member.household, member.user, password)  # every session ends
 
 
@@ -122,6 +148,7 @@ def _settings_page(request: Request, member: Member, status: int = 200, **values
         member=member,
         home=home,
         passwords=passwords,
+        line_links=backend.line_links.links_of(member.household, member.user),
         zones=time_zones(),
         **values,
     )
@@ -129,7 +156,9 @@ def _settings_page(request: Request, member: Member, status: int = 200, **values
 
 @router.get("/settings", response_class=HTMLResponse)
 def settings_page(
-    member: Signed, request: Request, done: Literal["saved", "password_changed"] | None = None
+    member: Signed,
+    request: Request,
+    done: Literal["saved", "password_changed", "line_unlinked"] | None = None,
 ) -> Response:
     return _settings_page(request, member, notice=words(request, member)(done) if done else None)
 
@@ -154,11 +183,13 @@ async def password_form(
     password: Password = "",
     password2: Password = "",
 ) -> Response:
-    backend = backend_of(request)
+    t = words(request, member)
     try:
-        await change_password(backend, member, current, new_password(password, password2))
+        await change_password(request, member, current, new_password(password, password2))
+    except RateLimited as exc:
+        return _settings_page(request, member, 429, error=t("too_many", seconds=exc.retry_after))
     except UserInputError as exc:
-        return _settings_page(request, member, 400, error=said(words(request, member), exc))
+        return _settings_page(request, member, 400, error=said(t, exc))
     response = see("/settings?done=password_changed")
     open_session(request, response, member.household, member.user)  # this browser stays signed in
     return response
@@ -175,11 +206,10 @@ def invite_form(member: Signed, request: Request, user: Annotated[str, Form(max_
 
 def _join_page(request: Request, token: str, status: int = 200, error: str | None = None) -> Response:
     found = backend_of(request).invitations.peek(token)
-    if found is None:
+    if found is None or found.user in backend_of(request).store.get(found.household).members:
         t = words(request)
         return page(request, "error.html", 404, message=t("link_gone"), member=None, code=404)
-    new = found.user not in backend_of(request).store.get(found.household).members
-    return signed_out_form(request, "join.html", status, invitation=found, new=new, token=token, error=error)
+    return signed_out_form(request, "join.html", status, invitation=found, new=True, token=token, error=error)
 
 
 @router.get("/join/{token}", response_class=HTMLResponse)
@@ -235,8 +265,9 @@ class TimeZoneIn(_Strict):
 
 @api.post("/invitations", tags=["household"])
 def api_invite(body: InviteIn, member: Signed, request: Request) -> dict[str, Any]:
-    """A one-time link (shown this once, valid 48 hours) for a new member to join, or for the other
-    member to choose a new password. A newer link for the same person replaces the older one."""
+    """A one-time link (shown this once, valid 48 hours) for a new member to join. An existing member
+    is refused: a forgotten password is reset through their own LINE or the server's command line.
+    A newer link for the same person replaces the older one."""
     token, invitation = invite(backend_of(request), member, body.user)
     return {
         "link": _link(request, token),
@@ -258,8 +289,7 @@ async def api_password(
     body: PasswordIn, member: Signed, request: Request, response: Response
 ) -> dict[str, Any]:
     """Change your password (the current one is asked): your other sessions end, this one is renewed."""
-    backend = backend_of(request)
-    await change_password(backend, member, body.current, check_password(body.password))
+    await change_password(request, member, body.current, check_password(body.password))
     fresh = open_session(request, response, member.household, member.user)
     return {"user": fresh.user, "csrf": fresh.csrf}
 

@@ -226,7 +226,7 @@
       const response = await api("POST", "/api/chat", { message: text, conversation: conversation, key: key });
       if (!response.ok) {
         const data = await response.json().catch(() => ({}));
-        errorLine(chatProblem(response.status), data.error);
+        errorLine(data.message || chatProblem(response.status), data.error);
         return;
       }
       const reader = response.body.getReader();
