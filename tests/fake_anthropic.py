@@ -2,7 +2,9 @@
 (JSON, or server-sent events when the request asks to stream).
 
 Tests script what it answers (messages, errors, silence); the real ``anthropic`` SDK
-talks to it, so retries, timeouts and response parsing are the SDK's own.
+talks to it, so retries, timeouts and response parsing are the SDK's own. Before the script, it
+refuses with 400 what the real API refuses for the request's model (``fake_anthropic_rules``):
+a thinking form or tool version the model lacks, a non-strict schema marked strict, a bad image.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from shitsuji.llm import ModelResponse
+
+from .fake_anthropic_rules import refusal
 
 _ids = itertools.count(1)
 
@@ -75,6 +79,7 @@ class FakeMessagesAPI:
         self.path = path
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.refused: list[str] = []
         self._script: deque[Reply] = deque()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -129,6 +134,16 @@ class FakeMessagesAPI:
                     self._send(
                         Reply(
                             404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
+                        )
+                    )
+                    return
+                problem = refusal(api.requests[-1])
+                if problem is not None:  # the real API refuses before any answer is made
+                    api.refused.append(problem)
+                    self._send(
+                        Reply(
+                            400,
+                            {"type": "error", "error": {"type": "invalid_request_error", "message": problem}},
                         )
                     )
                     return

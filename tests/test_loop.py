@@ -24,7 +24,16 @@ from shitsuji.agent import (
     run_turn,
     tool,
 )
-from shitsuji.llm import AnthropicModel, Model, ModelResponse, ScriptedModel, text_response, tool_use_response
+from shitsuji.llm import (
+    CONSERVATIVE,
+    AnthropicModel,
+    Model,
+    ModelResponse,
+    ScriptedModel,
+    text_response,
+    tool_use_response,
+    web_tools,
+)
 
 from .conftest import Clock
 from .fake_anthropic import FakeMessagesAPI
@@ -118,7 +127,10 @@ class Backend:
         """The requests the model received, as wire JSON (messages, tools …)."""
         if self.api is None:
             assert self._scripted is not None
-            return [{"messages": list(r.messages), "tools": list(r.tools)} for r in self._scripted.requests]
+            return [
+                {"messages": list(r.messages), "tools": list(r.tools) + web_tools(r.web, CONSERVATIVE)}
+                for r in self._scripted.requests
+            ]
         return [{"tools": [], **r} for r in self.api.requests[self._start :]]
 
 
