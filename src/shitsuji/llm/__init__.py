@@ -20,6 +20,7 @@ from ._model import Model, TextSink
 from ._probe import LocalServer, probe_local
 from ._scripted import ScriptedModel
 from ._shape import request_params, web_tools
+from ._strict import strict_schema
 from ._types import (
     STOP_REASONS,
     Block,
@@ -64,6 +65,7 @@ __all__ = [
     "open_model",
     "probe_local",
     "request_params",
+    "strict_schema",
     "text_response",
     "thinking_params",
     "tool_use_response",
