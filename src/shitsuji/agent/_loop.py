@@ -127,6 +127,7 @@ async def run_turn(
     ``tainted``: untrusted text is already in what the model sees, so no write runs without a card.
     """
     history = list(messages)
+    turn_start = len(history) - 1  # the person's words: the conversation before them can be cached
     notes = notes or ModelNotes()
     entered = False  # untrusted text came in during this turn
     pauses = 0
@@ -135,7 +136,7 @@ async def run_turn(
     while True:
         rounds += 1
         last = rounds >= mode.max_rounds
-        request = _request(mode, system, history, toolbox, with_tools=not last)
+        request = _request(mode, system, history, toolbox, with_tools=not last, turn_start=turn_start)
         response = await model.respond(request, on_text=on_text)
         usage += response.usage
         yield ModelStep(rounds, response)
@@ -161,7 +162,13 @@ async def run_turn(
 
 
 def _request(
-    mode: Mode, system: Sequence[Block], history: list[Message], toolbox: Toolbox, *, with_tools: bool
+    mode: Mode,
+    system: Sequence[Block],
+    history: list[Message],
+    toolbox: Toolbox,
+    *,
+    with_tools: bool,
+    turn_start: int,
 ) -> ModelRequest:
     return ModelRequest(
         model=mode.model,
@@ -173,6 +180,7 @@ def _request(
         web=mode.web() if with_tools else WebTools(),
         cache_ttl=mode.cache_ttl,
         clear_tool_uses=mode.clear_tool_uses,
+        turn_start=turn_start,
     )
 
 

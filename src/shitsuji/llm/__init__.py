@@ -16,6 +16,7 @@ from ._capabilities import (
     thinking_params,
 )
 from ._env import CHEAP_MODEL, MAIN_MODEL, NO_ENDPOINT, Endpoint, open_model
+from ._fake_wire import LoopbackServer, QuietHandler, sse_events, write_sse
 from ._model import Model, TextSink
 from ._probe import LocalServer, probe_local
 from ._scripted import ScriptedModel
@@ -52,11 +53,13 @@ __all__ = [
     "Depth",
     "Endpoint",
     "LocalServer",
+    "LoopbackServer",
     "Message",
     "Model",
     "ModelRequest",
     "ModelResponse",
     "OpenAICompatibleModel",
+    "QuietHandler",
     "ScriptedModel",
     "StopReason",
     "TextSink",
@@ -65,12 +68,14 @@ __all__ = [
     "open_model",
     "probe_local",
     "request_params",
+    "sse_events",
     "strict_schema",
     "text_response",
     "thinking_params",
     "tool_use_response",
     "web_search_response",
     "web_tools",
+    "write_sse",
 ]
 
 if TYPE_CHECKING:

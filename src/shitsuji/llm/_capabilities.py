@@ -57,6 +57,7 @@ class Capabilities:
     image_types: tuple[str, ...] = IMAGE_TYPES
     image_max_bytes: int = 5 * MiB
     image_max_side: int = 8000
+    cache_min_tokens: int = 1024  # a shorter prefix is not cached (no error: both cache counters stay 0)
     known: bool = True
 
     def effort_for(self, depth: Depth) -> str | None:
@@ -86,20 +87,28 @@ _NEW_ADAPTIVE: dict[str, Any] = {
 DEFAULT_CAPABILITIES: Mapping[str, Capabilities] = {
     "claude-opus-4-7": Capabilities(
         "opus-4.7",
+        cache_min_tokens=2048,
         thinking="adaptive_only",
         efforts=("low", "medium", "high", "xhigh", "max"),
         web_search=_NEW_WEB,
         web_fetch=_NEW_FETCH,
         **_FULL,
     ),
-    "claude-opus-4-6": Capabilities("opus-4.6", **_NEW_ADAPTIVE),
+    "claude-opus-4-6": Capabilities("opus-4.6", cache_min_tokens=4096, **_NEW_ADAPTIVE),
     "claude-sonnet-4-6": Capabilities("sonnet-4.6", **_NEW_ADAPTIVE),
     "claude-opus-4-5": Capabilities(
-        "opus-4.5", thinking="budget", efforts=("low", "medium", "high"), web_fetch=_OLD_FETCH, **_FULL
+        "opus-4.5",
+        thinking="budget",
+        efforts=("low", "medium", "high"),
+        web_fetch=_OLD_FETCH,
+        cache_min_tokens=4096,
+        **_FULL,
     ),
     "claude-sonnet-4-5": Capabilities("sonnet-4.5", thinking="budget", web_fetch=_OLD_FETCH, **_FULL),
     # Haiku 4.5 would take a budget; the butler gives it none (routing, small talk, summaries)
-    "claude-haiku-4-5": Capabilities("haiku-4.5", thinking="none", web_fetch=_OLD_FETCH, **_FULL),
+    "claude-haiku-4-5": Capabilities(
+        "haiku-4.5", thinking="none", web_fetch=_OLD_FETCH, cache_min_tokens=4096, **_FULL
+    ),
 }
 CONSERVATIVE = Capabilities("unknown", known=False)
 

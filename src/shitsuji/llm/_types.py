@@ -76,7 +76,8 @@ class ModelRequest:
     """One call to a model. ``tools`` holds client tool definitions (and any server tools given as is);
     ``web`` asks for web search / fetch, ``depth`` for thinking, each shaped per model by the adapter.
     ``cache_ttl`` is the lifetime of the cached prefix (``cache_control`` blocks); ``clear_tool_uses``
-    lets the API clear old tool results from long tool-heavy turns (context editing) where the model can."""
+    lets the API clear old tool results from long tool-heavy turns (context editing) where the model can.
+    ``turn_start`` marks where this turn's messages begin, so the conversation before it can be cached."""
 
     model: str
     messages: Sequence[Message]
@@ -88,6 +89,7 @@ class ModelRequest:
     web: WebTools = field(default_factory=WebTools)
     cache_ttl: CacheTTL = "5m"
     clear_tool_uses: bool = False
+    turn_start: int | None = None  # index of this turn's first message (the person's words), if a chat turn
 
 
 @dataclass(frozen=True, slots=True)
