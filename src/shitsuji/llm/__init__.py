@@ -17,6 +17,7 @@ from ._capabilities import (
 )
 from ._env import CHEAP_MODEL, MAIN_MODEL, NO_ENDPOINT, Endpoint, open_model
 from ._fake_wire import LoopbackServer, QuietHandler, sse_events, write_sse
+from ._images import ImageRefused, image_block
 from ._model import Model, TextSink
 from ._probe import LocalServer, probe_local
 from ._scripted import ScriptedModel
@@ -52,6 +53,7 @@ __all__ = [
     "CapabilityTable",
     "Depth",
     "Endpoint",
+    "ImageRefused",
     "LocalServer",
     "LoopbackServer",
     "Message",
@@ -65,6 +67,7 @@ __all__ = [
     "TextSink",
     "Usage",
     "WebTools",
+    "image_block",
     "open_model",
     "probe_local",
     "request_params",
