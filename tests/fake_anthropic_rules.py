@@ -11,6 +11,8 @@ import base64
 import struct
 from typing import Any
 
+from shitsuji.llm._images import sniff  # magic bytes are a fact, not a rule: shared with the checks
+
 ADAPTIVE_ONLY = ("claude-opus-4-7", "claude-mythos")
 ADAPTIVE = ("claude-opus-4-6", "claude-sonnet-4-6", *ADAPTIVE_ONLY)
 BUDGET = ("claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5")
@@ -136,18 +138,6 @@ def _image_problem(block: dict[str, Any]) -> str | None:
     width, height = dimensions(data)
     if max(width, height) > IMAGE_MAX_SIDE:
         return f"messages: image dimensions exceed max allowed size: {IMAGE_MAX_SIDE} pixels"
-    return None
-
-
-def sniff(data: bytes) -> str | None:
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8"):
-        return "image/jpeg"
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
     return None
 
 

@@ -211,3 +211,31 @@ def test_one_hour_cache_and_context_editing_are_passed_through(api: FakeMessages
     assert "cache_control" not in sent["system"][1]  # type: ignore[index]
     assert sent["context_management"] == {"edits": [{"type": "clear_tool_uses_20250919"}]}
     assert "context-management-2025-06-27" in api.headers[-1]["anthropic-beta"]
+
+
+def test_an_image_too_large_is_refused_by_the_fake_and_caught_before_sending(api: FakeMessagesAPI) -> None:
+    import base64
+
+    from shitsuji.llm import CONSERVATIVE, ImageRefused, image_block
+
+    big = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00\x00\x00\x04" * 2 + b"\x00" * (6 * 1024 * 1024)
+    raw = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(big).decode()},
+    }
+    req = ModelRequest(
+        "claude-sonnet-4-6", [{"role": "user", "content": [raw, {"type": "text", "text": "これは？"}]}]
+    )
+    with pytest.raises(ModelRequestError, match="exceeds 5 MB"):
+        asyncio.run(client(api).respond(req))
+    with pytest.raises(ImageRefused, match="at most 5 MB"):
+        image_block(big, CONSERVATIVE)
+    small = big[: 24 + 100]
+    jpeg_named_png = {
+        **raw,
+        "source": {**raw["source"], "media_type": "image/jpeg", "data": base64.b64encode(small).decode()},
+    }
+    bad = ModelRequest("claude-sonnet-4-6", [{"role": "user", "content": [jpeg_named_png]}])
+    with pytest.raises(ModelRequestError, match="does not match"):
+        asyncio.run(client(api).respond(bad))
+    assert image_block(small, CONSERVATIVE)["source"]["media_type"] == "image/png"  # read from the bytes
