@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..context import Segments, Summarizer
 from ..errors import NotFoundError, ShitsujiError
-from ..llm import Block
+from ..llm import Block, Usage
 from ..safety import InputFilter, StreamSanitizer, sanitize
 from ._assistant import Assistant, ContextStep, History, RoutedStep, check_message
 from ._claims import Claim, TurnClaims
@@ -94,6 +94,9 @@ class Finished:
     mode: Mode
     proposals: list[Proposal] = field(default_factory=list)
     wrote: list[str] = field(default_factory=list)  # write tools that ran without a card
+    usage: Usage = field(
+        default_factory=Usage
+    )  # the turn's tokens: plain input, cache reads and writes, output
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,7 +322,15 @@ class ChatService:
                     assert chosen is not None
                     item = _sanitized(item, len(history.messages))
                     self._save(ctx, conversation, history, kept, item)
-                    yield Finished(conversation.id, item.text, chosen, item.proposals, wrote)
+                    log.info(
+                        "turn %s: input %d, cache read %d, cache write %d, output %d tokens",
+                        conversation.id,
+                        item.usage.input_tokens,
+                        item.usage.cache_read_input_tokens,
+                        item.usage.cache_creation_input_tokens,
+                        item.usage.output_tokens,
+                    )
+                    yield Finished(conversation.id, item.text, chosen, item.proposals, wrote, item.usage)
                 else:
                     if isinstance(item, ModeChosen):
                         chosen = item.mode

@@ -111,11 +111,17 @@ def run_cache_bench(
     }
 
 
-async def _turn(butler: Butler, ctx: Any, text: str, conversation: str) -> None:
+async def _turn(butler: Butler, ctx: Any, text: str, conversation: str) -> Billed:
+    """One turn through the service; its usage as the service reports it (``Finished.usage``)."""
     turn = butler.service.begin(ctx, text, conversation=conversation, segment=KEEP)
     events = [e async for e in butler.service.events(turn)]
-    if not any(isinstance(e, Finished) for e in events):
+    done = next((e for e in events if isinstance(e, Finished)), None)
+    if done is None:
         raise RuntimeError(f"a turn did not finish: {events[-1:]}")
+    u = done.usage
+    return Billed(
+        "turn", u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens, u.output_tokens
+    )
 
 
 def _converse(
@@ -134,9 +140,11 @@ def _converse(
         for i in range(turns):
             before = len(api.billed)
 
-            asyncio.run(_turn(butler, ctx, SAID[i % len(SAID)], conversation))
+            reported = asyncio.run(_turn(butler, ctx, SAID[i % len(SAID)], conversation))
             billed = api.billed[before:]
-            per_turn.append(_sum([b for b in billed if b.kind == "turn"]))
+            if reported != _sum([b for b in billed if b.kind == "turn"]):  # what the API said, seen whole
+                raise RuntimeError(f"turn {i + 1}: the service reported {reported}, the API billed {billed}")
+            per_turn.append(reported)
             folds.append(any(b.kind == "fold" for b in billed))
     finally:
         butler.close()
