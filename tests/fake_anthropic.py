@@ -2,7 +2,9 @@
 (JSON, or server-sent events when the request asks to stream).
 
 Tests script what it answers (messages, errors, silence); the real ``anthropic`` SDK
-talks to it, so retries, timeouts and response parsing are the SDK's own.
+talks to it, so retries, timeouts and response parsing are the SDK's own. Before the script, it
+refuses with 400 what the real API refuses for the request's model (``fake_anthropic_rules``):
+a thinking form or tool version the model lacks, a non-strict schema marked strict, a bad image.
 """
 
 from __future__ import annotations
@@ -12,13 +14,13 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from shitsuji.llm import ModelResponse
+from shitsuji.llm import LoopbackServer, ModelResponse, QuietHandler, write_sse
+
+from .fake_anthropic_rules import refusal
 
 _ids = itertools.count(1)
 
@@ -32,57 +34,16 @@ class Reply:
     gate: threading.Event | None = None  # the answer waits until the test opens it
 
 
-def sse_events(message: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """The Messages streaming events for a complete message: text in small deltas, tool input as JSON."""
-    usage = message["usage"]
-    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 0}}
-    yield {"type": "message_start", "message": start}
-    for index, block in enumerate(message["content"]):
-        if block["type"] == "text":
-            yield {
-                "type": "content_block_start",
-                "index": index,
-                "content_block": {"type": "text", "text": ""},
-            }
-            text = block["text"]
-            for i in range(0, len(text), 3):
-                yield {
-                    "type": "content_block_delta",
-                    "index": index,
-                    "delta": {"type": "text_delta", "text": text[i : i + 3]},
-                }
-        else:
-            yield {"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}}
-            partial = json.dumps(block.get("input", {}), ensure_ascii=False)
-            yield {
-                "type": "content_block_delta",
-                "index": index,
-                "delta": {"type": "input_json_delta", "partial_json": partial},
-            }
-        yield {"type": "content_block_stop", "index": index}
-    yield {
-        "type": "message_delta",
-        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-        "usage": {"output_tokens": usage["output_tokens"]},
-    }
-    yield {"type": "message_stop"}
-
-
-class FakeMessagesAPI:
+class FakeMessagesAPI(LoopbackServer):
     """Answers POSTs to ``path`` (the Messages API by default) from a script."""
 
     def __init__(self, path: str = "/v1/messages") -> None:
         self.path = path
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.refused: list[str] = []
         self._script: deque[Reply] = deque()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        super().__init__(self._handler())
 
     def reply(
         self, response: ModelResponse, *, delay_s: float = 0.0, gate: threading.Event | None = None
@@ -117,10 +78,7 @@ class FakeMessagesAPI:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 api.requests.append(json.loads(self.rfile.read(length) or b"{}"))
@@ -129,6 +87,16 @@ class FakeMessagesAPI:
                     self._send(
                         Reply(
                             404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
+                        )
+                    )
+                    return
+                problem = refusal(api.requests[-1])
+                if problem is not None:  # the real API refuses before any answer is made
+                    api.refused.append(problem)
+                    self._send(
+                        Reply(
+                            400,
+                            {"type": "error", "error": {"type": "invalid_request_error", "message": problem}},
                         )
                     )
                     return
@@ -151,9 +119,7 @@ class FakeMessagesAPI:
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("cache-control", "no-cache")
                 self.end_headers()
-                for event in sse_events(message):
-                    self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
-                    self.wfile.flush()
+                write_sse(self.wfile, message)
 
             def _send(self, reply: Reply) -> None:
                 data = json.dumps(reply.body).encode()
@@ -169,12 +135,3 @@ class FakeMessagesAPI:
                     pass
 
         return Handler
-
-    @contextmanager
-    def running(self) -> Iterator[FakeMessagesAPI]:
-        self._thread.start()
-        try:
-            yield self
-        finally:
-            self._server.shutdown()
-            self._server.server_close()

@@ -245,7 +245,9 @@ def test_segments_follow_the_callers_label(api: FakeMessagesAPI, cli: Cli, home:
         "--message",
         "前は何を話した？",
     )
-    system = api.requests[-1]["system"][1]["text"]
+    # the per-turn part of the system prompt travels at the head of the turn (the cached prefix stays put)
+    assert len(api.requests[-1]["system"]) == 1
+    system = api.requests[-1]["messages"][-1]["content"][0]["text"]
     assert "Earlier conversations about what is open now" in system and segment.id in system
     assert "牛乳を買う話をした。" in system
 

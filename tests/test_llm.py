@@ -82,10 +82,11 @@ def test_tool_use_and_other_stop_reasons_are_parsed(api: FakeMessagesAPI) -> Non
     assert asyncio.run(m.respond(request())).stop_reason == "refusal"
 
 
-def test_thinking_budget_is_sent(api: FakeMessagesAPI) -> None:
+def test_a_budget_model_gets_a_thinking_budget_above_the_answers_room(api: FakeMessagesAPI) -> None:
     api.reply(text_response("ok"))
-    asyncio.run(model(api).respond(request(thinking_budget=2048, max_tokens=4096)))
-    assert api.requests[0]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    asyncio.run(model(api).respond(request(model="claude-sonnet-4-5", depth="normal", max_tokens=4096)))
+    assert api.requests[0]["thinking"] == {"type": "enabled", "budget_tokens": 4096}
+    assert api.requests[0]["max_tokens"] == 8192
 
 
 def test_overloaded_and_rate_limited_calls_are_retried(api: FakeMessagesAPI) -> None:

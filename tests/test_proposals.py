@@ -210,3 +210,19 @@ def test_an_approval_killed_mid_run_is_never_run_again(
     again = asyncio.run(proposals.approve(p.id, WIFE, Toolbox([slow_write])))
     assert not again.done and again.code == "running" and not proposals.reject(p.id, WIFE).done
     assert not effect.exists()
+
+
+@tool(effect="write", name="add_shopping_item")
+async def add_short_item(ctx: ToolContext[None], name: Annotated[str, Field(max_length=1)]) -> str:
+    """The same tool after an upgrade that allows one character only."""
+    runs.append(name)
+    return f"added {name}"
+
+
+def test_a_card_that_no_longer_fits_its_tool_is_refused_whole(proposals: Proposals) -> None:
+    p = proposals.propose(add_shopping_item, {"name": "牛乳"}, WIFE)
+    decision = asyncio.run(proposals.approve(p.id, WIFE, Toolbox([add_short_item])))
+    assert not decision.done and decision.code == "failed" and decision.proposal.status == "failed"
+    assert "nothing was changed: the card no longer fits the tool" in decision.reason
+    assert "at most 1 character" in decision.reason
+    assert runs == []

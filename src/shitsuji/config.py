@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._paths import default_db_path
 from .errors import UserInputError
-from .llm import CHEAP_MODEL, Endpoint
+from .llm import CHEAP_MODEL, CapabilityTable, Endpoint
 from .memory import DEFAULT_EMBEDDER, MemoryEngine, load_embedder, open_store
 from .store import is_postgres
 
@@ -143,6 +143,13 @@ class Settings:
 
     def safety(self) -> dict[str, Any]:
         """The config file's ``[safety]`` table (size limits, actions per kind of personal data, ``judge``)."""
+        return self._table("safety")
+
+    def capabilities(self) -> CapabilityTable:
+        """The model capability table: the config file's ``[models."prefix"]`` rows over the built-in ones."""
+        return CapabilityTable().overridden(self._table("models"), where=str(self.config_file))
+
+    def _table(self, name: str) -> dict[str, Any]:
         if self.config_file is None:
             return {}
         import tomllib
@@ -153,9 +160,9 @@ class Settings:
             data = tomllib.loads(self.config_file.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise UserInputError(f"cannot read the configuration {self.config_file}: {exc}") from exc
-        table = data.get("safety", {})
+        table = data.get(name, {})
         if not isinstance(table, dict):
-            raise UserInputError(f"{self.config_file}: [safety] must be a table")
+            raise UserInputError(f"{self.config_file}: [{name}] must be a table")
         return table
 
     def extraction(self) -> ExtractionSettings:

@@ -105,6 +105,7 @@ class Assistant:
         text: str,
         mode: str | None = None,
         on_text: TextSink | None = None,
+        images: Sequence[Block] = (),
     ) -> AsyncIterator[RoutedStep | ContextStep | Step]:
         """Answer the person's words ``text`` (the last message of ``history``) from ``ctx``'s speaker.
 
@@ -153,7 +154,7 @@ class Assistant:
             self.model,
             chosen,
             system=system,
-            messages=folded.window,
+            messages=_with_images(folded.window, images),
             toolbox=self.toolbox,
             ctx=ctx,
             policy=policy_for(ctx.channel, self.policies),
@@ -233,3 +234,13 @@ def with_user_text(history: Sequence[Message], text: str) -> list[Message]:
     else:
         out.append({"role": "user", "content": text})
     return out
+
+
+def _with_images(window: list[Message], images: Sequence[Block]) -> list[Message]:
+    """The window with this turn's pictures before the person's words (a copy: they are not stored)."""
+    if not images or not window:
+        return window
+    last = window[-1]
+    words = last["content"]
+    blocks = [{"type": "text", "text": words}] if isinstance(words, str) else list(words)
+    return [*window[:-1], {**last, "content": [*images, *blocks]}]

@@ -4,7 +4,8 @@ A cheap model reads the latest message and names its kind: chat (small talk), in
 (facts, maybe from the web), engineer (technical work) or task (do something in the
 household). Anything unclear — an unknown word, an error, a dead router — is ``task``,
 the mode with the most rounds and every tool. Modes come from configuration (a TOML
-file, ``[modes.NAME]`` tables) over these defaults.
+file, ``[modes.NAME]`` tables) over these defaults. A mode asks for a thinking depth (none, fast,
+normal, deep), never a thinking form: the capability table in ``llm`` shapes it per model.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any
 
 from ..errors import ModelError, UserInputError
-from ..llm import CHEAP_MODEL, MAIN_MODEL, Model, ModelRequest
+from ..llm import CHEAP_MODEL, DEPTHS, MAIN_MODEL, Model, ModelRequest
 from ._loop import Mode
 
 log = logging.getLogger(__name__)
@@ -25,9 +27,11 @@ FALLBACK_MODE = "task"
 
 DEFAULT_MODES: Mapping[str, Mode] = {
     "chat": Mode("chat", CHEAP_MODEL, max_rounds=2),
-    "info": Mode("info", MAIN_MODEL, max_rounds=3, web_search=True),
-    "engineer": Mode("engineer", MAIN_MODEL, max_rounds=3, thinking_budget=4096, max_tokens=8192),
-    "task": Mode("task", MAIN_MODEL, max_rounds=4),
+    "info": Mode(
+        "info", MAIN_MODEL, max_rounds=3, web_search=True, web_fetch=True, depth="fast", max_tokens=4096
+    ),
+    "engineer": Mode("engineer", MAIN_MODEL, max_rounds=3, depth="deep", max_tokens=16000),
+    "task": Mode("task", MAIN_MODEL, max_rounds=4, depth="normal", max_tokens=4096),
 }
 
 ROUTER_PROMPT = (
@@ -60,13 +64,32 @@ def _from_file(modes: dict[str, Mode], path: Path) -> dict[str, Mode]:
         if not isinstance(table, dict) or set(table) - known:
             raise UserInputError(f"{path}: [modes.{name}] may only set {', '.join(sorted(known))}")
         base = modes.get(name, modes[FALLBACK_MODE])
-        modes[name] = _checked(replace(base, name=name, **table), path)
+        modes[name] = _checked(replace(base, name=name, **_values(table)), path)
     return modes
 
 
+def _values(table: dict[str, Any]) -> dict[str, Any]:
+    """TOML lists as tuples and the location table as pairs (a mode is frozen and hashable)."""
+    out = {k: tuple(v) if isinstance(v, list) else v for k, v in table.items()}
+    location = out.get("web_user_location")
+    if isinstance(location, dict):
+        out["web_user_location"] = tuple((str(k), str(v)) for k, v in location.items())
+    return out
+
+
 def _checked(mode: Mode, path: Path) -> Mode:
+    where = f"{path}: [modes.{mode.name}]"
     if not (1 <= mode.max_rounds <= 20):
-        raise UserInputError(f"{path}: [modes.{mode.name}] max_rounds must be 1-20")
+        raise UserInputError(f"{where} max_rounds must be 1-20")
+    if mode.depth not in DEPTHS:
+        raise UserInputError(f"{where} depth must be one of {', '.join(DEPTHS)}")
+    if mode.cache_ttl not in ("5m", "1h"):
+        raise UserInputError(f"{where} cache_ttl must be 5m or 1h")
+    if mode.web_allowed_domains and mode.web_blocked_domains:
+        raise UserInputError(f"{where} set web_allowed_domains or web_blocked_domains, not both")
+    unknown = {k for k, _ in mode.web_user_location} - {"city", "region", "country", "timezone"}
+    if unknown:
+        raise UserInputError(f"{where} web_user_location may only set city, region, country, timezone")
     return mode
 
 

@@ -25,7 +25,7 @@ from ..audit import AuditEvent, AuditLog
 from ..errors import NotFoundError
 from ..safety import sanitize
 from ._schema import AGENT_SCHEMA
-from ._tools import Tool, Toolbox, ToolContext, ToolOutput
+from ._tools import Tool, Toolbox, ToolContext, ToolInputError, ToolOutput
 
 Status = Literal["pending", "running", "approved", "rejected", "failed"]
 # why a decision came out as it did, for channels to put in a person's words (``reason`` is English)
@@ -271,6 +271,12 @@ class Proposals:
             return self._finish(claimed, "failed", f"the tool {claimed.tool!r} is no longer available")
         if arguments_hash(tool.name, claimed.input) != claimed.input_hash:
             return self._finish(claimed, "failed", "the stored arguments changed after the proposal was made")
+        try:  # the schema may have changed since the card was made: refuse whole, before any write
+            tool.validate(claimed.input)
+        except ToolInputError as exc:
+            return self._finish(
+                claimed, "failed", f"nothing was changed: the card no longer fits the tool ({exc})"
+            )
         try:
             output = await tool.run(ctx, claimed.input)
         except Exception as exc:  # the tool's failure is the proposal's outcome, recorded for the model

@@ -33,7 +33,7 @@ from .._metrics import MODEL_ERRORS, MODEL_TOKENS, TURN_SECONDS
 from .._offload import off_loop
 from ..context import Segments, Summarizer
 from ..errors import ModelError, NotFoundError, ShitsujiError
-from ..llm import Usage
+from ..llm import Block, Usage
 from ..safety import InputFilter, StreamSanitizer, sanitize
 from ._assistant import Assistant, ContextStep, History, RoutedStep, check_message
 from ._claims import Claim, TurnClaims
@@ -97,6 +97,9 @@ class Finished:
     mode: Mode
     proposals: list[Proposal] = field(default_factory=list)
     wrote: list[str] = field(default_factory=list)  # write tools that ran without a card
+    usage: Usage = field(
+        default_factory=Usage
+    )  # the turn's tokens: plain input, cache reads and writes, output
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +133,7 @@ class Turn:
     key: str | None = None
     untrusted: bool = False
     said: str = ""  # as the person sent it, for the input filter's optional second opinion
+    images: tuple[Block, ...] = ()  # pictures sent with the words: shown to the model this turn, not stored
 
 
 @dataclass
@@ -212,6 +216,7 @@ class ChatService:
         segment: str | Literal[_Keep.KEEP] | None = KEEP,
         key: str | None = None,
         untrusted: bool = False,
+        images: Sequence[Block] = (),
     ) -> Turn:
         """Check the words and claim the member's conversation for one turn.
 
@@ -220,7 +225,9 @@ class ChatService:
         for a conversation that is not the member's, ``ModelNotConfigured``, and ``Busy``
         while another turn runs there (in any process). ``key`` makes a resend of the same
         message (a retry after a failure) store nothing twice. ``untrusted`` marks words the
-        channel knows to be pasted or forwarded: no write runs without a card.
+        channel knows to be pasted or forwarded: no write runs without a card. ``images`` (checked
+        ``image`` blocks) go to the model with the words; text in a picture is outside text, so such a
+        turn is untrusted too.
         """
         said = check_message(text)
         checked = self.input_filter.check(said, ctx.channel)
@@ -228,7 +235,8 @@ class ChatService:
             raise ModelNotConfigured(self.no_model)
         found = self.conversation(ctx, conversation)
         claim = self.claims.claim(found.id)
-        return Turn(ctx, found, checked.text, claim, segment, key, untrusted or checked.untrusted, said)
+        untrusted = untrusted or checked.untrusted or bool(images)
+        return Turn(ctx, found, checked.text, claim, segment, key, untrusted, said, tuple(images))
 
     async def events(self, turn: Turn, *, mode: str | None = None) -> AsyncIterator[TurnEvent]:
         """Run a claimed turn; every event is for the channel to display. Ends with Finished or Failed,
@@ -250,7 +258,7 @@ class ChatService:
             ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
             kept = True
             yield Started(conversation.id)
-            async for event in self._answer(ctx, conversation, turn.text, mode):
+            async for event in self._answer(ctx, conversation, turn.text, mode, turn.images):
                 if isinstance(event, Finished):
                     last = event
                     break
@@ -283,7 +291,12 @@ class ChatService:
         )
 
     async def _answer(
-        self, ctx: ToolContext[Any], conversation: Conversation, text: str, mode: str | None
+        self,
+        ctx: ToolContext[Any],
+        conversation: Conversation,
+        text: str,
+        mode: str | None,
+        images: Sequence[Block] = (),
     ) -> AsyncIterator[TurnEvent]:
         assert self.assistant is not None
         told = await off_loop(model_messages, conversation, self.proposals, self.notes)
@@ -301,7 +314,7 @@ class ChatService:
             if out := clean.feed(delta):
                 queue.put_nowait(TextDelta(out))
 
-        steps = self.assistant.turn(ctx, history, text=text, mode=mode, on_text=show)
+        steps = self.assistant.turn(ctx, history, text=text, mode=mode, on_text=show, images=images)
         pump = asyncio.create_task(_drain(steps, queue, clean))
         chosen: Mode | None = None
         kept = ContextStep(conversation.summary, conversation.folded_upto, conversation.summary_untrusted)
@@ -316,7 +329,15 @@ class ChatService:
                     assert chosen is not None
                     item = _sanitized(item, len(history.messages))
                     await off_loop(self._save, ctx, conversation, history, kept, item)
-                    yield Finished(conversation.id, item.text, chosen, item.proposals, wrote)
+                    log.info(
+                        "turn %s: input %d, cache read %d, cache write %d, output %d tokens",
+                        conversation.id,
+                        item.usage.input_tokens,
+                        item.usage.cache_read_input_tokens,
+                        item.usage.cache_creation_input_tokens,
+                        item.usage.output_tokens,
+                    )
+                    yield Finished(conversation.id, item.text, chosen, item.proposals, wrote, item.usage)
                 else:
                     if isinstance(item, ModeChosen):
                         chosen = item.mode

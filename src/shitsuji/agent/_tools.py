@@ -26,7 +26,7 @@ from typing import Any, Generic, Literal, TypeVar, get_origin, get_type_hints
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from ..errors import UserInputError
-from ..llm import Block
+from ..llm import Block, strict_schema
 from ..privacy import shared_scope
 
 Effect = Literal["read", "write"]
@@ -96,6 +96,15 @@ class Tool:
     def _definition(self) -> Block:
         # building the JSON schema is most of a turn's CPU: once per tool is enough
         schema = compact_schema(self.input_model.model_json_schema(by_alias=True))
+        if (
+            self.effect == "write"
+        ):  # a card is built from these arguments: have the API hold them to the schema
+            return {
+                "name": self.name,
+                "description": self.description,
+                "input_schema": strict_schema(schema),
+                "strict": True,
+            }
         return {"name": self.name, "description": self.description, "input_schema": schema}
 
     def validate(self, raw: object) -> dict[str, Any]:

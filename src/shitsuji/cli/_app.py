@@ -64,7 +64,7 @@ class State:
         model: Model | None = None
         problem = None
         try:
-            model = open_model(settings.endpoint)
+            model = open_model(settings.endpoint, settings.capabilities())
         except ModelError as exc:
             if need_model:
                 raise

@@ -351,6 +351,33 @@ def safety(
 
 
 @bench_app.command()
+def cache(
+    turns: Annotated[
+        int, typer.Option("--turns", min=5, max=500, help="Turns of the household conversation.")
+    ] = 50,
+    model: Annotated[
+        str, typer.Option("--model", help="Model priced (claude-sonnet-4-6, claude-opus-4-7 …).")
+    ] = "claude-sonnet-4-6",
+    ttl: Annotated[str, typer.Option("--ttl", help="Cache lifetime of the prefix: 5m or 1h.")] = "5m",
+    as_json: JsonFlag = False,
+) -> None:
+    """Prompt caching over a household conversation (the real SDK, a local API that caches by prefix):
+    the share of each turn's input read from the cache and the cost per turn in dollars."""
+    from ..bench.cache import PRICES, run_cache_bench
+    from ..errors import UserInputError
+
+    if ttl not in ("5m", "1h") or model not in PRICES:
+        raise UserInputError(f"--ttl is 5m or 1h and --model one of {', '.join(PRICES)}")
+    data = run_cache_bench(turns=turns, model=model, ttl="1h" if ttl == "1h" else "5m")
+    if as_json:
+        print_json(data)
+        return
+    for key, value in data.items():
+        if key != "per_turn_share":
+            console.print(f"  {key:<36} {value}")
+
+
+@bench_app.command()
 def attacks(as_json: JsonFlag = False) -> None:
     """Adversarial scenarios through the real turn with a fooled model: writes without approval, secrets
     in replies or memory, reads across members or households (all should be 0); and the outside-text

@@ -23,6 +23,7 @@ from fastapi import APIRouter
 from ..config import LineSettings
 from ..household import Butler
 from ._channel import LineChannel
+from ._content import LineContent
 from ._inbox import Inbox
 from ._links import LineLinks
 from ._schema import inbox_path
@@ -63,7 +64,7 @@ class _WorkerThread(threading.Thread):
             LineLinks(butler.path, clock=self.clock),
             Inbox(inbox_path(butler.path), clock=self.clock),
         )
-        channel = LineChannel(butler, links, self.settings.channel_secret)
+        channel = LineChannel(butler, links, self.settings.channel_secret, _content(self.settings))
         self._worker = LineWorker(
             channel, inbox, self.settings, concurrency=self.concurrency, clock=self.clock
         )
@@ -109,7 +110,7 @@ class LineApp:
         self.run_worker = run_worker
         self.links = LineLinks(butler.path, clock=clock)
         self.inbox = Inbox(inbox_path(butler.path), clock=clock)
-        self.channel = LineChannel(butler, self.links, settings.channel_secret)
+        self.channel = LineChannel(butler, self.links, settings.channel_secret, _content(settings))
         self.worker = LineWorker(self.channel, self.inbox, settings, concurrency=concurrency, clock=clock)
         self._worker_butler = worker_butler
         self._thread: _WorkerThread | None = None
@@ -156,3 +157,8 @@ class LineApp:
     def close(self) -> None:
         self.links.close()
         self.inbox.close()
+
+
+def _content(settings: LineSettings) -> LineContent:
+    # a fake Messaging API (SHITSUJI_LINE_API_URL) serves the content endpoint too; LINE itself, api-data
+    return LineContent(settings.channel_token, settings.api_url)

@@ -13,12 +13,13 @@ the loading animation.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from linebot.v3.webhooks import (
     Event,
     FollowEvent,
+    ImageMessageContent,
     JoinEvent,
     MessageEvent,
     PostbackEvent,
@@ -41,7 +42,9 @@ from ..agent import (
 from ..audit import AuditEvent
 from ..errors import NotFoundError, UserInputError
 from ..household import Butler, HouseholdDeps
+from ..llm import CONSERVATIVE, Block, ImageRefused, image_block
 from ..safety import InputRejected
+from ._content import ContentUnavailable, LineContent
 from ._links import RESET_TTL, LineLinks, Link, TooManyCodes, looks_like_code
 from ._pasted import looks_pasted
 from ._render import card, effect_messages, parse_tap, text_messages
@@ -63,11 +66,14 @@ def _text(lang: Lang, key: str, **values: object) -> Messages:
 class LineChannel:
     """Turns a raw webhook event into the LINE messages that answer it (an empty list: say nothing)."""
 
-    def __init__(self, butler: Butler, links: LineLinks, secret: str) -> None:
+    def __init__(
+        self, butler: Butler, links: LineLinks, secret: str, content: LineContent | None = None
+    ) -> None:
         self.butler = butler
         self.service = butler.service
         self.links = links
         self.secret = secret
+        self.content = content  # fetches pictures; without it a picture gets the "not text" line
 
     async def handle(self, raw: dict[str, Any], *, key: str, loading: Loading) -> Messages:
         """Answer one event; ``key`` (its webhook event id) makes a retried turn store the words once."""
@@ -122,6 +128,8 @@ class LineChannel:
             return self._link(user, code, lang)
         if link is None:  # nothing from an unknown sender goes further than this line
             return _text(lang, "not_linked") if private else []
+        if isinstance(content, ImageMessageContent) and self.content is not None:
+            return await self._picture(link, content.id, lang, key, loading if private else None)
         if text is None:
             return _text(lang, "sticker" if isinstance(content, StickerMessageContent) else "not_text")
         if lang != link.lang:
@@ -168,11 +176,35 @@ class LineChannel:
     def _context(self, link: Link) -> ToolContext[HouseholdDeps]:
         return self.butler.member(link.member, CHANNEL, household=link.household)
 
-    async def _turn(self, link: Link, text: str, lang: Lang, key: str, loading: Loading | None) -> Messages:
+    async def _picture(
+        self, link: Link, message_id: str, lang: Lang, key: str, loading: Loading | None
+    ) -> Messages:
+        """A photo (a receipt, a list): the model reads it as outside text, so any write it leads to is a card."""
+        assert self.content is not None
+        try:
+            data = await self.content.fetch(message_id)
+            block = image_block(data, CONSERVATIVE)  # every model's limits: 5 MB, 8,000 px, four types
+        except (ContentUnavailable, ImageRefused) as exc:
+            log.info("LINE picture %s not read: %s", message_id, exc)
+            return _text(lang, "picture_refused")
+        return await self._turn(link, say(lang, "picture_said"), lang, key, loading, images=[block])
+
+    async def _turn(
+        self,
+        link: Link,
+        text: str,
+        lang: Lang,
+        key: str,
+        loading: Loading | None,
+        *,
+        images: Sequence[Block] = (),
+    ) -> Messages:
         """One turn of the member's LINE conversation. ``Busy`` propagates: the worker tries again later."""
         ctx = self._context(link)
         try:
-            turn = self.service.begin(ctx, text, key=f"line:{key}", untrusted=looks_pasted(text))
+            turn = self.service.begin(
+                ctx, text, key=f"line:{key}", untrusted=looks_pasted(text), images=images
+            )
         except ModelNotConfigured:
             return _text(lang, "no_model")
         except InputRejected as exc:  # each refusal says its own reason (a card number is not "too long")

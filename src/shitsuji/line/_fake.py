@@ -57,6 +57,7 @@ class FakeLineAPI:
         self._tokens: dict[str, tuple[str, float]] = {}  # reply token -> (chat, issued at)
         self._keys: set[str] = set()
         self._failures: deque[_Failure] = deque()
+        self.contents: dict[str, tuple[bytes, str]] = {}  # message id -> (bytes, content type)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -97,6 +98,21 @@ class FakeLineAPI:
         with self._lock:
             return [s for s in self.sent if s.kind in ("reply", "push") and s.to == chat]
 
+    def add_content(self, message_id: str, data: bytes, content_type: str = "image/jpeg") -> None:
+        """What ``GET /v2/bot/message/{message_id}/content`` answers (an image a member sent)."""
+        with self._lock:
+            self.contents[message_id] = (data, content_type)
+
+    def _content(self, path: str, headers: dict[str, str]) -> tuple[bytes, str] | None:
+        with self._lock:
+            self.requests.append((path, headers))
+            if headers.get("authorization") != f"Bearer {self.token}":
+                return None
+            parts = path.split("/")  # /v2/bot/message/{id}/content
+            if len(parts) == 6 and parts[1:4] == ["v2", "bot", "message"] and parts[5] == "content":
+                return self.contents.get(parts[4])
+            return None
+
     def _answer(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         with self._lock:
             self.requests.append((path, headers))
@@ -133,6 +149,16 @@ class FakeLineAPI:
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:  # api-data.line.me: a message's content
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                found = fake._content(self.path, headers)
+                self.send_response(200 if found else 404)
+                self.send_header("Content-Type", found[1] if found else "application/json")
+                data = found[0] if found else b'{"message":"Not found"}'
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)

@@ -36,6 +36,14 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "スタンプありがとうございます。ご用件は文字で送ってくださいね。",
         "Thanks for the sticker! Please send what you need as text.",
     ),
+    "picture_said": (
+        "（写真を送りました。レシートなら支出に、リストなら買い物リストに追加を提案してください。）",
+        "(I sent a photo. If it is a receipt, propose the expense; if it is a list, propose the items.)",
+    ),
+    "picture_refused": (
+        "写真を読み込めませんでした（JPEG・PNG・GIF・WebP、5MBまで）。もう一度送るか、文字で送ってください。",
+        "I could not read that picture (JPEG, PNG, GIF or WebP, up to 5 MB). Please send it again or as text.",
+    ),
     "not_text": (
         "ありがとうございます。今はテキストのメッセージだけお手伝いできます。",
         "Thank you. For now I can only help with text messages.",

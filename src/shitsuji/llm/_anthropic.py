@@ -9,14 +9,19 @@ The key, token and base URL come from the caller (``Endpoint``), never from the 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import anthropic
 
 from ..errors import ModelError, ModelRequestError, ModelUnavailableError
+from ._capabilities import CapabilityTable
 from ._errors import status_error
 from ._model import TextSink
+from ._shape import request_params
 from ._types import STOP_REASONS, ModelRequest, ModelResponse, StopReason, Usage
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_RETRIES = 3
@@ -34,7 +39,10 @@ class AnthropicModel:
         timeout: float = DEFAULT_TIMEOUT_S,
         max_retries: int = DEFAULT_RETRIES,
         bedrock: bool = False,
+        capabilities: CapabilityTable | None = None,
     ) -> None:
+        self._capabilities = capabilities or CapabilityTable()
+        self._refused: dict[str, set[str]] = {}  # model -> tool versions the API said it lacks
         self._where = base_url or "the Anthropic API"
         self._client: Any
         if bedrock:
@@ -58,11 +66,31 @@ class AnthropicModel:
         self._retries = max_retries
 
     async def respond(self, request: ModelRequest, *, on_text: TextSink | None = None) -> ModelResponse:
+        refused = self._refused.setdefault(request.model, set())
+        params = request_params(request, self._capabilities.for_model(request.model), refused=refused)
+        try:
+            return await self._send(params, on_text)
+        except anthropic.BadRequestError as exc:
+            version = _refused_version(params, exc.message)
+            if version is None:
+                raise status_error(self._where, exc.status_code, exc.message, self._retries + 1) from exc
+        # the model lacks a tool version the table gave it: fall back to the next older one, once
+        log.warning(
+            "%s refused %s for %s; falling back to an older version", self._where, version, request.model
+        )
+        refused.add(version)
+        params = request_params(request, self._capabilities.for_model(request.model), refused=refused)
+        try:
+            return await self._send(params, on_text)
+        except anthropic.BadRequestError as exc:
+            raise status_error(self._where, exc.status_code, exc.message, self._retries + 1) from exc
+
+    async def _send(self, params: dict[str, Any], on_text: TextSink | None) -> ModelResponse:
         try:
             if on_text is None:
-                message = await self._client.messages.create(**_params(request))
+                message = await self._client.messages.create(**params)
             else:  # server-sent events: text deltas as they come, then the whole message
-                async with self._client.messages.stream(**_params(request)) as stream:
+                async with self._client.messages.stream(**params) as stream:
                     async for text in stream.text_stream:
                         on_text(text)
                     message = await stream.get_final_message()
@@ -76,26 +104,20 @@ class AnthropicModel:
             ) from exc
         except anthropic.AuthenticationError as exc:
             raise ModelRequestError(f"{self._where} refused the API key: check ANTHROPIC_API_KEY") from exc
+        except anthropic.BadRequestError:
+            raise  # respond() decides: a refused tool version falls back, anything else is an error
         except anthropic.APIStatusError as exc:
             raise status_error(self._where, exc.status_code, exc.message, self._retries + 1) from exc
         return _response(message)
 
 
-def _params(request: ModelRequest) -> dict[str, Any]:
-    params: dict[str, Any] = {
-        "model": request.model,
-        "max_tokens": request.max_tokens,
-        "messages": list(request.messages),
-    }
-    if request.system:
-        params["system"] = list(request.system)
-    if request.tools:
-        params["tools"] = list(request.tools)
-    if request.tool_choice is not None:
-        params["tool_choice"] = request.tool_choice
-    if request.thinking_budget:
-        params["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
-    return params
+def _refused_version(params: dict[str, Any], message: str) -> str | None:
+    """The server tool version a 400 names, when it is one we sent."""
+    for tool in params.get("tools", ()):
+        version = tool.get("type", "")
+        if version.startswith(("web_search_", "web_fetch_")) and version in message:
+            return str(version)
+    return None
 
 
 def _response(message: Any) -> ModelResponse:

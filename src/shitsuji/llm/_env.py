@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import ModelRequestError
+from ._capabilities import CapabilityTable
 from ._model import Model
 
 MAIN_MODEL = "claude-sonnet-4-6"
@@ -39,8 +40,11 @@ class Endpoint:
         return f"Endpoint({where})"
 
 
-def open_model(endpoint: Endpoint) -> Model:
-    """Claude when a key, token or base URL is given, else the OpenAI-compatible server, else a clear error."""
+def open_model(endpoint: Endpoint, capabilities: CapabilityTable | None = None) -> Model:
+    """Claude when a key, token or base URL is given, else the OpenAI-compatible server, else a clear error.
+
+    ``capabilities``: the model table (the configuration's ``[models.*]`` rows over the built-in ones).
+    """
     from ._anthropic import AnthropicModel  # the provider SDKs take ~1 s to import
     from ._openai import OpenAICompatibleModel
 
@@ -49,9 +53,12 @@ def open_model(endpoint: Endpoint) -> Model:
             api_key=endpoint.anthropic_api_key,
             auth_token=endpoint.anthropic_auth_token,
             base_url=endpoint.anthropic_base_url,
+            capabilities=capabilities,
         )
     if endpoint.anthropic_base_url:  # a compatible gateway that needs no key
-        return AnthropicModel(api_key="not-needed", base_url=endpoint.anthropic_base_url)
+        return AnthropicModel(
+            api_key="not-needed", base_url=endpoint.anthropic_base_url, capabilities=capabilities
+        )
     if endpoint.openai_url:
         return OpenAICompatibleModel(base_url=endpoint.openai_url, api_key=endpoint.openai_key)
     raise ModelRequestError(NO_ENDPOINT)

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._capabilities import Depth
+
 Block = dict[str, Any]
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": str | list[Block]}
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "pause_turn", "refusal", "stop_sequence"]
@@ -32,18 +34,62 @@ class Usage:
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
 
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+        )
+
+    @property
+    def total_input(self) -> int:
+        """Every input token of the request: uncached, written to the cache and read from it."""
+        return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+
+
+CacheTTL = Literal["5m", "1h"]
+
+
+@dataclass(frozen=True, slots=True)
+class WebTools:
+    """The server-side web tools a request may use; the adapter picks the versions the model has.
+
+    ``allowed_domains`` and ``blocked_domains`` cannot both be set (the API refuses it);
+    ``user_location`` is the API's approximate location (``city``, ``region``, ``country``, ``timezone``).
+    """
+
+    search: bool = False
+    fetch: bool = False
+    max_uses: int = 3
+    allowed_domains: tuple[str, ...] = ()
+    blocked_domains: tuple[str, ...] = ()
+    user_location: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def any(self) -> bool:
+        return self.search or self.fetch
+
 
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
-    """One call to a model. ``tools`` holds client tool definitions and server tools alike."""
+    """One call to a model. ``tools`` holds client tool definitions (and any server tools given as is);
+    ``web`` asks for web search / fetch, ``depth`` for thinking, each shaped per model by the adapter.
+    ``cache_ttl`` is the lifetime of the cached prefix (``cache_control`` blocks); ``clear_tool_uses``
+    lets the API clear old tool results from long tool-heavy turns (context editing) where the model can.
+    ``turn_start`` marks where this turn's messages begin, so the conversation before it can be cached."""
 
     model: str
     messages: Sequence[Message]
     system: Sequence[Block] = ()
     tools: Sequence[Block] = ()
     max_tokens: int = 1024
-    thinking_budget: int | None = None
+    depth: Depth = "none"
     tool_choice: Block | None = None
+    web: WebTools = field(default_factory=WebTools)
+    cache_ttl: CacheTTL = "5m"
+    clear_tool_uses: bool = False
+    turn_start: int | None = None  # index of this turn's first message (the person's words), if a chat turn
 
 
 @dataclass(frozen=True, slots=True)
