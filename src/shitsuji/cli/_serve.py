@@ -18,6 +18,7 @@ import typer
 
 from ..errors import UserInputError
 from ._app import STATE, app, console
+from ._remind import budget_from_env
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -98,6 +99,7 @@ def serve(
             "Serve with one process, or copy the database with `shitsuji migrate --to postgresql://…`"
         )
     backend = Backend(STATE.butler(need_model=False, panels=True))
+    backend.reminders.budget = budget_from_env()
     line = None
     child = None
     # reminders and digests: a `shitsuji remind run` process beside the server (web notifications
@@ -172,6 +174,7 @@ def worker_app() -> FastAPI:
 
     settings = STATE.settings()
     backend = Backend(STATE.butler(need_model=False, panels=True))
+    backend.reminders.budget = budget_from_env()
     line = None
     if settings.line is not None:
         from ..line import LineApp

@@ -11,6 +11,7 @@ from ._claims import LEASE, Budget, Claimed, claim, month_of, pushes_used, settl
 from ._clock import Clock, FakeClock, SystemClock
 from ._notifications import Notification, Notifications
 from ._plan import DIGEST_CUTOFF, GRACE, LOOKBACK, plan
+from ._reminders import Reminders
 from ._schema import SCHEDULE_SCHEMA
 from ._settings import MAX_LEAD_MINUTES, MemberSettings, SettingsStore, in_quiet, parse_clock_time
 from ._sources import SOURCES, EventSource, Occurrence, Source, TodoSource
@@ -33,6 +34,7 @@ __all__ = [
     "Notification",
     "Notifications",
     "Occurrence",
+    "Reminders",
     "Scheduler",
     "SettingsStore",
     "Source",

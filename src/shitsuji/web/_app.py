@@ -22,6 +22,8 @@ from ._api import router as api_router
 from ._backend import Backend
 from ._pages import render_error
 from ._pages import router as page_router
+from ._reminders import api as reminders_api
+from ._reminders import router as reminders_router
 from ._security import CsrfRejected, LimitBody, NotSignedIn, RateLimited
 from ._settings import api as settings_api
 from ._settings import router as settings_router
@@ -119,6 +121,8 @@ def create_app(
     app.include_router(settings_api)
     app.include_router(page_router)
     app.include_router(settings_router)
+    app.include_router(reminders_router)
+    app.include_router(reminders_api)
     app.include_router(line.router() if line is not None else not_configured_router())
 
     @app.middleware("http")

@@ -46,6 +46,7 @@ from ..household import (
 )
 from ..line import CODE_TTL, LineLinks
 from ..llm import LocalServer
+from ..schedule import Reminders
 from ._accounts import Accounts
 from ._hub import Hub
 from ._invites import Invitations
@@ -73,6 +74,7 @@ class Backend:
         self.memories = MemoryBrowser(butler.memory, butler.store, butler.conversations)
         self.hub = Hub()
         self.local_model: LocalServer | None = None  # found by `serve` when no endpoint is set
+        self.reminders = Reminders(butler.path)  # what the scheduler said first, and who wants what
 
     @property
     def model_ready(self) -> bool:
@@ -96,6 +98,7 @@ class Backend:
         self.accounts.close()
         self.invitations.close()
         self.line_links.close()
+        self.reminders.close()
 
     def context(self, member: Member) -> ToolContext[HouseholdDeps]:
         return self.butler.member(member.user, CHANNEL, household=member.household)
@@ -243,8 +246,10 @@ class Backend:
         return done
 
     def fingerprint(self, household: str) -> str:
-        """Changes when any of the household's lists changes (also from other processes)."""
-        dump = json.dumps(self.store.dump(household), sort_keys=True, ensure_ascii=False, default=str)
+        """Changes when any of the household's lists changes, or the scheduler says something (also from
+        other processes)."""
+        data = {**self.store.dump(household), "notified": self.reminders.notifications.latest(household)}
+        dump = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(dump.encode()).hexdigest()[:16]
 
     # -- LINE -----------------------------------------------------------------

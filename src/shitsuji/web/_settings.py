@@ -27,6 +27,7 @@ from ._invites import Invitation
 from ._locale import Refusal, said, words
 from ._member import Member
 from ._pages import page, see, signed_out_form
+from ._reminders import reminder_context
 from ._security import backend_of, close_session, login_form_ok, open_session, signed_in
 
 router = APIRouter(include_in_schema=False)
@@ -123,8 +124,13 @@ def _settings_page(request: Request, member: Member, status: int = 200, **values
         home=home,
         passwords=passwords,
         zones=time_zones(),
+        **reminder_context(request, member),
         **values,
     )
+
+
+def settings_page_with_error(request: Request, member: Member, error: str) -> Response:
+    return _settings_page(request, member, 400, error=error)
 
 
 @router.get("/settings", response_class=HTMLResponse)
