@@ -26,14 +26,26 @@ def test_settings_notifications_and_the_live_fingerprint(target: str) -> None:
         assert saved.status_code == 200 and saved.json()["quiet_from"] == "23:00"
         form = wife.post(
             "/settings/reminders",
-            data={"csrf": csrf, "reminders": "on", "lead_minutes": "15", "digest": "on", "digest_at": "06:45"},
+            data={
+                "csrf": csrf,
+                "reminders": "on",
+                "lead_minutes": "15",
+                "digest": "on",
+                "digest_at": "06:45",
+            },
             follow_redirects=False,
         )
         assert form.status_code == 303
         page = wife.get("/settings", headers={"Accept-Language": "ja"}).text
-        assert "リマインダーと朝のまとめ" in page and 'value="06:45"' in page and "今月のLINE送信: 0 / 200 通" in page
+        assert (
+            "リマインダーと朝のまとめ" in page
+            and 'value="06:45"' in page
+            and "今月のLINE送信: 0 / 200 通" in page
+        )
         settings = wife.get("/api/reminders").json()
-        assert settings["digest"] is True and settings["quiet_from"] is None and settings["push_budget"] == 200
+        assert (
+            settings["digest"] is True and settings["quiet_from"] is None and settings["push_budget"] == 200
+        )
 
         clock = FakeClock("2026-12-01T00:00:00+00:00")
         store = site.backend.store
@@ -49,7 +61,9 @@ def test_settings_notifications_and_the_live_fingerprint(target: str) -> None:
         assert site.backend.fingerprint("futari") != before  # open streams hear of it
 
         listed = wife.get("/api/notifications").json()
-        assert [n["text"] for n in listed["notifications"]] == ["⏰ 12/1 10:00 保護者会"] and listed["unread"] == 1
+        assert [n["text"] for n in listed["notifications"]] == ["⏰ 12/1 10:00 保護者会"] and listed[
+            "unread"
+        ] == 1
         html = wife.get("/notifications", headers={"Accept-Language": "ja"}).text
         assert "保護者会" in html and "アプリのみ" in html
         assert wife.get("/api/notifications").json()["unread"] == 0  # seen on the page

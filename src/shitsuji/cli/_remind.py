@@ -39,6 +39,16 @@ def budget_from_env() -> Budget:
     return Budget(monthly, number("SHITSUJI_LINE_FOLD_BELOW", monthly // 4))
 
 
+def _home_of(member: str, household: str | None) -> str:
+    from ..household import HouseholdStore
+
+    store = HouseholdStore(STATE.settings().database)
+    try:
+        return store.member_home(member, household).name
+    finally:
+        store.close()
+
+
 def _database() -> Database:
     from ..schedule import SCHEDULE_SCHEMA
     from ..store import open_database
@@ -104,14 +114,9 @@ def set_(
     as_json: JsonFlag = False,
 ) -> None:
     """Turn a member's reminders or digest on or off, and set their lead, digest time and quiet hours."""
-    from ..household import HouseholdStore
     from ..schedule import SettingsStore
 
-    store = HouseholdStore(STATE.settings().database)
-    try:
-        home = store.member_home(member, household)
-    finally:
-        store.close()
+    home = _home_of(member, household)
     changes: dict[str, object] = {}
     for name, value in (
         ("reminders", reminders),
@@ -133,7 +138,7 @@ def set_(
             changes["quiet"] = (start, end)
     db = _database()
     try:
-        now = SettingsStore(db).update(home.name, member, **changes)
+        now = SettingsStore(db).update(home, member, **changes)
     finally:
         db.close()
     if as_json:
@@ -174,17 +179,12 @@ def list_(
     as_json: JsonFlag = False,
 ) -> None:
     """A member's notifications, newest first (what the web app lists)."""
-    from ..household import HouseholdStore
     from ..schedule import Notifications
 
-    store = HouseholdStore(STATE.settings().database)
-    try:
-        home = store.member_home(member, household)
-    finally:
-        store.close()
+    home = _home_of(member, household)
     db = _database()
     try:
-        rows = Notifications(db).of_member(home.name, member)
+        rows = Notifications(db).of_member(home, member)
     finally:
         db.close()
     if as_json:

@@ -191,7 +191,7 @@ class _Pass:
         ahead: list[tuple[str, str]] = []
         before = f"{(day - timedelta(days=1)).isoformat()}T23:59:59"
         for source in self.sources:
-            carries = getattr(source, "carries_over", source.name == "todo")
+            carries = getattr(source, "carries_over", False)  # optional: listed until done (to-dos)
             found = source.occurrences(self.tx, zone, "" if carries else before, last, household=me.household)
             (due if carries else events).extend(seen(found))
             if source.ahead_days:

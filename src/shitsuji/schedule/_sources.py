@@ -47,7 +47,8 @@ class Occurrence:
 
 
 class Source(Protocol):
-    """Dated things of one kind. ``ahead_days``: how many days ahead the digest lists them too."""
+    """Dated things of one kind. ``ahead_days``: how many days ahead the digest lists them too; a source
+    may also say ``carries_over = True`` (to-dos): the digest then lists its past ones too, until done."""
 
     name: str
     ahead_days: int
@@ -67,68 +68,54 @@ class Source(Protocol):
         ...
 
 
-def _where(
-    zone: str, after: str, until: str, created_after: str | None, household: str | None, column: str
-) -> tuple[str, list[str]]:
-    sql = f" AND COALESCE(h.time_zone, '') = ? AND x.{column} > ? AND x.{column} <= ?"
-    params = [zone, after, until]
-    if created_after is not None:
-        sql += " AND x.created_at > ?"
-        params.append(created_after)
-    if household is not None:
-        sql += " AND x.household = ?"
-        params.append(household)
-    return sql, params
+class _TableSource:
+    """A source that is one household table with a local-time column (its rows' ``title`` and ``id``)."""
+
+    name = ""
+    ahead_days = 0
+    table = ""
+    column = ""
+    condition = ""  # more SQL the rows must meet
+
+    def occurrences(
+        self,
+        db: Reader,
+        zone: str,
+        after: str,
+        until: str,
+        *,
+        created_after: str | None = None,
+        household: str | None = None,
+    ) -> list[Occurrence]:
+        col = f"x.{self.column}"
+        sql = f"COALESCE(h.time_zone, '') = ? AND {col} > ? AND {col} <= ?{self.condition}"
+        params = [zone, after, until]
+        if created_after is not None:
+            sql += " AND x.created_at > ?"
+            params.append(created_after)
+        if household is not None:
+            sql += " AND x.household = ?"
+            params.append(household)
+        rows = db.execute(
+            f"SELECT x.household, x.id, x.title, {col} FROM {self.table} x "
+            f"JOIN households h ON h.name = x.household WHERE {sql} ORDER BY {col}, x.id",
+            params,
+        ).fetchall()
+        return [Occurrence(r[0], self.name, r[1], r[2], r[3]) for r in rows]
 
 
-class EventSource:
+class EventSource(_TableSource):
     """The household's calendar events, by their start."""
 
-    name = "event"
-    ahead_days = 0
-
-    def occurrences(
-        self,
-        db: Reader,
-        zone: str,
-        after: str,
-        until: str,
-        *,
-        created_after: str | None = None,
-        household: str | None = None,
-    ) -> list[Occurrence]:
-        where, params = _where(zone, after, until, created_after, household, "start_at")
-        rows = db.execute(
-            "SELECT x.household, x.id, x.title, x.start_at FROM events x "
-            f"JOIN households h ON h.name = x.household WHERE 1 = 1{where} ORDER BY x.start_at, x.id",
-            params,
-        ).fetchall()
-        return [Occurrence(r[0], self.name, r[1], r[2], r[3]) for r in rows]
+    name, table, column = "event", "events", "start_at"
 
 
-class TodoSource:
-    """Open to-dos, by their due date or time (done ones are not reminded)."""
+class TodoSource(_TableSource):
+    """Open to-dos, by their due date or time (done ones are not reminded; they carry over in the digest)."""
 
-    name = "todo"
-    ahead_days = 0
-
-    def occurrences(
-        self,
-        db: Reader,
-        zone: str,
-        after: str,
-        until: str,
-        *,
-        created_after: str | None = None,
-        household: str | None = None,
-    ) -> list[Occurrence]:
-        where, params = _where(zone, after, until, created_after, household, "due")
-        rows = db.execute(
-            "SELECT x.household, x.id, x.title, x.due FROM todos x JOIN households h ON h.name = x.household "
-            f"WHERE x.done_at IS NULL AND x.due IS NOT NULL{where} ORDER BY x.due, x.id",
-            params,
-        ).fetchall()
-        return [Occurrence(r[0], self.name, r[1], r[2], r[3]) for r in rows]
+    name, table, column = "todo", "todos", "due"
+    condition = " AND x.done_at IS NULL"
+    carries_over = True
 
 
 SOURCES: tuple[Source, ...] = (EventSource(), TodoSource())
