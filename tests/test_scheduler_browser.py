@@ -54,6 +54,8 @@ def test_reminder_settings_and_a_live_notification(page: Page, site: Site, shoot
     finally:
         db.close()
     expect(page.locator("#notifications li")).to_contain_text(["⏰ 12/1 10:00 三者面談"], timeout=20_000)
+    shown_at = page.locator("#notifications li .muted").inner_text()
+    assert "9:40" in shown_at and "0:40" not in shown_at.replace("9:40", "")  # the household's zone
     assert same_document(page)
     shoot(page, "notifications")
 

@@ -137,7 +137,9 @@ async def api_notifications(member: Signed, request: Request) -> dict[str, Any]:
     found = await asyncio.to_thread(
         backend_of(request).reminders.notifications.of_member, member.household, member.user
     )
-    return {"notifications": [n.to_json() for n in found], "unread": sum(not n.read for n in found)}
+    t = words(request, member)  # "when": the household's time zone and the page's language, as on the page
+    shown = [{**n.to_json(), "when": t.when(n.fire_at)} for n in found]
+    return {"notifications": shown, "unread": sum(not n.read for n in found)}
 
 
 @api.post("/notifications/read", tags=["reminders"])

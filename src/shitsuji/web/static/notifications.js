@@ -15,7 +15,7 @@
       text.textContent = n.text;
       const when = document.createElement("span");
       when.className = "muted";
-      when.textContent = new Date(n.at).toLocaleString() + (n.late ? " · " + late : "");
+      when.textContent = n.when + (n.late ? " · " + late : "");
       row.append(text, when);
       return row;
     }));
