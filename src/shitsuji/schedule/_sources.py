@@ -76,6 +76,7 @@ class _TableSource:
     table = ""
     column = ""
     condition = ""  # more SQL the rows must meet
+    owner = "NULL"  # SQL for the row's private owner (NULL: shared) once the table has such a column
 
     def occurrences(
         self,
@@ -97,11 +98,11 @@ class _TableSource:
             sql += " AND x.household = ?"
             params.append(household)
         rows = db.execute(
-            f"SELECT x.household, x.id, x.title, {col} FROM {self.table} x "
+            f"SELECT x.household, x.id, x.title, {col}, {self.owner} FROM {self.table} x "
             f"JOIN households h ON h.name = x.household WHERE {sql} ORDER BY {col}, x.id",
             params,
         ).fetchall()
-        return [Occurrence(r[0], self.name, r[1], r[2], r[3]) for r in rows]
+        return [Occurrence(r[0], self.name, r[1], r[2], r[3], r[4]) for r in rows]
 
 
 class EventSource(_TableSource):
