@@ -945,6 +945,10 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
         ("POST", "/api/line/code"),
         ("DELETE", "/api/line"),
         ("POST", "/api/password/reset"),
+        ("GET", "/api/notifications"),
+        ("POST", "/api/notifications/read"),
+        ("GET", "/api/reminders"),
+        ("PUT", "/api/reminders"),
     }
     assert "/line/webhook" not in schema["paths"]  # LINE's, not the members' API
     assert "text/event-stream" in schema["paths"]["/api/chat"]["post"]["responses"]["200"]["content"]

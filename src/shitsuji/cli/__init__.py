@@ -18,6 +18,7 @@ from . import (  # noqa: F401  (they register commands)
     _mcp,
     _memory,
     _migrate,
+    _remind,
     _serve,
     _transfer,
 )

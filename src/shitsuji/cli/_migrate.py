@@ -20,6 +20,7 @@ def _schemas() -> tuple[tuple[Schema, ...], Schema]:
     from ..household import HOUSEHOLD_SCHEMA
     from ..line import LINE_INBOX_SCHEMA, LINE_SCHEMA
     from ..memory._schema import MEMORY_SCHEMA
+    from ..schedule import SCHEDULE_SCHEMA
     from ..web._schema import WEB_SCHEMA
 
     return (
@@ -29,6 +30,7 @@ def _schemas() -> tuple[tuple[Schema, ...], Schema]:
         WEB_SCHEMA,
         AUDIT_SCHEMA,
         LINE_SCHEMA,
+        SCHEDULE_SCHEMA,
     ), LINE_INBOX_SCHEMA
 
 

@@ -20,6 +20,7 @@ import typer
 
 from ..errors import UserInputError
 from ._app import STATE, app, console
+from ._remind import budget_from_env
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -79,8 +80,8 @@ def serve(
         bool,
         typer.Option(
             "--worker/--no-worker",
-            help="Answer LINE events in a `shitsuji worker` process that serve starts and stops (default), "
-            "or leave them to workers you run yourself.",
+            help="Answer LINE events in a `shitsuji worker` process and send reminders in a `shitsuji remind run` "
+            "process that serve starts and stops (default), or leave them to workers you run yourself.",
         ),
     ] = True,
     workers: Annotated[
@@ -119,8 +120,12 @@ def serve(
             "Serve with one process, or copy the database with `shitsuji migrate --to postgresql://…`"
         )
     backend = Backend(STATE.butler(need_model=False, panels=True))
+    backend.reminders.budget = budget_from_env()
     line = None
     child = None
+    # reminders and digests: a `shitsuji remind run` process beside the server (web notifications
+    # even without LINE); several may run, the scheduler's claims keep each delivery once
+    scheduler = _start_worker("remind", "run") if worker else None
     if settings.line is not None:
         from ..line import LineApp
 
@@ -172,8 +177,9 @@ def serve(
             _hand_down(secure_cookies)
             uvicorn.run(f"{__name__}:worker_app", factory=True, workers=workers, **options)
     finally:
-        if child is not None:
-            _stop_worker(child)
+        for process in (child, scheduler):
+            if process is not None:
+                _stop_worker(process)
 
 
 def _hand_down(secure_cookies: bool | None) -> None:
@@ -195,6 +201,7 @@ def worker_app() -> FastAPI:
 
     settings = STATE.settings()
     backend = Backend(STATE.butler(need_model=False, panels=True))
+    backend.reminders.budget = budget_from_env()
     line = None
     if settings.line is not None:
         from ..line import LineApp
@@ -206,9 +213,10 @@ def worker_app() -> FastAPI:
     return served
 
 
-def _start_worker() -> subprocess.Popen[bytes]:
-    """``shitsuji worker`` beside the server, with the same settings: a turn then never shares this
-    process's interpreter with the webhook, whose answer LINE waits for (bench line: p99 132 ms → 12–45 ms)."""
+def _start_worker(*what: str) -> subprocess.Popen[bytes]:
+    """``shitsuji worker`` (or the command ``what`` names) beside the server, with the same settings: a turn
+    then never shares this process's interpreter with the webhook, whose answer LINE waits for (bench line:
+    p99 132 ms → 12–45 ms)."""
     command = [sys.executable, "-m", "shitsuji"]
     if STATE.db is not None:
         command += ["--db", str(STATE.db)]
@@ -217,7 +225,9 @@ def _start_worker() -> subprocess.Popen[bytes]:
     if STATE.embedder is not None:
         command += ["--embedder", STATE.embedder]
     linux = sys.platform.startswith("linux")
-    return subprocess.Popen([*command, "worker"], preexec_fn=_die_with_parent if linux else None)
+    return subprocess.Popen(
+        [*command, *(what or ("worker",))], preexec_fn=_die_with_parent if linux else None
+    )
 
 
 def _die_with_parent() -> None:

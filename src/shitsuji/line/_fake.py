@@ -4,7 +4,8 @@ The real ``line-bot-sdk`` client talks to it over loopback (``SHITSUJI_LINE_API_
 request building, headers and error handling are the SDK's own. It answers the paths the
 SDK calls — ``/v2/bot/message/reply``, ``/v2/bot/message/push``, ``/v2/bot/chat/loading/start`` —
 with LINE's errors: 401 for a wrong access token, 400 for an unknown, used or expired reply
-token, 409 for a push whose ``X-Line-Retry-Key`` was accepted before, and any status a test
+token, 409 for a push whose ``X-Line-Retry-Key`` was accepted before, 400 for a push without ``to``, with
+no or more than five messages or a retry key that is not a UUID, and any status a test
 queues with ``fail_next`` (429 with ``Retry-After``, say). Everything accepted is recorded.
 """
 
@@ -14,6 +15,7 @@ import json
 import secrets
 import threading
 import time
+import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -58,6 +60,8 @@ class FakeLineAPI:
         self._keys: set[str] = set()
         self._failures: deque[_Failure] = deque()
         self.contents: dict[str, tuple[bytes, str]] = {}  # message id -> (bytes, content type)
+
+        self._hold: threading.Event | None = None
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -73,6 +77,8 @@ class FakeLineAPI:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._hold is not None:
+            self._hold.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -129,17 +135,37 @@ class FakeLineAPI:
                 self.sent.append(Sent("reply", found[0], list(body.get("messages", []))))
                 return 200, {"sentMessages": [{"id": secrets.token_hex(6)} for _ in body.get("messages", [])]}
             if path == PUSH:
-                key = headers.get("x-line-retry-key")
-                if key and key in self._keys:
-                    return 409, {"message": "The retry key is already accepted"}
-                if key:
-                    self._keys.add(key)
-                self.sent.append(Sent("push", str(body.get("to")), list(body.get("messages", [])), key))
-                return 200, {"sentMessages": [{"id": secrets.token_hex(6)} for _ in body.get("messages", [])]}
+                return self._push(headers, body)
             if path == LOADING:
                 self.sent.append(Sent("loading", str(body.get("chatId"))))
                 return 202, {}
             return 404, {"message": "Not found"}
+
+    def hold_pushes(self) -> threading.Event:
+        """From now on a push is accepted (recorded, its retry key kept) but not answered until the
+        returned event is set: a sender can be killed after LINE took its push and before it heard so."""
+        with self._lock:
+            self._hold = threading.Event()
+            return self._hold
+
+    def _push(self, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """LINE's push rules (called under the lock): a ``to``, 1-5 messages, a UUID retry key used once."""
+        messages = body.get("messages")
+        if not isinstance(body.get("to"), str) or not body["to"]:
+            return 400, {"message": "The request body has 1 error(s)", "details": [{"property": "to"}]}
+        if not isinstance(messages, list) or not 1 <= len(messages) <= 5:
+            return 400, {"message": "The request body has 1 error(s)", "details": [{"property": "messages"}]}
+        key = headers.get("x-line-retry-key")
+        if key is not None:
+            try:
+                uuid.UUID(key)
+            except ValueError:
+                return 400, {"message": "The value for the 'X-Line-Retry-Key' header is invalid"}
+            if key in self._keys:
+                return 409, {"message": "The retry key is already accepted", "sentMessages": []}
+            self._keys.add(key)
+        self.sent.append(Sent("push", body["to"], list(messages), key))
+        return 200, {"sentMessages": [{"id": secrets.token_hex(6)} for _ in messages]}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -169,6 +195,9 @@ class FakeLineAPI:
                     body = {}
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 status, answer = fake._answer(self.path, headers, body)
+                hold = fake._hold
+                if hold is not None and self.path == PUSH and status == 200:
+                    hold.wait(60)  # accepted, but the answer is held back (``hold_pushes``)
                 extra = answer.pop("_headers", {})
                 data = json.dumps(answer).encode()
                 self.send_response(status)

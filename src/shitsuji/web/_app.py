@@ -29,6 +29,8 @@ from ._pages import render_error
 from ._pages import router as page_router
 from ._recovery import api as recovery_api
 from ._recovery import router as recovery_router
+from ._reminders import api as reminders_api
+from ._reminders import router as reminders_router
 from ._security import CsrfRejected, LimitBody, NotSignedIn, RateLimited
 from ._settings import api as settings_api
 from ._settings import router as settings_router
@@ -130,6 +132,9 @@ def create_app(
     app.include_router(settings_router)
     app.include_router(recovery_api)
     app.include_router(recovery_router)
+
+    app.include_router(reminders_router)
+    app.include_router(reminders_api)
     app.include_router(line.router() if line is not None else not_configured_router())
 
     @app.middleware("http")

@@ -47,6 +47,7 @@ from ..household import (
 )
 from ..line import CODE_TTL, LineLinks
 from ..llm import LocalServer
+from ..schedule import Reminders
 from ._accounts import Accounts
 from ._hub import Hub
 from ._invites import Invitations
@@ -76,6 +77,8 @@ class Backend:
         self.local_model: LocalServer | None = None  # found by `serve` when no endpoint is set
         self.warm = False  # the app warms up in the background; health tells
 
+        self.reminders = Reminders(butler.path)  # what the scheduler said first, and who wants what
+
     @property
     def model_ready(self) -> bool:
         return self.service.assistant is not None
@@ -98,6 +101,7 @@ class Backend:
         self.accounts.close()
         self.invitations.close()
         self.line_links.close()
+        self.reminders.close()
 
     def context(self, member: Member) -> ToolContext[HouseholdDeps]:
         return self.butler.member(member.user, CHANNEL, household=member.household)
@@ -250,8 +254,10 @@ class Backend:
         return done
 
     def fingerprint(self, household: str) -> str:
-        """Changes when any of the household's lists changes (also from other processes)."""
-        dump = json.dumps(self.store.dump(household), sort_keys=True, ensure_ascii=False, default=str)
+        """Changes when any of the household's lists changes, or the scheduler says something (also from
+        other processes)."""
+        data = {**self.store.dump(household), "notified": self.reminders.notifications.latest(household)}
+        dump = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(dump.encode()).hexdigest()[:16]
 
     # -- LINE -----------------------------------------------------------------

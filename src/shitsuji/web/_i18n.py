@@ -233,6 +233,7 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "error": ("エラー", "Error"),
     # settings, invitations
     "settings": ("設定", "Settings"),
+    "notifications": ("お知らせ", "Notifications"),
     "time_zone_note": (
         "「今日」「今月」、予定の時刻、表示されるすべての時刻はこのタイムゾーンで決まります。",
         "“Today”, “this month”, event times and every time shown follow this zone.",

@@ -28,6 +28,7 @@ from ._invites import Invitation
 from ._locale import Refusal, said, words
 from ._member import Member
 from ._pages import page, see, signed_out_form
+from ._reminders import reminder_context
 from ._security import (
     RateLimited,
     backend_of,
@@ -150,8 +151,13 @@ def _settings_page(request: Request, member: Member, status: int = 200, **values
         passwords=passwords,
         line_links=backend.line_links.links_of(member.household, member.user),
         zones=time_zones(),
+        **reminder_context(request, member),
         **values,
     )
+
+
+def settings_page_with_error(request: Request, member: Member, error: str) -> Response:
+    return _settings_page(request, member, 400, error=error)
 
 
 @router.get("/settings", response_class=HTMLResponse)

@@ -1,0 +1,51 @@
+"""A butler that speaks first: reminders before events and due to-dos, and a morning digest.
+
+The scheduler plans delivery rows from the household's data (``plan``: one row per member,
+reminder and occurrence, unique), claims due ones and pushes them to LINE (``claim``,
+``Scheduler``); the web app lists them (``Notifications``). Members opt in and set quiet hours
+(``SettingsStore``). Time comes from a ``Clock`` (``FakeClock`` in tests). New kinds of dated
+things plug in as a ``Source``. Tables: ``SCHEDULE_SCHEMA`` (open the database with it).
+"""
+
+from ._claims import LEASE, Budget, Claimed, claim, month_of, pushes_used, settle
+from ._clock import Clock, FakeClock, SystemClock
+from ._notifications import Notification, Notifications
+from ._plan import DIGEST_CUTOFF, GRACE, LOOKBACK, plan
+from ._reminders import Reminders
+from ._schema import SCHEDULE_SCHEMA
+from ._settings import MAX_LEAD_MINUTES, MemberSettings, SettingsStore, in_quiet, parse_clock_time
+from ._sources import SOURCES, EventSource, Occurrence, Source, TodoSource
+from ._worker import Scheduler, Tick
+
+__all__ = [
+    "DIGEST_CUTOFF",
+    "GRACE",
+    "LEASE",
+    "LOOKBACK",
+    "MAX_LEAD_MINUTES",
+    "SCHEDULE_SCHEMA",
+    "SOURCES",
+    "Budget",
+    "Claimed",
+    "Clock",
+    "EventSource",
+    "FakeClock",
+    "MemberSettings",
+    "Notification",
+    "Notifications",
+    "Occurrence",
+    "Reminders",
+    "Scheduler",
+    "SettingsStore",
+    "Source",
+    "SystemClock",
+    "Tick",
+    "TodoSource",
+    "claim",
+    "in_quiet",
+    "month_of",
+    "parse_clock_time",
+    "plan",
+    "pushes_used",
+    "settle",
+]

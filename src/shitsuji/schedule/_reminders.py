@@ -1,0 +1,31 @@
+"""One handle on the scheduler's tables for an app (the web app holds one): notifications, settings and
+the month's pushes over a connection of its own, opened with the scheduler's schema."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..store import open_database
+from ._claims import Budget, pushes_used
+from ._notifications import Notifications
+from ._schema import SCHEDULE_SCHEMA
+from ._settings import SettingsStore
+
+__all__ = ["Reminders"]
+
+
+class Reminders:
+    """Notifications, settings and the push count of one database."""
+
+    def __init__(self, database: str | Path, budget: Budget | None = None) -> None:
+        self.db = open_database(database, SCHEDULE_SCHEMA)
+        self.notifications = Notifications(self.db)
+        self.settings = SettingsStore(self.db)
+        self.budget = budget or Budget()  # ``serve`` sets the configured one
+
+    def pushes(self) -> tuple[int, int]:
+        return pushes_used(self.db, datetime.now(UTC)), self.budget.monthly
+
+    def close(self) -> None:
+        self.db.close()
