@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from ..config import Settings
-from ..memory import MemoryEngine
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the settings and the stores are imported when a command needs them
+    from ..config import Settings
     from ..household import Butler
+    from ..memory import MemoryEngine
 
 app = typer.Typer(
     name="shitsuji",
@@ -43,6 +42,8 @@ class State:
 
     def settings(self) -> Settings:
         if self._settings is None:
+            from ..config import Settings
+
             self._settings = Settings.from_env(
                 db=self.db, embedder=self.embedder, database_url=self.database_url
             )

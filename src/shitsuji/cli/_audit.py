@@ -8,8 +8,6 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..audit import AuditLog
-from ..household import HouseholdStore
 from ._app import STATE, JsonFlag, app, console, print_json
 
 
@@ -32,6 +30,9 @@ def audit(
     as_json: JsonFlag = False,
 ) -> None:
     """The audit log, newest first: who changed what, when, and through which channel."""
+    from ..audit import AuditLog
+    from ..household import HouseholdStore
+
     log = AuditLog(STATE.settings().database)
     private = shared = None
     if user is not None:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
-from ..memory import MemoryEngine, SQLiteMemoryStore, load_embedder
 from ._app import STATE, app, console
+
+if TYPE_CHECKING:
+    from ..memory import MemoryEngine
 
 HOUSEHOLD = "household/futari"
 WIFE = f"{HOUSEHOLD}/user/wife"
@@ -29,6 +32,8 @@ FACTS = [
 @app.command()
 def demo() -> None:
     """Show memory at work for two people sharing a household (nothing is kept afterwards)."""
+    from ..memory import MemoryEngine, SQLiteMemoryStore, load_embedder
+
     with tempfile.TemporaryDirectory(prefix="shitsuji-demo-") as tmp:
         store = SQLiteMemoryStore(Path(tmp) / "demo.db")
         engine = MemoryEngine(store, load_embedder(STATE.settings().embedder))

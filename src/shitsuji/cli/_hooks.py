@@ -11,22 +11,10 @@ from typing import Annotated, Any
 import typer
 
 from .._paths import default_cache_dir
-from ..bench.hook import run_hook_bench
 from ..errors import UserInputError
-from ..hooks import (
-    CLIENTS,
-    DEFAULT_BUDGET,
-    DEFAULT_K,
-    Client,
-    Commands,
-    answer_prompt,
-    codex_home,
-    plan,
-    summary,
-)
+from ..hooks.__main__ import DEFAULT_BUDGET, DEFAULT_K  # the hook's own entry: no numpy
 from ..hooks._client import IDLE_TIMEOUT, server_answer, server_enabled, socket_path, start_server
-from ..hooks._prompt import one_blas_thread
-from ..mcp import project_root
+from ..hooks._install import CLIENTS, Client, Commands, codex_home, plan, summary
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 from ._bench import bench_app
 
@@ -61,6 +49,8 @@ def prompt(
     path = socket_path(settings.db, settings.embedder, cache) if use_server else None
     out = server_answer(path, payload, k=k, budget=budget, plain=plain)
     if out is None:
+        from ..hooks._prompt import answer_prompt, one_blas_thread
+
         one_blas_thread()  # a one-shot process: see its doc
         out = answer_prompt(
             payload, settings.database, embedder=settings.embedder, k=k, budget=budget, plain=plain
@@ -99,6 +89,8 @@ def install_hooks(
     as_json: JsonFlag = False,
 ) -> None:
     """Add the prompt hook and the MCP server to a coding agent's config (shows the change, then asks)."""
+    from ..mcp import project_root
+
     chosen = _client(client)
     if as_json and not yes:
         raise UserInputError("--json cannot ask before writing: add --yes")
@@ -148,6 +140,8 @@ def hook_bench(
 ) -> None:
     """Latency of the prompt hook as agents run it: one fresh process per prompt, p50/p95, alone and
     with a hook server."""
+    from ..bench.hook import run_hook_bench
+
     embedder = STATE.settings().embedder
     _show(
         run_hook_bench(embedder=embedder, n=n, runs=runs, baseline=baseline, progress=_progress(as_json)),

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from ..household import HouseholdStore
 from ._app import STATE, JsonFlag, app, console, print_json
+
+if TYPE_CHECKING:
+    from ..household import HouseholdStore
 
 household_app = typer.Typer(
     help="The household butler's data: members, shopping, events, to-dos, expenses.", no_args_is_help=True
@@ -29,6 +31,8 @@ NameOpt = Annotated[
 
 @contextmanager
 def _store() -> Iterator[HouseholdStore]:
+    from ..household import HouseholdStore
+
     store = HouseholdStore(STATE.settings().database)
     try:
         yield store

@@ -10,7 +10,6 @@ from typing import Annotated
 
 import typer
 
-from ..household import HouseholdStore
 from ._app import STATE, JsonFlag, app, console, print_json
 
 line_app = typer.Typer(help="The LINE channel: link a member's LINE account.", no_args_is_help=True)
@@ -26,6 +25,7 @@ def link(
     as_json: JsonFlag = False,
 ) -> None:
     """Print a one-time code (10 minutes, single use) for USER to send to the bot from LINE."""
+    from ..household import HouseholdStore
     from ..line import CODE_TTL, LineLinks
 
     store = HouseholdStore(STATE.settings().database)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from ..memory import Memory
 from ._app import STATE, JsonFlag, ScopeOpt, app, console, print_json
+
+if TYPE_CHECKING:
+    from ..memory import Memory
 
 
 def _short(text: str, width: int = 80) -> str:
