@@ -20,7 +20,7 @@ app = typer.Typer(
     name="shitsuji",
     help="shitsuji (執事): long-term memory and a safe agent runtime. Every command takes --json.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 console = Console(highlight=False)
@@ -54,18 +54,19 @@ class State:
             self._engine = self.settings().memory()
         return self._engine
 
-    def butler(self, *, need_model: bool = True, panels: bool = False) -> Butler:
+    def butler(self, *, need_model: bool = True, panels: bool = False, model: bool = True) -> Butler:
         """The household butler over these settings; without a model endpoint it only decides cards
-        (``need_model`` False) or the command fails saying what to set."""
+        (``need_model`` False) or the command fails saying what to set. ``model`` False: a command that
+        never talks to the model (cards from the terminal) does not open one at all."""
         from ..errors import ModelError
         from ..household import Butler
         from ..llm import NO_ENDPOINT, Model, open_model
 
         settings = self.settings()
-        model: Model | None = None
+        chosen: Model | None = None
         problem = None
         try:
-            model = open_model(settings.endpoint)
+            chosen = open_model(settings.endpoint) if model else None
         except ModelError as exc:
             if need_model:
                 raise
@@ -73,7 +74,7 @@ class State:
         return Butler(
             settings.database,
             self.engine(),
-            model,
+            chosen,
             modes=settings.modes(),
             router_model=settings.router_model,
             extraction=settings.extraction(),
@@ -84,6 +85,14 @@ class State:
 
 
 STATE = State()
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        console.print(f"shitsuji {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
@@ -103,6 +112,10 @@ def _root(
         str | None,
         typer.Option("--embedder", help="Embedding model: use (default), e5, hash. Env SHITSUJI_EMBEDDER."),
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit."),
+    ] = False,
 ) -> None:
     STATE.db = db
     STATE.database_url = database_url

@@ -459,3 +459,26 @@ def scale(
             *(f"{c['per_s']:.1f}" for c in chat),
         )
     console.print(table)
+
+
+@bench_app.command()
+def startup(
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Rounds of every command.")] = 5,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline", help="The src folder of another checkout: its commands are timed beside ours."
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Each command's start-up as a fresh process (median), above the `import shitsuji` floor."""
+    from ..bench.startup import format_startup, run_startup
+
+    data = run_startup(
+        runs=runs, baseline=baseline, embedder=_embedder(), progress=None if as_json else _note
+    )
+    if as_json:
+        print_json(data)
+        return
+    console.print(format_startup(data), markup=False, highlight=False)

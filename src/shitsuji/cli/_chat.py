@@ -139,7 +139,7 @@ def _proposal_json(p: Proposal) -> dict[str, Any]:
 
 
 def _member(user: str, household: str | None) -> tuple[Butler, ToolContext[HouseholdDeps]]:
-    butler = STATE.butler(need_model=False)
+    butler = STATE.butler(need_model=False, model=False)
     return butler, butler.member(user, "cli", household=household)
 
 

@@ -40,18 +40,24 @@ class Endpoint:
 
 
 def open_model(endpoint: Endpoint) -> Model:
-    """Claude when a key, token or base URL is given, else the OpenAI-compatible server, else a clear error."""
-    from ._anthropic import AnthropicModel  # the provider SDKs take ~1 s to import
-    from ._openai import OpenAICompatibleModel
+    """Claude when a key, token or base URL is given, else the OpenAI-compatible server, else a clear error.
 
+    Each provider's SDK is imported only when it is the one chosen (each takes seconds on a busy
+    machine), and none when nothing is configured: the error comes at once."""
     if endpoint.anthropic_api_key or endpoint.anthropic_auth_token:
+        from ._anthropic import AnthropicModel
+
         return AnthropicModel(
             api_key=endpoint.anthropic_api_key,
             auth_token=endpoint.anthropic_auth_token,
             base_url=endpoint.anthropic_base_url,
         )
     if endpoint.anthropic_base_url:  # a compatible gateway that needs no key
+        from ._anthropic import AnthropicModel
+
         return AnthropicModel(api_key="not-needed", base_url=endpoint.anthropic_base_url)
     if endpoint.openai_url:
+        from ._openai import OpenAICompatibleModel
+
         return OpenAICompatibleModel(base_url=endpoint.openai_url, api_key=endpoint.openai_key)
     raise ModelRequestError(NO_ENDPOINT)
