@@ -23,8 +23,17 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
 )
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+
+
+def _console(*, stderr: bool) -> Console:
+    """A terminal gets rich's layout; a pipe or a log gets each line whole (no wrapping at 80 columns,
+    so an error stays one line a script can grep)."""
+    tty = (sys.stderr if stderr else sys.stdout).isatty()
+    return Console(stderr=stderr, highlight=False, soft_wrap=not tty, width=None if tty else 100_000)
+
+
+console = _console(stderr=False)
+err_console = _console(stderr=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
 ScopeOpt = Annotated[str, typer.Option("--scope", "-s", help="Scope path, e.g. household/futari/user/wife.")]

@@ -169,9 +169,11 @@ def _decide(approve: bool, proposal_id: str, user: str, household: str | None, a
         print_json(
             {"done": decision.done, "reason": decision.reason, "proposal": decision.proposal.to_json()}
         )
-    else:
+    elif decision.done:
         console.print(escape(decision.reason))
-    if not decision.done:
+    if not decision.done:  # refused (decided already, expired, not yours): an error, on stderr
+        if not as_json:
+            err_console.print(f"[red]error:[/] {escape(decision.reason)}", soft_wrap=True)
         raise typer.Exit(1)
 
 

@@ -39,8 +39,16 @@ def prompt(
             "(env SHITSUJI_HOOK_SERVER=off: never).",
         ),
     ] = True,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Always print a JSON object: the hook's output, or {} when nothing fits."
+        ),
+    ] = False,
 ) -> None:
     """Read a UserPromptSubmit payload on stdin; print the project's relevant memories, or nothing."""
+    if as_json and plain:
+        raise UserInputError("--json and --plain ask for two different outputs: choose one")
     settings = STATE.settings()
     payload = sys.stdin.read()
     cache = settings.cache_dir or default_cache_dir()
@@ -59,6 +67,8 @@ def prompt(
             start_server(path, settings.db, settings.embedder)
     if out:
         sys.stdout.write(out + "\n")
+    elif as_json:
+        sys.stdout.write("{}\n")
 
 
 @hook_app.command("serve")
