@@ -62,7 +62,7 @@ def _run(args: list[str], tmp_path: Path, stdin: str = "") -> subprocess.Complet
         (
             ["household", "todos", "--name", "a-very-long-household-name-that-would-wrap-at-forty"],
             1,
-            "no household",
+            "no database",
         ),
     ],
 )
@@ -90,3 +90,28 @@ def test_demo_json(tmp_path: Path) -> None:
     steps = json.loads(done.stdout)["steps"]
     recalls = [s for s in steps if s["step"] == "recall"]
     assert recalls and all(h["whose"] != "OTHER" for s in recalls for h in s["hits"])
+
+
+READING = [
+    ["stats"],
+    ["recall", "牛乳", "-s", "household/a"],
+    ["list"],
+    ["show", "abcd"],
+    ["dedupe", "x", "-s", "a/b"],
+    ["export"],
+    ["forget", "abcd"],
+    ["household", "shopping"],
+    ["household", "todos"],
+    ["proposals", "list", "--user", "wife"],
+    ["audit"],
+    ["line", "link", "wife"],
+    ["chat", "--user", "wife", "-m", "hi"],
+]
+
+
+@pytest.mark.parametrize("args", READING, ids=lambda a: " ".join(a[:2]))
+def test_reading_a_missing_database_creates_nothing(args: list[str], tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such" / "dir" / "x.db"
+    done = _run(["--db", str(missing), *args], tmp_path)
+    assert done.returncode == 1 and done.stderr.startswith("error: no database at "), done.stderr
+    assert not (tmp_path / "no").exists()

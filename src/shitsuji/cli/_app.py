@@ -58,6 +58,18 @@ class State:
             )
         return self._settings
 
+    def require_database(self) -> None:
+        """Commands that read (or change what is there) refuse a database file that does not exist
+        rather than create an empty one: a mistyped --db must not look like an empty memory."""
+        from ..errors import UserInputError
+
+        settings = self.settings()
+        if settings.database_url is None and not settings.db.exists():
+            raise UserInputError(
+                f"no database at {settings.db}: check --db or SHITSUJI_DB, or start one with "
+                "`shitsuji remember …` or `shitsuji household init …`"
+            )
+
     def engine(self) -> MemoryEngine:
         if self._engine is None:
             self._engine = self.settings().memory()

@@ -30,6 +30,7 @@ def audit(
     as_json: JsonFlag = False,
 ) -> None:
     """The audit log, newest first: who changed what, when, and through which channel."""
+    STATE.require_database()
     from ..audit import AuditLog
     from ..household import HouseholdStore
 

@@ -78,6 +78,7 @@ def chat(
     as_json: JsonFlag = False,
 ) -> None:
     """Talk to the household butler (one-shot with --message, otherwise interactive)."""
+    STATE.require_database()
     from ..agent import KEEP
     from ..context import check_label
 
@@ -151,6 +152,7 @@ def proposals_list(
     as_json: JsonFlag = False,
 ) -> None:
     """The user's pending proposals (all with --all)."""
+    STATE.require_database()
     butler, ctx = _member(user, household)
     found = butler.service.member_proposals(ctx, pending_only=not every)
     if as_json:
@@ -185,6 +187,7 @@ def approve(
     as_json: JsonFlag = False,
 ) -> None:
     """Approve a proposal: its tool runs once, now."""
+    STATE.require_database()
     _decide(True, proposal_id, user, household, as_json)
 
 
@@ -196,4 +199,5 @@ def reject(
     as_json: JsonFlag = False,
 ) -> None:
     """Reject a proposal: nothing is done."""
+    STATE.require_database()
     _decide(False, proposal_id, user, household, as_json)

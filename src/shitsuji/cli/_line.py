@@ -25,6 +25,7 @@ def link(
     as_json: JsonFlag = False,
 ) -> None:
     """Print a one-time code (10 minutes, single use) for USER to send to the bot from LINE."""
+    STATE.require_database()
     from ..household import HouseholdStore
     from ..line import CODE_TTL, LineLinks
 

@@ -26,6 +26,7 @@ def export(
     ] = None,
 ) -> None:
     """Write memories as JSONL (one object per line), the shape `import` reads."""
+    STATE.require_database()
     if output is not None:
         _check_target(output)
     from ..memory import export_lines
