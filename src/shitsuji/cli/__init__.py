@@ -13,6 +13,7 @@ from rich.markup import escape
 from ..errors import ShitsujiError, UserInputError
 from . import (  # noqa: F401  (they register commands)
     _audit,
+    _backup,
     _bench,
     _chat,
     _demo,
