@@ -114,5 +114,12 @@ def test_a_postgresql_database_backs_up_and_restores(
     fresh = tmp_path / "from-pg.db"
     assert cli("--db", str(fresh), "restore-backup", str(backup)).code == 0
     restored, source = _tables(str(fresh)), _tables(pg_url)
-    for table in ("memories", "shopping_items", "line_events", "proposals", "member_passwords", "audit_events"):
+    for table in (
+        "memories",
+        "shopping_items",
+        "line_events",
+        "proposals",
+        "member_passwords",
+        "audit_events",
+    ):
         assert restored[table][0] == source[table][0], table
