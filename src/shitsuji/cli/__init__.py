@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (they register commands)
     _bench,
     _chat,
     _demo,
+    _doctor,
     _hooks,
     _household,
     _line,

@@ -24,6 +24,7 @@ __all__ = ["FakeLineAPI", "Sent"]
 REPLY = "/v2/bot/message/reply"
 PUSH = "/v2/bot/message/push"
 LOADING = "/v2/bot/chat/loading/start"
+BOT_INFO = "/v2/bot/info"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +124,8 @@ class FakeLineAPI:
             if path == LOADING:
                 self.sent.append(Sent("loading", str(body.get("chatId"))))
                 return 202, {}
+            if path == BOT_INFO:
+                return 200, {"userId": "Ufakebot", "basicId": "@fakebot", "displayName": "shitsuji (fake)"}
             return 404, {"message": "Not found"}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -134,6 +137,9 @@ class FakeLineAPI:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:  # the bot's own info: what `shitsuji doctor` asks
+                self._respond({})
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length) if length else b"{}"
@@ -141,6 +147,9 @@ class FakeLineAPI:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {}
+                self._respond(body)
+
+            def _respond(self, body: dict[str, Any]) -> None:
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 status, answer = fake._answer(self.path, headers, body)
                 extra = answer.pop("_headers", {})
