@@ -67,7 +67,7 @@ class State:
         if settings.database_url is None and not settings.db.exists():
             raise UserInputError(
                 f"no database at {settings.db}: check --db or SHITSUJI_DB, or start one with "
-                "`shitsuji remember …` or `shitsuji household init …`"
+                "`shitsuji household init --name NAME --member YOUR_ID` (or `shitsuji remember …`)"
             )
 
     def engine(self) -> MemoryEngine:

@@ -48,11 +48,18 @@ def audit(
     if not found:
         console.print("no events recorded yet")
         return
+    from ..household._values import zone_of
+
+    homes = HouseholdStore(STATE.settings().database)
+    try:  # each event in its household's clock (the server's own for events of no household)
+        zones = {h.name: zone_of(h.time_zone) for h in homes.households()}
+    finally:
+        homes.close()
     table = Table("when", "household", "who", "channel", "action", "subject", box=None, pad_edge=False)
     for e in found:
         summary = e.detail.get("summary") or e.subject or ""
         table.add_row(
-            e.at.astimezone().strftime("%Y-%m-%d %H:%M:%S") if e.at else "",
+            e.at.astimezone(zones.get(e.household or "")).strftime("%Y-%m-%d %H:%M:%S %Z") if e.at else "",
             e.household or "",
             escape(e.actor),
             e.channel or "",

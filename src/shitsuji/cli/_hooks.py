@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -104,7 +105,12 @@ def install_hooks(
     chosen = _client(client)
     if as_json and not yes:
         raise UserInputError("--json cannot ask before writing: add --yes")
-    commands = Commands.for_this_python(db=STATE.db, embedder=STATE.embedder)
+    # the database and embedder chosen here, by flag or environment, are written into the agent's config
+    # (the agent runs the hook without this shell's SHITSUJI_DB)
+    chosen_db = STATE.db or (Path(os.environ["SHITSUJI_DB"]) if os.environ.get("SHITSUJI_DB") else None)
+    commands = Commands.for_this_python(
+        db=chosen_db, embedder=STATE.embedder or os.environ.get("SHITSUJI_EMBEDDER") or None
+    )
     changes = plan(chosen, commands, project=project_root(project), codex_home=codex_home())
     pending = [c for c in changes if c.changed]
     if not as_json:

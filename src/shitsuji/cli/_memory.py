@@ -57,7 +57,8 @@ def recall(
 ) -> None:
     """Find the memories that best match QUERY, from SCOPE and its ancestors."""
     STATE.require_database()
-    hits = STATE.engine().recall(query, scope, k=k)
+    # a hit scored 0 matched nothing (neither words nor meaning): it would only pad the list
+    hits = [h for h in STATE.engine().recall(query, scope, k=k) if round(h.score, 4) > 0]
     if as_json:
         print_json([h.to_json() for h in hits])
         return
