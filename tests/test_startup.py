@@ -37,6 +37,7 @@ def test_importing_the_command_line_loads_no_heavy_package() -> None:
         "from shitsuji.web import Accounts, check_password",
         "from shitsuji.memory import normalize_scope",
         "from shitsuji.mcp import project_scope",
+        "from shitsuji.line import CODE_TTL, LINE_SCHEMA, LineLinks, inbox_path",
     ],
 )
 def test_light_names_load_without_the_heavy_packages(code: str) -> None:
@@ -44,9 +45,9 @@ def test_light_names_load_without_the_heavy_packages(code: str) -> None:
 
 
 def test_the_lazy_names_still_resolve() -> None:
-    from shitsuji import household, memory, web
+    from shitsuji import household, line, memory, web
 
-    for package in (household, memory, web):
+    for package in (household, line, memory, web):
         for name in package.__all__:
             assert getattr(package, name) is not None, (package.__name__, name)
     with pytest.raises(AttributeError):
