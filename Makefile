@@ -9,10 +9,13 @@ STAMP  := $(VENV)/.installed
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@echo "==> $(VENV): a virtual environment of its own ($(PYTHON))"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@echo "==> installing shitsuji and its dependencies (the first time takes a few minutes)"
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev]'
 	touch $(STAMP)
+	@echo "==> installed: $(BIN)/shitsuji --version"
 
 browser:
 	scripts/ensure-chromium

@@ -59,7 +59,12 @@ def test_one_shot_chat_makes_a_proposal_the_owner_approves_once(
     approved = cli("proposals", "approve", card["id"], "--user", "wife", "--json")
     assert approved.code == 0 and approved.json()["proposal"]["status"] == "approved"
     again = cli("proposals", "approve", card["id"], "--user", "wife")
-    assert again.code == 1 and "already approved" in again.out
+    assert (
+        again.code == 1
+        and again.out == ""
+        and again.err.startswith("error: ")
+        and "already approved" in again.err
+    )
     [item] = cli("household", "shopping", "--json").json()
     assert item["name"] == "牛乳" and item["quantity"] == 2
 

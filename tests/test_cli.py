@@ -102,6 +102,7 @@ def test_malformed_import_line_names_the_line_and_imports_nothing(cli: Cli, tmp_
     ],
 )
 def test_bad_input_gets_one_clear_line(cli: Cli, args: tuple[str, ...], needle: str) -> None:
+    assert cli("remember", "a fact that makes the database", "--scope", WIFE).code == 0
     run = cli(*args)
     assert run.code != 0
     assert needle in run.err

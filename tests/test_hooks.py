@@ -203,7 +203,7 @@ def test_bad_payloads_fail_without_blocking_the_prompt(
 
 
 def test_install_for_claude_code_shows_asks_merges_and_is_idempotent(
-    projects: Path, memory: MemoryEngine, db_path: Path, cli: Cli
+    projects: Path, memory: MemoryEngine, db_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = projects / "main-project"
     settings = project / ".claude" / "settings.json"
@@ -217,6 +217,8 @@ def test_install_for_claude_code_shows_asks_merges_and_is_idempotent(
     )
     servers.write_text(json.dumps({"mcpServers": {"github": {"command": "gh-mcp", "args": []}}}))
     before = (settings.read_text(), servers.read_text())
+    monkeypatch.delenv("SHITSUJI_DB")  # the default database: nothing to pass on
+    monkeypatch.delenv("SHITSUJI_EMBEDDER")
 
     declined = cli("install-hooks", "--client", "claude-code", "--project", str(project), stdin="n\n")
     assert declined.code == 1 and "+++ " in declined.out and "shitsuji.hooks prompt" in declined.out
@@ -264,6 +266,8 @@ def test_install_for_codex_keeps_other_config_and_updates_a_stale_entry(
     home = tmp_path / "codex-home"
     home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(home))
+    monkeypatch.delenv("SHITSUJI_DB")
+    monkeypatch.delenv("SHITSUJI_EMBEDDER")
     config = home / "config.toml"
     config.write_text(
         'model = "gpt-5-codex"\n\n'
@@ -296,6 +300,7 @@ def test_install_passes_an_explicit_database_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
 ) -> None:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    monkeypatch.delenv("SHITSUJI_EMBEDDER")
     db = tmp_path / "team.db"
     assert cli("--db", str(db), "install-hooks", "--client", "codex", "--yes").code == 0
     parsed = tomllib.loads((tmp_path / "codex" / "config.toml").read_text())
@@ -338,3 +343,22 @@ def test_the_cli_starts_without_the_model_sdks() -> None:
     probe = "import sys, shitsuji.cli; print(sorted({'anthropic', 'openai'} & set(sys.modules)))"
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == "[]"  # they cost ~1 s and only `chat` needs them
+
+
+def test_install_passes_the_database_of_the_environment_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    db = tmp_path / "from-env.db"
+    monkeypatch.setenv("SHITSUJI_DB", str(db))  # as `export SHITSUJI_DB=…` in the shell
+    assert cli("install-hooks", "--client", "codex", "--yes").code == 0
+    parsed = tomllib.loads((tmp_path / "codex" / "config.toml").read_text())
+    assert parsed["mcp_servers"]["shitsuji"]["args"] == [
+        "-m",
+        "shitsuji",
+        "--db",
+        str(db.resolve()),
+        "--embedder",
+        "hash",
+        "mcp",
+    ]

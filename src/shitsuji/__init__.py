@@ -4,7 +4,9 @@ The names below load on first use, so ``import shitsuji.<module>`` costs only th
 the prompt hook's client asks a running hook server before it imports numpy at all.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .config import Settings, open_memory
@@ -24,13 +26,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    return getattr(import_module(f".{home}", __name__), name)
+__getattr__ = lazy_exports(__name__, {name: f".{home}" for name, home in _HOMES.items()})
 
 
 __all__ = [

@@ -11,21 +11,29 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from ..config import Settings
-from ..memory import MemoryEngine
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the settings and the stores are imported when a command needs them
+    from ..config import Settings
     from ..household import Butler
+    from ..memory import MemoryEngine
 
 app = typer.Typer(
     name="shitsuji",
     help="shitsuji (執事): long-term memory and a safe agent runtime. Every command takes --json.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+
+
+def _console(*, stderr: bool) -> Console:
+    """A terminal gets rich's layout; a pipe or a log gets each line whole (no wrapping at 80 columns,
+    so an error stays one line a script can grep)."""
+    tty = (sys.stderr if stderr else sys.stdout).isatty()
+    return Console(stderr=stderr, highlight=False, soft_wrap=not tty, width=None if tty else 100_000)
+
+
+console = _console(stderr=False)
+err_console = _console(stderr=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
 ScopeOpt = Annotated[str, typer.Option("--scope", "-s", help="Scope path, e.g. household/futari/user/wife.")]
@@ -43,28 +51,43 @@ class State:
 
     def settings(self) -> Settings:
         if self._settings is None:
+            from ..config import Settings
+
             self._settings = Settings.from_env(
                 db=self.db, embedder=self.embedder, database_url=self.database_url
             )
         return self._settings
+
+    def require_database(self) -> None:
+        """Commands that read (or change what is there) refuse a database file that does not exist
+        rather than create an empty one: a mistyped --db must not look like an empty memory."""
+        from ..errors import UserInputError
+
+        settings = self.settings()
+        if settings.database_url is None and not settings.db.exists():
+            raise UserInputError(
+                f"no database at {settings.db}: check --db or SHITSUJI_DB, or start one with "
+                "`shitsuji household init --name NAME --member YOUR_ID` (or `shitsuji remember …`)"
+            )
 
     def engine(self) -> MemoryEngine:
         if self._engine is None:
             self._engine = self.settings().memory()
         return self._engine
 
-    def butler(self, *, need_model: bool = True, panels: bool = False) -> Butler:
+    def butler(self, *, need_model: bool = True, panels: bool = False, model: bool = True) -> Butler:
         """The household butler over these settings; without a model endpoint it only decides cards
-        (``need_model`` False) or the command fails saying what to set."""
+        (``need_model`` False) or the command fails saying what to set. ``model`` False: a command that
+        never talks to the model (cards from the terminal) does not open one at all."""
         from ..errors import ModelError
         from ..household import Butler
         from ..llm import NO_ENDPOINT, Model, open_model
 
         settings = self.settings()
-        model: Model | None = None
+        chosen: Model | None = None
         problem = None
         try:
-            model = open_model(settings.endpoint, settings.capabilities())
+            chosen = open_model(settings.endpoint, settings.capabilities()) if model else None
         except ModelError as exc:
             if need_model:
                 raise
@@ -72,7 +95,7 @@ class State:
         return Butler(
             settings.database,
             self.engine(),
-            model,
+            chosen,
             modes=settings.modes(),
             router_model=settings.router_model,
             extraction=settings.extraction(),
@@ -83,6 +106,14 @@ class State:
 
 
 STATE = State()
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        console.print(f"shitsuji {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
@@ -102,6 +133,10 @@ def _root(
         str | None,
         typer.Option("--embedder", help="Embedding model: use (default), e5, hash. Env SHITSUJI_EMBEDDER."),
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit."),
+    ] = False,
 ) -> None:
     STATE.db = db
     STATE.database_url = database_url

@@ -8,9 +8,6 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..audit import AuditLog
-from ..household import HouseholdStore
-from ..privacy import Viewer
 from ._app import STATE, JsonFlag, app, console, print_json
 
 
@@ -33,6 +30,11 @@ def audit(
     as_json: JsonFlag = False,
 ) -> None:
     """The audit log, newest first: who changed what, when, and through which channel."""
+    STATE.require_database()
+    from ..audit import AuditLog
+    from ..household import HouseholdStore
+    from ..privacy import Viewer
+
     log = AuditLog(STATE.settings().database)
     viewer = None
     if user is not None:  # the same rule as the apps (``privacy.Viewer``)
@@ -45,11 +47,18 @@ def audit(
     if not found:
         console.print("no events recorded yet")
         return
+    from ..household._values import zone_of
+
+    homes = HouseholdStore(STATE.settings().database)
+    try:  # each event in its household's clock (the server's own for events of no household)
+        zones = {h.name: zone_of(h.time_zone) for h in homes.households()}
+    finally:
+        homes.close()
     table = Table("when", "household", "who", "channel", "action", "subject", box=None, pad_edge=False)
     for e in found:
         summary = e.detail.get("summary") or e.subject or ""
         table.add_row(
-            e.at.astimezone().strftime("%Y-%m-%d %H:%M:%S") if e.at else "",
+            e.at.astimezone(zones.get(e.household or "")).strftime("%Y-%m-%d %H:%M:%S %Z") if e.at else "",
             e.household or "",
             escape(e.actor),
             e.channel or "",

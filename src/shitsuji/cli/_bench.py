@@ -8,14 +8,6 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ..bench import run_japanese, run_latency, run_locomo, run_longmemeval
-from ..bench.context import run_context_bench
-from ..bench.embedders import run_embedders
-from ..bench.extraction import run_extraction_check
-from ..bench.loop import run_loop_bench
-from ..bench.serve import run_serve_bench
-from ..bench.web import run_web_bench
-from ..household._bench import prompt_tokens_benchmark
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
 bench_app = typer.Typer(
@@ -53,6 +45,8 @@ def locomo(
     as_json: JsonFlag = False,
 ) -> None:
     """Evidence recall@k and hit@k on a LoCoMo file, beside a plain BM25 baseline."""
+    from ..bench import run_locomo
+
     data = run_locomo(file, embedder=_embedder(), k=k, progress=None if as_json else _note)
     if as_json:
         print_json(data)
@@ -77,6 +71,8 @@ def longmemeval(
     as_json: JsonFlag = False,
 ) -> None:
     """Session recall_any@k / recall_all@k on a LongMemEval file (abstention questions skipped), and ingest speed."""
+    from ..bench import run_longmemeval
+
     data = run_longmemeval(
         file,
         embedder=_embedder(),
@@ -109,6 +105,8 @@ def japanese(
     as_json: JsonFlag = False,
 ) -> None:
     """hit@k, hit@1 per query class and cross-user leaks on a Japanese household set."""
+    from ..bench import run_japanese
+
     data = run_japanese(directory, embedder=_embedder(), k=k, distractors=distractors)
     if as_json:
         print_json(data)
@@ -130,6 +128,8 @@ def latency(
     as_json: JsonFlag = False,
 ) -> None:
     """remember/recall latency, bulk-import throughput and peak memory at scale."""
+    from ..bench import run_latency
+
     data = run_latency(embedder=_embedder(), n=n, queries=queries, progress=None if as_json else _note)
     if as_json:
         print_json(data)
@@ -145,6 +145,8 @@ def embedders(
     as_json: JsonFlag = False,
 ) -> None:
     """Embedding speed of several models side by side: documents/s and ms per query."""
+    from ..bench.embedders import run_embedders
+
     data = run_embedders(names or ["use", "e5"], docs=docs)
     if as_json:
         print_json(data)
@@ -165,6 +167,8 @@ def loop(
     as_json: JsonFlag = False,
 ) -> None:
     """Agent loop overhead per round with a scripted model (two parallel read tools per round)."""
+    from ..bench.loop import run_loop_bench
+
     data = run_loop_bench(rounds=rounds, turns=turns)
     if as_json:
         print_json(data)
@@ -181,6 +185,8 @@ def prompt(
     as_json: JsonFlag = False,
 ) -> None:
     """Input tokens of the count index versus sending the full household data."""
+    from ..household._bench import prompt_tokens_benchmark
+
     data = prompt_tokens_benchmark(items)
     if as_json:
         print_json(data)
@@ -201,6 +207,8 @@ def context(
     as_json: JsonFlag = False,
 ) -> None:
     """Input tokens per turn: window + rolling summary versus the full history (every LoCoMo dialogue replayed)."""
+    from ..bench.context import run_context_bench
+
     data = run_context_bench(file, turns_wanted=turns)
     if as_json:
         print_json(data)
@@ -212,6 +220,8 @@ def context(
 @bench_app.command()
 def extraction(file: FileArg, as_json: JsonFlag = False) -> None:
     """Precision/recall of memory extraction on a hand-labelled LoCoMo sample (offline rule-based extractor)."""
+    from ..bench.extraction import run_extraction_check
+
     data = run_extraction_check(file)
     if as_json:
         print_json(data)
@@ -256,6 +266,8 @@ def web(
 ) -> None:
     """Web app under load on loopback: concurrent sessions chatting over HTTP/SSE, beside in-process turns;
     the server's event-loop lag meanwhile."""
+    from ..bench.web import run_web_bench
+
     data = run_web_bench(
         beside=beside,
         sessions=sessions,
@@ -517,6 +529,8 @@ def serve_bench(
 ) -> None:
     """`shitsuji serve` as fresh processes: seconds until /api/health answers, and from Ctrl-C (with a
     live-update stream open) until it has stopped."""
+    from ..bench.serve import run_serve_bench
+
     data = run_serve_bench(runs, python or [])
     if as_json:
         print_json(data)
@@ -573,3 +587,26 @@ def reminders(
             str(m["duplicated"]), "yes" if m["within_minute"] else "NO",
         )  # fmt: skip
     console.print(table)
+
+
+@bench_app.command()
+def startup(
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Rounds of every command.")] = 5,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline", help="The src folder of another checkout: its commands are timed beside ours."
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Each command's start-up as a fresh process (median), above the `import shitsuji` floor."""
+    from ..bench.startup import format_startup, run_startup
+
+    data = run_startup(
+        runs=runs, baseline=baseline, embedder=_embedder(), progress=None if as_json else _note
+    )
+    if as_json:
+        print_json(data)
+        return
+    console.print(format_startup(data), markup=False, highlight=False)

@@ -10,16 +10,17 @@ its events.
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.panel import Panel
 
-from ..agent import KEEP, Failed, Finished, Proposal, TextDelta, ToolContext, Turn
-from ..context import check_label
-from ..household import Butler, HouseholdDeps
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
+
+if TYPE_CHECKING:  # imported when a command runs: `shitsuji --help` stays fast
+    from ..agent import Finished, Proposal, ToolContext, Turn
+    from ..household import Butler, HouseholdDeps
 
 proposals_app = typer.Typer(
     help="Confirmation cards: list, approve or reject proposed writes.", no_args_is_help=True
@@ -39,6 +40,8 @@ def _card(p: Proposal) -> Panel:
 
 async def _run(butler: Butler, turn: Turn, mode: str | None, *, stream: bool) -> Finished:
     """Run one turn, streaming its words when asked; a failure ends the command (the words are kept)."""
+    from ..agent import Failed, Finished, TextDelta
+
     async for event in butler.service.events(turn, mode=mode):
         if isinstance(event, TextDelta) and stream:
             console.print(event.text, end="", markup=False, highlight=False)
@@ -75,6 +78,10 @@ def chat(
     as_json: JsonFlag = False,
 ) -> None:
     """Talk to the household butler (one-shot with --message, otherwise interactive)."""
+    STATE.require_database()
+    from ..agent import KEEP
+    from ..context import check_label
+
     butler = STATE.butler()
     ctx = butler.member(user, channel, household=household)
     label = KEEP if segment is None else None if segment == "none" else check_label(segment)
@@ -105,6 +112,8 @@ def chat(
 def _interactive(
     butler: Butler, ctx: ToolContext[HouseholdDeps], conversation_id: str, mode: str | None, label: Any
 ) -> None:
+    from ..agent import KEEP
+
     console.print(
         f"[dim]{ctx.user} @ {ctx.household}, conversation {conversation_id} — empty line or Ctrl-D to leave[/]"
     )
@@ -131,7 +140,7 @@ def _proposal_json(p: Proposal) -> dict[str, Any]:
 
 
 def _member(user: str, household: str | None) -> tuple[Butler, ToolContext[HouseholdDeps]]:
-    butler = STATE.butler(need_model=False)
+    butler = STATE.butler(need_model=False, model=False)
     return butler, butler.member(user, "cli", household=household)
 
 
@@ -143,6 +152,7 @@ def proposals_list(
     as_json: JsonFlag = False,
 ) -> None:
     """The user's pending proposals (all with --all)."""
+    STATE.require_database()
     butler, ctx = _member(user, household)
     found = butler.service.member_proposals(ctx, pending_only=not every)
     if as_json:
@@ -161,9 +171,11 @@ def _decide(approve: bool, proposal_id: str, user: str, household: str | None, a
         print_json(
             {"done": decision.done, "reason": decision.reason, "proposal": decision.proposal.to_json()}
         )
-    else:
+    elif decision.done:
         console.print(escape(decision.reason))
-    if not decision.done:
+    if not decision.done:  # refused (decided already, expired, not yours): an error, on stderr
+        if not as_json:
+            err_console.print(f"[red]error:[/] {escape(decision.reason)}", soft_wrap=True)
         raise typer.Exit(1)
 
 
@@ -175,6 +187,7 @@ def approve(
     as_json: JsonFlag = False,
 ) -> None:
     """Approve a proposal: its tool runs once, now."""
+    STATE.require_database()
     _decide(True, proposal_id, user, household, as_json)
 
 
@@ -186,4 +199,5 @@ def reject(
     as_json: JsonFlag = False,
 ) -> None:
     """Reject a proposal: nothing is done."""
+    STATE.require_database()
     _decide(False, proposal_id, user, household, as_json)

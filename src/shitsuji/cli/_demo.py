@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
-from ..memory import MemoryEngine, load_embedder, open_store
-from ._app import STATE, app, console
+from ._app import STATE, JsonFlag, app, console, print_json
+
+if TYPE_CHECKING:
+    from ..memory import MemoryEngine
 
 HOUSEHOLD = "household/futari"
 WIFE = f"{HOUSEHOLD}/user/wife"
@@ -27,42 +30,64 @@ FACTS = [
 
 
 @app.command()
-def demo() -> None:
+def demo(as_json: JsonFlag = False) -> None:
     """Show memory at work for two people sharing a household (nothing is kept afterwards)."""
+    from ..memory import MemoryEngine, load_embedder, open_store
+
     with tempfile.TemporaryDirectory(prefix="shitsuji-demo-") as tmp:
         store = open_store(Path(tmp) / "demo.db")
         engine = MemoryEngine(store, load_embedder(STATE.settings().embedder))
         try:
-            _run(engine)
+            steps = _run(engine, show=not as_json)
         finally:
             store.close()
+    if as_json:
+        print_json({"embedder": engine.embedder.model_id, "steps": steps})
 
 
-def _recall(engine: MemoryEngine, who: str, scope: str, query: str) -> None:
-    console.print(f"\n[bold]{who}[/] asks: {query}")
+Step = dict[str, Any]
+
+
+def _recall(engine: MemoryEngine, who: str, scope: str, query: str, show: bool) -> Step:
+    if show:
+        console.print(f"\n[bold]{who}[/] asks: {query}")
+    hits = []
     for hit in engine.recall(query, scope, k=3):
         mine = "own" if hit.memory.scope == scope else "shared" if hit.memory.scope == HOUSEHOLD else "OTHER"
-        console.print(f"  {hit.score:.4f}  {escape(f'[{mine:>6}]')}  {hit.memory.content}")
+        hits.append(
+            {"id": hit.memory.id, "content": hit.memory.content, "whose": mine, "score": round(hit.score, 4)}
+        )
+        if show:
+            console.print(f"  {hit.score:.4f}  {escape(f'[{mine:>6}]')}  {hit.memory.content}")
+    return {"step": "recall", "who": who, "query": query, "hits": hits}
 
 
-def _run(engine: MemoryEngine) -> None:
-    console.rule(f"shitsuji demo — embedder {engine.embedder.model_id}")
+def _run(engine: MemoryEngine, *, show: bool) -> list[Step]:
+    say = console.print if show else (lambda *_a, **_k: None)
+    if show:
+        console.rule(f"shitsuji demo — embedder {engine.embedder.model_id}")
+    steps: list[Step] = []
     for scope, text, category in FACTS:
         result = engine.remember(text, scope, category=category)
-        console.print(f"remember {escape(f'[{scope}]')} {text}  → {result.memory.id}")
+        steps.append({"step": "remember", "scope": scope, "content": text, "id": result.memory.id})
+        say(f"remember {escape(f'[{scope}]')} {text}  → {result.memory.id}")
 
-    _recall(engine, "wife", WIFE, "飲み物の好みは？")
-    _recall(engine, "husband", HUSBAND, "what do I like to drink?")
-    _recall(engine, "wife", WIFE, "ゴミ出しはいつ？")
-    _recall(engine, "husband", HUSBAND, "食べられないものある？")
-    console.print("  (the wife's shellfish allergy is hers alone: the husband never sees it)")
+    steps.append(_recall(engine, "wife", WIFE, "飲み物の好みは？", show))
+    steps.append(_recall(engine, "husband", HUSBAND, "what do I like to drink?", show))
+    steps.append(_recall(engine, "wife", WIFE, "ゴミ出しはいつ？", show))
+    steps.append(_recall(engine, "husband", HUSBAND, "食べられないものある？", show))
+    say("  (the wife's shellfish allergy is hers alone: the husband never sees it)")
 
     repeat = engine.remember("紅茶はミルクティーが好き、砂糖なし。", WIFE)
-    console.print(f"\nremember the same fact again → duplicate={repeat.duplicate}, id {repeat.memory.id}")
+    steps.append({"step": "remember again", "duplicate": repeat.duplicate, "id": repeat.memory.id})
+    say(f"\nremember the same fact again → duplicate={repeat.duplicate}, id {repeat.memory.id}")
 
     forgotten = engine.forget(repeat.memory.id)
-    console.print(f"forget {forgotten.id}")
-    _recall(engine, "wife", WIFE, "紅茶")
+    steps.append({"step": "forget", "id": forgotten.id})
+    say(f"forget {forgotten.id}")
+    steps.append(_recall(engine, "wife", WIFE, "紅茶", show))
     engine.restore(forgotten.id)
-    console.print(f"restore {forgotten.id}")
-    _recall(engine, "wife", WIFE, "紅茶")
+    steps.append({"step": "restore", "id": forgotten.id})
+    say(f"restore {forgotten.id}")
+    steps.append(_recall(engine, "wife", WIFE, "紅茶", show))
+    return steps

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,22 +12,10 @@ from typing import Annotated, Any
 import typer
 
 from .._paths import default_cache_dir
-from ..bench.hook import run_hook_bench
 from ..errors import UserInputError
-from ..hooks import (
-    CLIENTS,
-    DEFAULT_BUDGET,
-    DEFAULT_K,
-    Client,
-    Commands,
-    answer_prompt,
-    codex_home,
-    plan,
-    summary,
-)
+from ..hooks.__main__ import DEFAULT_BUDGET, DEFAULT_K  # the hook's own entry: no numpy
 from ..hooks._client import IDLE_TIMEOUT, server_answer, server_enabled, socket_path, start_server
-from ..hooks._prompt import one_blas_thread
-from ..mcp import project_root
+from ..hooks._install import CLIENTS, Client, Commands, codex_home, plan, summary
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 from ._bench import bench_app
 
@@ -51,8 +40,16 @@ def prompt(
             "(env SHITSUJI_HOOK_SERVER=off: never).",
         ),
     ] = True,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Always print a JSON object: the hook's output, or {} when nothing fits."
+        ),
+    ] = False,
 ) -> None:
     """Read a UserPromptSubmit payload on stdin; print the project's relevant memories, or nothing."""
+    if as_json and plain:
+        raise UserInputError("--json and --plain ask for two different outputs: choose one")
     settings = STATE.settings()
     payload = sys.stdin.read()
     cache = settings.cache_dir or default_cache_dir()
@@ -61,6 +58,8 @@ def prompt(
     path = socket_path(settings.db, settings.embedder, cache) if use_server else None
     out = server_answer(path, payload, k=k, budget=budget, plain=plain)
     if out is None:
+        from ..hooks._prompt import answer_prompt, one_blas_thread
+
         one_blas_thread()  # a one-shot process: see its doc
         out = answer_prompt(
             payload, settings.database, embedder=settings.embedder, k=k, budget=budget, plain=plain
@@ -69,6 +68,8 @@ def prompt(
             start_server(path, settings.db, settings.embedder)
     if out:
         sys.stdout.write(out + "\n")
+    elif as_json:
+        sys.stdout.write("{}\n")
 
 
 @hook_app.command("serve")
@@ -99,10 +100,17 @@ def install_hooks(
     as_json: JsonFlag = False,
 ) -> None:
     """Add the prompt hook and the MCP server to a coding agent's config (shows the change, then asks)."""
+    from ..mcp import project_root
+
     chosen = _client(client)
     if as_json and not yes:
         raise UserInputError("--json cannot ask before writing: add --yes")
-    commands = Commands.for_this_python(db=STATE.db, embedder=STATE.embedder)
+    # the database and embedder chosen here, by flag or environment, are written into the agent's config
+    # (the agent runs the hook without this shell's SHITSUJI_DB)
+    chosen_db = STATE.db or (Path(os.environ["SHITSUJI_DB"]) if os.environ.get("SHITSUJI_DB") else None)
+    commands = Commands.for_this_python(
+        db=chosen_db, embedder=STATE.embedder or os.environ.get("SHITSUJI_EMBEDDER") or None
+    )
     changes = plan(chosen, commands, project=project_root(project), codex_home=codex_home())
     pending = [c for c in changes if c.changed]
     if not as_json:
@@ -148,6 +156,8 @@ def hook_bench(
 ) -> None:
     """Latency of the prompt hook as agents run it: one fresh process per prompt, p50/p95, alone and
     with a hook server."""
+    from ..bench.hook import run_hook_bench
+
     embedder = STATE.settings().embedder
     _show(
         run_hook_bench(embedder=embedder, n=n, runs=runs, baseline=baseline, progress=_progress(as_json)),

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from ..household import HouseholdStore
 from ._app import STATE, JsonFlag, app, console, print_json
+
+if TYPE_CHECKING:
+    from ..household import HouseholdStore
 
 household_app = typer.Typer(
     help="The household butler's data: members, shopping, events, to-dos, expenses.", no_args_is_help=True
@@ -29,6 +31,8 @@ NameOpt = Annotated[
 
 @contextmanager
 def _store() -> Iterator[HouseholdStore]:
+    from ..household import HouseholdStore
+
     store = HouseholdStore(STATE.settings().database)
     try:
         yield store
@@ -67,6 +71,7 @@ def init(
 @household_app.command()
 def shopping(name: NameOpt = None, as_json: JsonFlag = False) -> None:
     """The shopping list."""
+    STATE.require_database()
     with _store() as store:
         home = store.resolve(name)
         rows = [i.to_json() for i in store.shopping_items(home.name)]
@@ -88,6 +93,7 @@ def events(
     as_json: JsonFlag = False,
 ) -> None:
     """Events from today (or --from) on."""
+    STATE.require_database()
     with _store() as store:
         home = store.resolve(name)
         rows = [e.to_json() for e in store.events(home.name, first or store.today(home.name), last)]
@@ -104,6 +110,7 @@ def todos(
     as_json: JsonFlag = False,
 ) -> None:
     """Open to-dos, soonest due first."""
+    STATE.require_database()
     with _store() as store:
         home = store.resolve(name)
         rows = [t.to_json() for t in store.todos(home.name, include_done=include_done)]
@@ -120,6 +127,7 @@ def expenses(
     as_json: JsonFlag = False,
 ) -> None:
     """One month's expenses in yen, with the total."""
+    STATE.require_database()
     with _store() as store:
         home = store.resolve(name)
         rows = [x.to_json() for x in store.expenses(home.name, month)]
@@ -137,6 +145,7 @@ def time_zone(
     as_json: JsonFlag = False,
 ) -> None:
     """Set the household's time zone: it decides "today", "this month" and every time shown."""
+    STATE.require_database()
     with _store() as store:
         home = store.set_time_zone(store.resolve(name).name, zone)
         today = store.today(home.name)
@@ -185,6 +194,7 @@ def add_member(
     as_json: JsonFlag = False,
 ) -> None:
     """Add USER to the household, with a password for the web app (asked twice, or --password-stdin)."""
+    STATE.require_database()
     from ..web import check_password
 
     password = None if no_password else check_password(_read_password(password_stdin))
@@ -216,6 +226,7 @@ def set_password(
 ) -> None:
     """Set or reset a member's web password (their signed-in sessions end; their LINE link is removed
     unless --keep-line). Recorded in the audit log as the member's own event."""
+    STATE.require_database()
     from ..errors import UserInputError
     from ..web import check_password
 

@@ -10,8 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ..household import HouseholdStore
-from ._app import STATE, JsonFlag, app, console, print_json
+from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
 line_app = typer.Typer(help="The LINE channel: link a member's LINE account.", no_args_is_help=True)
 app.add_typer(line_app, name="line")
@@ -26,6 +25,8 @@ def link(
     as_json: JsonFlag = False,
 ) -> None:
     """Print a one-time code (10 minutes, single use) for USER to send to the bot from LINE."""
+    STATE.require_database()
+    from ..household import HouseholdStore
     from ..line import CODE_TTL, LineLinks
 
     store = HouseholdStore(STATE.settings().database)
@@ -39,11 +40,29 @@ def link(
         expires = links.clock() + CODE_TTL
     finally:
         links.close()
+    from ..household._values import zone_of
+
+    expires = expires.astimezone(zone_of(home.time_zone))  # the household's clock, not UTC
+    configured = STATE.settings().line is not None
     if as_json:
-        print_json({"code": code, "user": user, "household": home.name, "expires_at": expires.isoformat()})
+        print_json(
+            {
+                "code": code,
+                "user": user,
+                "household": home.name,
+                "expires_at": expires.isoformat(),
+                "line_configured": configured,
+            }
+        )
         return
     console.print(f"send [bold]{code}[/] to the butler's LINE account in a one-to-one chat")
-    console.print(f"(for {user} of {home.name}; it works once, until {expires.astimezone():%H:%M})")
+    console.print(f"(for {user} of {home.name}; it works once, until {expires:%H:%M %Z})")
+    if not configured:
+        err_console.print(
+            "note: LINE is not configured here: the code is answered once `shitsuji serve` runs with "
+            "SHITSUJI_LINE_CHANNEL_SECRET and SHITSUJI_LINE_CHANNEL_TOKEN set (README: The LINE channel)",
+            soft_wrap=True,
+        )
 
 
 @app.command()

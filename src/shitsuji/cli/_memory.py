@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from ..memory import Memory
 from ._app import STATE, JsonFlag, ScopeOpt, app, console, print_json
+
+if TYPE_CHECKING:
+    from ..memory import Memory
 
 
 def _short(text: str, width: int = 80) -> str:
@@ -54,7 +56,9 @@ def recall(
     as_json: JsonFlag = False,
 ) -> None:
     """Find the memories that best match QUERY, from SCOPE and its ancestors."""
-    hits = STATE.engine().recall(query, scope, k=k)
+    STATE.require_database()
+    # a hit scored 0 matched nothing (neither words nor meaning): it would only pad the list
+    hits = [h for h in STATE.engine().recall(query, scope, k=k) if round(h.score, 4) > 0]
     if as_json:
         print_json([h.to_json() for h in hits])
         return
@@ -76,6 +80,7 @@ def dedupe(
     text: Annotated[str, typer.Argument(help="Text to check.")], scope: ScopeOpt, as_json: JsonFlag = False
 ) -> None:
     """Show which memory in SCOPE the TEXT would duplicate (nothing is written)."""
+    STATE.require_database()
     found = STATE.engine().find_duplicate(text, scope)
     if as_json:
         print_json(found.to_json() if found else {"duplicate": False})
@@ -97,6 +102,7 @@ def list_(
     as_json: JsonFlag = False,
 ) -> None:
     """List memories, oldest first."""
+    STATE.require_database()
     memories = list(STATE.engine().list_memories(scope, deleted=deleted, limit=limit))
     if as_json:
         print_json([m.to_json() for m in memories])
@@ -121,18 +127,21 @@ def show(
     as_json: JsonFlag = False,
 ) -> None:
     """Show one memory with all its fields."""
+    STATE.require_database()
     _show(STATE.engine().get(memory_id), as_json)
 
 
 @app.command()
 def forget(memory_id: Annotated[str, typer.Argument(help="Memory id.")], as_json: JsonFlag = False) -> None:
     """Forget a memory (soft delete: hidden from recall until restored or purged)."""
+    STATE.require_database()
     _show(STATE.engine().forget(memory_id), as_json, "forgot")
 
 
 @app.command()
 def restore(memory_id: Annotated[str, typer.Argument(help="Memory id.")], as_json: JsonFlag = False) -> None:
     """Bring back a forgotten memory."""
+    STATE.require_database()
     _show(STATE.engine().restore(memory_id), as_json, "restored")
 
 
@@ -141,6 +150,7 @@ def purge(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False, as_json: JsonFlag = False
 ) -> None:
     """Delete forgotten memories for good (asks first)."""
+    STATE.require_database()
     engine = STATE.engine()
     count = sum(1 for _ in engine.list_memories(deleted=True))
     if count and not yes and not typer.confirm(f"Delete {count} forgotten memories for good?", default=False):
@@ -155,6 +165,7 @@ def purge(
 @app.command()
 def reindex(as_json: JsonFlag = False) -> None:
     """Rebuild every derived index (keywords and vectors) from the rows."""
+    STATE.require_database()
     engine = STATE.engine()
     with Progress(console=console, disable=as_json, transient=True) as bar:
         task = bar.add_task(f"embedding with {engine.embedder.model_id}", total=None)
@@ -168,6 +179,7 @@ def reindex(as_json: JsonFlag = False) -> None:
 @app.command()
 def stats(as_json: JsonFlag = False) -> None:
     """Counts by scope, category and embedding model."""
+    STATE.require_database()
     s = STATE.engine().stats()
     data = {
         "path": s.path,

@@ -13,7 +13,6 @@ import typer
 from rich.progress import Progress
 
 from ..errors import UserInputError
-from ..memory import export_lines, import_items, parse_lines
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
 
@@ -27,8 +26,11 @@ def export(
     ] = None,
 ) -> None:
     """Write memories as JSONL (one object per line), the shape `import` reads."""
+    STATE.require_database()
     if output is not None:
         _check_target(output)
+    from ..memory import export_lines
+
     lines = export_lines(STATE.engine().list_memories(scope))
     if output is None:
         for line in lines:
@@ -69,6 +71,8 @@ def import_(
     as_json: JsonFlag = False,
 ) -> None:
     """Import memories from JSONL; exact duplicates in the same scope are skipped."""
+    from ..memory import import_items, parse_lines
+
     engine = STATE.engine()
     handle: TextIO
     if str(file) == "-":

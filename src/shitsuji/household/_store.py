@@ -169,7 +169,7 @@ class HouseholdStore:
         if user not in home.members:
             raise UserInputError(
                 f"{user!r} is not a member of household {home.name!r} (members: {', '.join(home.members)}): "
-                "sign in as one of them"
+                f"use one of those ids, or add them with `shitsuji household add-member {user} --name {home.name}`"
             )
         return home
 

@@ -5,21 +5,13 @@ worker (``LineWorker``, in ``shitsuji serve`` or ``shitsuji worker``) answers it
 the conversation service (``LineChannel``) and sends the answer with the reply token or
 a push with a retry key (``Messenger``). A LINE account speaks for a household member
 only after it sent a one-time code (``LineLinks``). ``FakeLineAPI`` is a local fake of
-the Messaging API for tests and benchmarks.
+the Messaging API for tests and benchmarks. Names load on first use: linking a member from the
+command line needs the links table, not the SDK.
 """
 
-from ._app import LineApp
-from ._channel import CHANNEL, LineChannel
-from ._fake import FakeLineAPI, Sent
-from ._inbox import Inbox, Pending
-from ._links import CODE_TTL, RESET_TTL, LineLinks, Link, TooManyCodes, looks_like_code
-from ._messenger import LineApiError, LineRateLimited, LineUnavailable, Messenger, RateLimiter
-from ._pasted import looks_pasted
-from ._render import Tap, card, nonce, parse_tap, shopping_list, text_messages
-from ._schema import LINE_INBOX_SCHEMA, LINE_SCHEMA, inbox_path
-from ._webhook import WEBHOOK_PATH, not_configured_router, webhook_router
-from ._words import Lang, language_of, say
-from ._worker import REPLY_WINDOW, LineWorker, chat_of, retry_key
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 __all__ = [
     "CHANNEL",
@@ -61,3 +53,61 @@ __all__ = [
     "text_messages",
     "webhook_router",
 ]
+
+if TYPE_CHECKING:
+    from ._app import LineApp
+    from ._channel import CHANNEL, LineChannel
+    from ._fake import FakeLineAPI, Sent
+    from ._inbox import Inbox, Pending
+    from ._links import CODE_TTL, RESET_TTL, LineLinks, Link, TooManyCodes, looks_like_code
+    from ._messenger import LineApiError, LineRateLimited, LineUnavailable, Messenger, RateLimiter
+    from ._pasted import looks_pasted
+    from ._render import Tap, card, nonce, parse_tap, shopping_list, text_messages
+    from ._schema import LINE_INBOX_SCHEMA, LINE_SCHEMA, inbox_path
+    from ._webhook import WEBHOOK_PATH, not_configured_router, webhook_router
+    from ._words import Lang, language_of, say
+    from ._worker import REPLY_WINDOW, LineWorker, chat_of, retry_key
+
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "LineApp": "._app",
+        "CHANNEL": "._channel",
+        "LineChannel": "._channel",
+        "FakeLineAPI": "._fake",
+        "Sent": "._fake",
+        "Inbox": "._inbox",
+        "Pending": "._inbox",
+        "CODE_TTL": "._links",
+        "RESET_TTL": "._links",
+        "LineLinks": "._links",
+        "Link": "._links",
+        "TooManyCodes": "._links",
+        "looks_like_code": "._links",
+        "LineApiError": "._messenger",
+        "LineRateLimited": "._messenger",
+        "LineUnavailable": "._messenger",
+        "Messenger": "._messenger",
+        "RateLimiter": "._messenger",
+        "looks_pasted": "._pasted",
+        "Tap": "._render",
+        "card": "._render",
+        "nonce": "._render",
+        "parse_tap": "._render",
+        "shopping_list": "._render",
+        "text_messages": "._render",
+        "LINE_INBOX_SCHEMA": "._schema",
+        "LINE_SCHEMA": "._schema",
+        "inbox_path": "._schema",
+        "WEBHOOK_PATH": "._webhook",
+        "not_configured_router": "._webhook",
+        "webhook_router": "._webhook",
+        "Lang": "._words",
+        "language_of": "._words",
+        "say": "._words",
+        "REPLY_WINDOW": "._worker",
+        "LineWorker": "._worker",
+        "chat_of": "._worker",
+        "retry_key": "._worker",
+    },
+)

@@ -26,6 +26,7 @@ __all__ = ["FakeLineAPI", "Sent"]
 REPLY = "/v2/bot/message/reply"
 PUSH = "/v2/bot/message/push"
 LOADING = "/v2/bot/chat/loading/start"
+BOT_INFO = "/v2/bot/info"
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,8 @@ class FakeLineAPI:
             if path == LOADING:
                 self.sent.append(Sent("loading", str(body.get("chatId"))))
                 return 202, {}
+            if path == BOT_INFO:
+                return 200, {"userId": "Ufakebot", "basicId": "@fakebot", "displayName": "shitsuji (fake)"}
             return 404, {"message": "Not found"}
 
     def hold_pushes(self) -> threading.Event:
@@ -176,7 +179,10 @@ class FakeLineAPI:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def do_GET(self) -> None:  # api-data.line.me: a message's content
+            def do_GET(self) -> None:  # api-data.line.me: a message's content; api.line.me: the bot's info
+                if self.path == BOT_INFO:  # what `shitsuji doctor` asks
+                    self._respond({})
+                    return
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 found = fake._content(self.path, headers)
                 self.send_response(200 if found else 404)
@@ -193,6 +199,9 @@ class FakeLineAPI:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {}
+                self._respond(body)
+
+            def _respond(self, body: dict[str, Any]) -> None:
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 status, answer = fake._answer(self.path, headers, body)
                 hold = fake._hold

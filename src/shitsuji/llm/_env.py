@@ -44,11 +44,12 @@ def open_model(endpoint: Endpoint, capabilities: CapabilityTable | None = None) 
     """Claude when a key, token or base URL is given, else the OpenAI-compatible server, else a clear error.
 
     ``capabilities``: the model table (the configuration's ``[models.*]`` rows over the built-in ones).
+    Each provider's SDK is imported only when it is the one chosen (each takes seconds on a busy
+    machine), and none when nothing is configured: the error comes at once.
     """
-    from ._anthropic import AnthropicModel  # the provider SDKs take ~1 s to import
-    from ._openai import OpenAICompatibleModel
-
     if endpoint.anthropic_api_key or endpoint.anthropic_auth_token:
+        from ._anthropic import AnthropicModel
+
         return AnthropicModel(
             api_key=endpoint.anthropic_api_key,
             auth_token=endpoint.anthropic_auth_token,
@@ -56,9 +57,13 @@ def open_model(endpoint: Endpoint, capabilities: CapabilityTable | None = None) 
             capabilities=capabilities,
         )
     if endpoint.anthropic_base_url:  # a compatible gateway that needs no key
+        from ._anthropic import AnthropicModel
+
         return AnthropicModel(
             api_key="not-needed", base_url=endpoint.anthropic_base_url, capabilities=capabilities
         )
     if endpoint.openai_url:
+        from ._openai import OpenAICompatibleModel
+
         return OpenAICompatibleModel(base_url=endpoint.openai_url, api_key=endpoint.openai_key)
     raise ModelRequestError(NO_ENDPOINT)

@@ -1,30 +1,12 @@
 """Long-term memory: one fact per row, scoped, found by meaning and by words.
 
-Extraction (pydantic, the model layer) loads on first use, keeping the prompt hook's
-start-up light.
+Every name loads on first use (PEP 562): the command line and the prompt hook import this
+package without numpy, the embedders or pydantic until a command needs them.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ._embedders import (
-    DEFAULT_EMBEDDER,
-    E5Embedder,
-    Embedder,
-    HashEmbedder,
-    USEEmbedder,
-    embedder_names,
-    load_embedder,
-)
-from ._engine import BackgroundIndexer, MemoryEngine, NewMemory
-from ._open import memory_store, open_store
-from ._recall import RecallWeights
-from ._records import CATEGORIES, SOURCES, Hit, Memory, RememberResult
-from ._schema import MEMORY_SCHEMA
-from ._scopes import distance, lineage, normalize_scope
-from ._sqlite_store import SQLiteMemoryStore
-from ._store import MemoryStore, StoreStats
-from ._text import content_hash, normalize, terms
-from ._transfer import ImportReport, export_lines, import_file, import_items, parse_lines
+from .._lazy import lazy_exports
 
 __all__ = [
     "CATEGORIES",
@@ -70,23 +52,70 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from ._embedders import (
+        DEFAULT_EMBEDDER,
+        E5Embedder,
+        Embedder,
+        HashEmbedder,
+        USEEmbedder,
+        embedder_names,
+        load_embedder,
+    )
+    from ._engine import BackgroundIndexer, MemoryEngine, NewMemory
     from ._extract import EXTRACTION_PROMPT, ExtractionReport, Extractor, Turn
     from ._jobs import ExtractionQueue, ExtractionSettings, JobOutcome
+    from ._open import memory_store, open_store
+    from ._recall import RecallWeights
+    from ._records import CATEGORIES, SOURCES, Hit, Memory, RememberResult
+    from ._schema import MEMORY_SCHEMA
+    from ._scopes import distance, lineage, normalize_scope
+    from ._sqlite_store import SQLiteMemoryStore
+    from ._store import MemoryStore, StoreStats
+    from ._text import content_hash, normalize, terms
+    from ._transfer import ImportReport, export_lines, import_file, import_items, parse_lines
 
-_LAZY = {
-    "EXTRACTION_PROMPT": "._extract",
-    "ExtractionReport": "._extract",
-    "Extractor": "._extract",
-    "Turn": "._extract",
-    "ExtractionQueue": "._jobs",
-    "ExtractionSettings": "._jobs",
-    "JobOutcome": "._jobs",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from importlib import import_module
-
-        return getattr(import_module(_LAZY[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "DEFAULT_EMBEDDER": "._embedders",
+        "E5Embedder": "._embedders",
+        "Embedder": "._embedders",
+        "HashEmbedder": "._embedders",
+        "USEEmbedder": "._embedders",
+        "embedder_names": "._embedders",
+        "load_embedder": "._embedders",
+        "BackgroundIndexer": "._engine",
+        "MemoryEngine": "._engine",
+        "NewMemory": "._engine",
+        "memory_store": "._open",
+        "open_store": "._open",
+        "RecallWeights": "._recall",
+        "CATEGORIES": "._records",
+        "SOURCES": "._records",
+        "Hit": "._records",
+        "Memory": "._records",
+        "RememberResult": "._records",
+        "MEMORY_SCHEMA": "._schema",
+        "distance": "._scopes",
+        "lineage": "._scopes",
+        "normalize_scope": "._scopes",
+        "SQLiteMemoryStore": "._sqlite_store",
+        "MemoryStore": "._store",
+        "StoreStats": "._store",
+        "content_hash": "._text",
+        "normalize": "._text",
+        "terms": "._text",
+        "ImportReport": "._transfer",
+        "export_lines": "._transfer",
+        "import_file": "._transfer",
+        "import_items": "._transfer",
+        "parse_lines": "._transfer",
+        "EXTRACTION_PROMPT": "._extract",
+        "ExtractionReport": "._extract",
+        "Extractor": "._extract",
+        "Turn": "._extract",
+        "ExtractionQueue": "._jobs",
+        "ExtractionSettings": "._jobs",
+        "JobOutcome": "._jobs",
+    },
+)

@@ -387,6 +387,11 @@ class MemoryEngine:
         if found is None and len(ident) >= 4:
             full = self.store.resolve_id(ident, scopes=scopes, include_deleted=deleted)
             found = self.store.get(full) if full else None
+        if found is None and len(ident) < 4:
+            raise UserInputError(
+                f"{ident!r} is too short to name a memory: give at least 4 characters of its id "
+                "(`shitsuji list` shows them)"
+            )
         if found is None:
             raise NotFoundError(f"no memory with id {ident!r}: `shitsuji list` shows the ids")
         return found

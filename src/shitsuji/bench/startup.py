@@ -1,0 +1,165 @@
+"""How long each command takes as a fresh process, beside the floor no command can go under.
+
+A person types ``shitsuji household show`` and waits for Python to start, shitsuji to import
+and the command to run; a coding agent's hook does the same on every prompt. Each command
+here runs as its own process (``python -c "from shitsuji.cli import main; main()" …``) on a
+throw-away database with a household, a few memories and no model endpoint, ``runs`` times,
+in rotation with the floors (``python -c pass`` and ``import shitsuji``) so that a noisy
+machine weighs on all alike. The figure per command is the median wall time and that median
+minus the ``import shitsuji`` floor. ``baseline`` (another checkout's ``src`` folder) adds its
+code, same interpreter and database, to the rotation and reports the ratios.
+
+Budgets (issue 24): memory commands ≤ 0.5 s above the floor, every other non-serving command
+≤ 1 s. The memory commands load the embedding model they search with, which is part of their
+cost.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+Progress = Callable[[str], None]
+
+ENTRY = "import sys; from shitsuji.cli import main; sys.argv[0] = 'shitsuji'; main()"
+MEMORY_BUDGET_S = 0.5
+OTHER_BUDGET_S = 1.0
+SCOPE = "household/bench/user/wife"
+
+# (name, arguments, memory command?) — every command a person runs by hand that does not serve
+COMMANDS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
+    ("--help", ("--help",), False),
+    ("--version", ("--version",), False),
+    ("remember", ("remember", "ゴミの日は月曜と木曜", "-s", SCOPE), True),
+    ("recall", ("recall", "ゴミの日", "-s", SCOPE), True),
+    ("list", ("list", "-s", SCOPE), True),
+    ("stats", ("stats",), True),
+    ("export", ("export", "-s", SCOPE), True),
+    ("household todos", ("household", "todos", "--name", "bench"), False),
+    ("household shopping", ("household", "shopping", "--name", "bench"), False),
+    ("proposals list", ("proposals", "list", "--user", "wife"), False),
+    ("audit", ("audit", "-n", "5"), False),
+    ("line link", ("line", "link", "wife"), False),
+    ("chat (no model)", ("chat", "--user", "wife", "-m", "こんにちは"), False),
+    ("doctor", ("doctor",), False),
+)
+
+
+def run_startup(
+    *, runs: int = 5, baseline: Path | None = None, embedder: str = "use", progress: Progress | None = None
+) -> dict[str, Any]:
+    """Median wall time per command (ms), above the ``import shitsuji`` floor, and the budgets met."""
+    with tempfile.TemporaryDirectory(prefix="shitsuji-startup-") as tmp:
+        env = _environment(Path(tmp), embedder)
+        _prepare(env)
+        ours = str(Path(__file__).resolve().parents[2])
+        variants = {"ours": ours} | ({"baseline": str(baseline.resolve())} if baseline else {})
+        floors: dict[str, list[float]] = {"python": [], "import": []}
+        times: dict[str, dict[str, list[float]]] = {v: {c[0]: [] for c in COMMANDS} for v in variants}
+        codes: dict[str, dict[str, int]] = {v: {} for v in variants}
+        for round_no in range(runs):
+            if progress:
+                progress(f"round {round_no + 1}/{runs}")
+            floors["python"].append(_time([sys.executable, "-c", "pass"], env)[0])
+            floors["import"].append(
+                _time([sys.executable, "-c", "import shitsuji"], env | {"PYTHONPATH": ours})[0]
+            )
+            for name, args, _ in COMMANDS:
+                for variant, src in variants.items():
+                    took, code = _time([sys.executable, "-c", ENTRY, *args], env | {"PYTHONPATH": src})
+                    times[variant][name].append(took)
+                    codes[variant][name] = code
+    return _figures(floors, times, codes)
+
+
+def _figures(
+    floors: dict[str, list[float]], times: dict[str, dict[str, list[float]]], codes: dict[str, dict[str, int]]
+) -> dict[str, Any]:
+    floor = statistics.median(floors["import"])
+    commands: dict[str, Any] = {}
+    for name, _, memory in COMMANDS:
+        median = statistics.median(times["ours"][name])
+        budget = MEMORY_BUDGET_S if memory else OTHER_BUDGET_S
+        row: dict[str, Any] = {
+            "median_ms": round(median, 1),
+            "above_floor_ms": round(median - floor, 1),
+            "budget_ms": budget * 1000,
+            "within_budget": median - floor <= budget * 1000,
+            "exit_code": codes["ours"][name],
+        }
+        if "baseline" in times:
+            base = statistics.median(times["baseline"][name])
+            row["baseline_median_ms"] = round(base, 1)
+            row["baseline_exit_code"] = codes["baseline"][name]
+            row["ratio"] = round(median / base, 2)
+        commands[name] = row
+    return {
+        "python_floor_ms": round(statistics.median(floors["python"]), 1),
+        "import_floor_ms": round(floor, 1),
+        "runs": len(floors["import"]),
+        "commands": commands,
+        "all_within_budget": all(r["within_budget"] for r in commands.values()),
+    }
+
+
+def _time(command: Sequence[str], env: dict[str, str]) -> tuple[float, int]:
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, check=False, timeout=300)
+    return (time.perf_counter() - started) * 1000, done.returncode
+
+
+def _environment(tmp: Path, embedder: str) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("SHITSUJI_", "ANTHROPIC_", "OPENAI_"))}
+    return keep | {
+        "SHITSUJI_DB": str(tmp / "startup.db"),
+        "SHITSUJI_CACHE_DIR": str(tmp / "cache"),
+        "SHITSUJI_EMBEDDER": embedder,
+        "SHITSUJI_HOOK_SERVER": "off",
+        "COLUMNS": "120",
+    }
+
+
+def _prepare(env: dict[str, str]) -> None:
+    """A household and a few memories, made through the command line itself."""
+    ours = {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    steps: list[tuple[str, ...]] = [
+        ("household", "init", "--name", "bench", "-m", "wife", "-m", "husband", "--time-zone", "Asia/Tokyo"),
+        ("remember", "紅茶はミルクティーが好き", "-s", SCOPE),
+        ("remember", "Plays futsal every Thursday night", "-s", SCOPE),
+    ]
+    for args in steps:
+        done = subprocess.run(
+            [sys.executable, "-c", ENTRY, *args],
+            env=env | ours,
+            capture_output=True,
+            check=False,
+            timeout=300,
+        )
+        if done.returncode:
+            raise RuntimeError(f"preparing the startup bench failed at {args}: {done.stderr.decode()[-400:]}")
+
+
+def format_startup(data: dict[str, Any]) -> str:
+    """The table ``bench startup`` prints."""
+    lines = [
+        f"floors: python -c pass {data['python_floor_ms']} ms, import shitsuji {data['import_floor_ms']} ms "
+        f"(median of {data['runs']})"
+    ]
+    for name, row in data["commands"].items():
+        base = f"  baseline {row['baseline_median_ms']} ms  ×{row['ratio']}" if "ratio" in row else ""
+        mark = "ok" if row["within_budget"] else "OVER"
+        lines.append(
+            f"  {name:<20} {row['median_ms']:>8} ms  +{row['above_floor_ms']:>7} ms  "
+            f"(budget {row['budget_ms']:.0f}) {mark}{base}"
+        )
+    return "\n".join(lines)
+
+
+__all__ = ["COMMANDS", "format_startup", "run_startup"]
