@@ -17,7 +17,7 @@ import typer.main
 from shitsuji.cli import app
 
 # servers write logs, not results; export always writes JSONL (the README says so)
-NO_JSON = {"serve", "worker", "mcp", "hook serve", "export"}
+NO_JSON = {"serve", "worker", "remind run", "mcp", "hook serve", "export"}
 ENTRY = "import sys; from shitsuji.cli import main; sys.argv[0] = 'shitsuji'; main()"
 
 
