@@ -8,8 +8,10 @@ app's views; ``Butler`` wires all of it to the conversation service the channels
 """
 
 from ._actions import ACTIONS, Applied, PanelAction, apply
+from ._anniversaries import Anniversary, AnniversaryStore, Upcoming, days_until, next_occurrence
+from ._anniversary_tools import ANNIVERSARY_TOOLS, AnniversaryList
 from ._bench import estimate_tokens, prompt_tokens_benchmark
-from ._butler import Butler, butler_toolbox
+from ._butler import DOMAIN_TOOLS, Butler, butler_toolbox
 from ._deps import Ctx, HouseholdDeps
 from ._index import count_index, format_counts, household_now
 from ._panels import (
@@ -23,18 +25,22 @@ from ._panels import (
     panel_of,
     panel_view,
 )
-from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
+from ._records import Counts, Event, Expense, Household, ShoppingItem, Todo
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HOUSEHOLD_CHANNEL, HouseholdStore
 from ._tools import TOOLS, household_toolbox
 
 __all__ = [
     "ACTIONS",
+    "ANNIVERSARY_TOOLS",
+    "DOMAIN_TOOLS",
     "HOUSEHOLD_CHANNEL",
     "HOUSEHOLD_SCHEMA",
     "PANELS",
     "TOOLS",
     "Anniversary",
+    "AnniversaryList",
+    "AnniversaryStore",
     "Applied",
     "Butler",
     "Counts",
@@ -50,15 +56,18 @@ __all__ = [
     "ShoppingItem",
     "ShoppingList",
     "Todo",
+    "Upcoming",
     "apply",
     "butler_toolbox",
     "check_panel",
     "count_index",
+    "days_until",
     "estimate_tokens",
     "format_counts",
     "household_now",
     "household_toolbox",
     "label_of",
+    "next_occurrence",
     "open_panel",
     "panel_of",
     "panel_view",

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from ._anniversaries import AnniversaryStore
 from ._store import HouseholdStore
 from ._values import MAX_CATEGORY, MAX_NOTE, MAX_QUANTITY, MAX_TITLE, MAX_YEN
 
@@ -92,6 +93,19 @@ class RemoveExpense(_Action):
     id: RowId
 
 
+class AddAnniversary(_Action):
+    action: Literal["add_anniversary"]
+    title: Title
+    date: Annotated[str, Field(min_length=10, max_length=10, description="The day it began, 2020-06-01")]
+    note: Note = None
+    private: bool = False  # only the member who adds it sees it
+
+
+class RemoveAnniversary(_Action):
+    action: Literal["remove_anniversary"]
+    id: RowId
+
+
 PanelAction = Annotated[
     AddShoppingItem
     | CheckShoppingItem
@@ -102,7 +116,9 @@ PanelAction = Annotated[
     | CompleteTodo
     | RemoveTodo
     | AddExpense
-    | RemoveExpense,
+    | RemoveExpense
+    | AddAnniversary
+    | RemoveAnniversary,
     Field(discriminator="action"),
 ]
 ACTIONS: TypeAdapter[PanelAction] = TypeAdapter(PanelAction)
@@ -163,4 +179,16 @@ def apply(store: HouseholdStore, household: str, action: PanelAction, *, by: str
         return Applied(name, expense.to_json())
     if isinstance(action, RemoveExpense):
         return Applied(name, store.remove_expense(household, action.id).to_json())
+    if isinstance(action, AddAnniversary | RemoveAnniversary):
+        return _anniversary(AnniversaryStore(store.database, clock=store.clock), household, action, by)
     assert_never(action)
+
+
+def _anniversary(
+    found: AnniversaryStore, household: str, action: AddAnniversary | RemoveAnniversary, by: str
+) -> Applied:
+    if isinstance(action, AddAnniversary):
+        row = found.add(household, action.title, action.date, action.note, by=by, private=action.private)
+    else:
+        row = found.remove(household, action.id, by)
+    return Applied(action.action, row.to_json())

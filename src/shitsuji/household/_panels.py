@@ -18,12 +18,13 @@ from typing import Any, Literal, get_args
 
 from ..agent import ToolOutput, UiEffect, tool
 from ..errors import UserInputError
+from ._anniversaries import AnniversaryStore
 from ._deps import Ctx
 from ._records import ShoppingItem
 from ._store import HouseholdStore
 from ._values import month_of
 
-Panel = Literal["shopping", "calendar", "todos", "budget"]
+Panel = Literal["shopping", "calendar", "todos", "budget", "anniversaries"]
 PANELS: tuple[Panel, ...] = get_args(Panel)
 LABEL_PREFIX = "household."
 RECENTLY_DONE = 5
@@ -68,15 +69,20 @@ class ShoppingList(UiEffect):
 
 @tool(effect="write", summary=lambda a: f"{a['name']} パネルを開く")
 def open_panel(ctx: Ctx, name: Panel) -> ToolOutput:
-    """Open a panel beside the chat (shopping, calendar, todos, budget) when the person asks for panel work."""
+    """Open a panel beside the chat (shopping, calendar, todos, budget, anniversaries) when the person asks
+    for panel work."""
     return ToolOutput(f"the {name} panel is open", effects=(OpenPanel(name),))
 
 
 def panel_view(
-    store: HouseholdStore, household: str, name: Panel, month: str | None = None
+    store: HouseholdStore, household: str, name: Panel, month: str | None = None, *, viewer: str = ""
 ) -> dict[str, Any]:
-    """What a panel shows: the shopping list, upcoming events, open to-dos, or a month's budget."""
+    """What a panel shows: the shopping list, upcoming events, open to-dos, a month's budget, or the
+    anniversaries ``viewer`` may see (the household's and their own), soonest first."""
     today = store.today(household)
+    if name == "anniversaries":
+        coming = AnniversaryStore(store.database).upcoming(household, viewer, today)
+        return {"panel": name, "anniversaries": [u.to_json() for u in coming]}
     if name == "shopping":
         return {"panel": name, "items": [i.to_json() for i in store.shopping_items(household)]}
     if name == "calendar":

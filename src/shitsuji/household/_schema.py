@@ -85,5 +85,14 @@ HOUSEHOLD_SCHEMA = Schema(
             ALTER TABLE shopping_items ADD COLUMN checked_by TEXT;
             """,
         ),
+        # an anniversary is the household's (scope household/<name>) or one member's own
+        # (household/<name>/user/<member>): the memory scopes' rule, read the same way
+        Migration(
+            "0040_anniversary_scope",
+            """
+            ALTER TABLE anniversaries ADD COLUMN scope TEXT;
+            UPDATE anniversaries SET scope = 'household/' || household WHERE scope IS NULL;
+            """,
+        ),
     ),
 )

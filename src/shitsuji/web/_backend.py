@@ -219,7 +219,7 @@ class Backend:
         return panel_of(self.service.segment_label(conversation.id))
 
     def panel(self, member: Member, panel: str, month: str | None = None) -> dict[str, Any]:
-        return panel_view(self.store, member.household, check_panel(panel), month)
+        return panel_view(self.store, member.household, check_panel(panel), month, viewer=member.user)
 
     async def act(self, member: Member, action: PanelAction) -> Applied:
         """A member's own change on a panel (tick, complete, delete, add): no card, it is theirs to make.

@@ -1,0 +1,56 @@
+"""The household domains on LINE, through the fake Messaging API and the real line-bot-sdk client:
+what runs at once, what comes back as a card, what the model is told, and what LINE draws."""
+
+from __future__ import annotations
+
+import json
+
+from shitsuji.household import AnniversaryStore
+from shitsuji.llm import text_response, tool_use_response
+
+from . import test_line_turns
+from .line_support import HUSBAND, WIFE, LineSite
+from .test_line_turns import buttons, messages_to, tap
+
+site = test_line_turns.site  # the fixture: the LINE app with both members linked
+
+
+def dates(site: LineSite) -> AnniversaryStore:
+    return AnniversaryStore(site.backend.store.database)
+
+
+def system_text(site: LineSite) -> str:
+    return json.dumps(site.script.requests[-1].system, ensure_ascii=False)
+
+
+def test_the_next_anniversary_is_in_what_the_model_reads_for_its_speaker_only(site: LineSite) -> None:
+    today = site.backend.store.today("futari")
+    dates(site).add("futari", "結婚記念日", today.replace(year=today.year - 3), by="husband")
+    dates(site).add("futari", "夫の誕生日", "1990-01-01", by="wife", private=True)
+    site.script.then(text_response("今日は結婚記念日です。"))
+    site.say(HUSBAND, "次の記念日は？")
+    site.settled()
+    assert "記念日 1件・次は" in system_text(site) and "結婚記念日（今日）" in system_text(site)
+    assert "夫の誕生日" not in system_text(site)  # the wife's surprise never reaches his turn
+    assert site.answers(HUSBAND) == ["今日は結婚記念日です。"]
+
+
+def test_adding_an_anniversary_is_a_card_and_the_list_comes_as_a_flex_bubble(site: LineSite) -> None:
+    site.script.then(
+        tool_use_response(("toolu_a", "add_anniversary", {"title": "初デート", "date": "2019-02-14"}))
+    )
+    site.say(WIFE, "初デートは2019年2月14日、記念日に入れて")
+    site.settled()
+    [card] = messages_to(site, WIFE)
+    assert card["type"] == "template" and "2/14 初デート を記念日に追加" in card["template"]["text"]
+    assert dates(site).visible("futari", "wife") == []  # not yet: a card on LINE too
+
+    assert "承認しました" in tap(site, WIFE, buttons(site, WIFE)["承認"])
+    assert [a.title for a in dates(site).visible("futari", "husband")] == ["初デート"]
+
+    site.script.then(tool_use_response(("toolu_l", "list_anniversaries", {})), text_response("こちらです。"))
+    site.say(HUSBAND, "記念日の一覧を見せて")
+    site.settled()
+    text, flex = messages_to(site, HUSBAND)
+    assert text == {"type": "text", "text": "こちらです。"}
+    assert flex["type"] == "flex" and flex["altText"].startswith("記念日: 初デート（2/14）")

@@ -1,0 +1,119 @@
+"""The household domains beyond the first four lists, in a real browser: their panels and actions,
+live for the spouse, who never sees the other's private rows. Japanese and English, desktop and phone.
+
+Screenshots as in ``test_web_browser``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from shitsuji.household import AnniversaryStore
+
+from .browser_support import DESKTOP, PHONE, Shoot, ja_day, mark_page, opened, same_document, sign_in
+from .web_support import HOME, Site
+
+LANGS = pytest.mark.parametrize(
+    ("locale", "size", "words"),
+    [
+        (
+            "ja-JP",
+            DESKTOP,
+            {"tab": "記念日", "add": "追加", "delete": "削除", "private": "自分だけ", "in": "あと{n}日"},
+        ),
+        (
+            "en-US",
+            PHONE,
+            {
+                "tab": "Anniversaries",
+                "add": "Add",
+                "delete": "Delete",
+                "private": "Only me",
+                "in": "in {n} days",
+            },
+        ),
+    ],
+    ids=["ja-desktop", "en-phone"],
+)
+
+
+@LANGS
+def test_anniversaries_are_added_privately_or_shared_and_deleted_live(
+    browser: Browser,
+    base: str,
+    site: Site,
+    shoot: Shoot,
+    locale: str,
+    size: dict[str, int],
+    words: dict[str, str],
+) -> None:
+    store = site.backend.store
+    store.set_time_zone(HOME, "Asia/Tokyo")
+    soon = store.today(HOME) + timedelta(days=10)
+    began = soon.replace(year=soon.year - 6) if (soon.month, soon.day) != (2, 29) else soon.replace(day=28)
+    with (
+        opened(browser, base, locale=locale, viewport=size) as wife,
+        opened(browser, base, locale=locale) as husband,
+    ):
+        sign_in(wife)
+        sign_in(husband, "husband")
+        for page in (wife, husband):
+            page.get_by_role("button", name=words["tab"]).click()
+            expect(page.locator("#panel-title")).to_have_text(words["tab"])
+        mark_page(wife)
+        mark_page(husband)
+        panel = wife.locator("#panel-content")
+        panel.locator("input[name=title]").fill("結婚記念日")
+        panel.locator("input[name=date]").fill(began.isoformat())
+        panel.get_by_role("button", name=words["add"]).click()
+        shared = panel.locator("li.row", has_text="結婚記念日")
+        expect(shared).to_contain_text(words["in"].format(n=10))
+        if locale == "ja-JP":
+            expect(shared).to_contain_text(f"{ja_day(soon)}")
+            expect(shared).to_contain_text("6年目")
+        expect(husband.locator("#panel-content li.row", has_text="結婚記念日")).to_be_visible()  # live
+
+        panel.locator("input[name=title]").fill("夫の誕生日")
+        panel.locator("input[name=date]").fill("1990-03-03")
+        panel.get_by_label(words["private"]).check()
+        panel.get_by_role("button", name=words["add"]).click()
+        expect(panel.locator("li.row", has_text="夫の誕生日")).to_contain_text(words["private"])
+        shoot(wife, f"anniversaries-{locale}", full_page=False)
+        expect(husband.locator("#panel-content li.row")).to_have_count(1)  # the surprise stays hers
+        husband.reload()
+        expect(husband.locator("#panel-content li.row")).to_have_count(1)
+
+        husband.locator("#panel-content li.row", has_text="結婚記念日").get_by_role(
+            "button", name=words["delete"]
+        ).click()
+        expect(panel.locator("li.row")).to_have_count(1)
+        assert [a.title for a in AnniversaryStore(store.database).visible(HOME, "wife")] == ["夫の誕生日"]
+        assert same_document(wife)
+        assert site.backend.butler.proposals.list(household=HOME) == []  # one's own actions: no cards
+
+
+@pytest.mark.parametrize("locale", ["ja-JP", "en-US"])
+def test_a_bad_date_is_refused_in_the_pages_language_and_nothing_is_lost(
+    browser: Browser, base: str, site: Site, locale: str
+) -> None:
+    with opened(browser, base, locale=locale) as page:
+        sign_in(page)
+        page.locator("[data-panel=anniversaries]").click()
+        panel = page.locator("#panel-content")
+        panel.locator("input[name=title]").fill("記念日")
+        panel.locator("input[name=date]").evaluate("e => { e.type = 'text'; e.value = '0000-13-40'; }")
+        panel.locator("form.adder button[type=submit]").click()
+        problem = "入力を確認してください" if locale == "ja-JP" else "Please check what you entered"
+        expect(panel.locator(".panel-problem")).to_contain_text(problem)
+        assert AnniversaryStore(site.backend.store.database).visible(HOME, "wife") == []
+
+
+def test_the_todo_field_keeps_room_for_a_phrase_at_1280(page: Page) -> None:
+    sign_in(page)
+    page.locator("[data-panel=todos]").click()
+    field = page.locator("#panel-content input[name=title]")
+    box = field.bounding_box()
+    assert box is not None and box["width"] >= 140, box  # about nine characters at least
