@@ -13,6 +13,8 @@ from ._anniversary_tools import ANNIVERSARY_TOOLS, AnniversaryList
 from ._bench import estimate_tokens, prompt_tokens_benchmark
 from ._butler import DOMAIN_TOOLS, Butler, butler_toolbox
 from ._deps import Ctx, HouseholdDeps
+from ._edit_tools import EDIT_TOOLS
+from ._edits import edit_event, edit_expense
 from ._index import count_index, format_counts, household_now
 from ._panels import (
     PANELS,
@@ -34,6 +36,7 @@ __all__ = [
     "ACTIONS",
     "ANNIVERSARY_TOOLS",
     "DOMAIN_TOOLS",
+    "EDIT_TOOLS",
     "HOUSEHOLD_CHANNEL",
     "HOUSEHOLD_SCHEMA",
     "PANELS",
@@ -62,6 +65,8 @@ __all__ = [
     "check_panel",
     "count_index",
     "days_until",
+    "edit_event",
+    "edit_expense",
     "estimate_tokens",
     "format_counts",
     "household_now",

@@ -16,6 +16,7 @@ from pydantic import Field
 from ..agent import ToolOutput, UiEffect, tool
 from ._anniversaries import AnniversaryStore, Upcoming
 from ._deps import Ctx
+from ._edit_tools import joined
 from ._tools import Day, Note, RowId, Title, _household, _json, _md
 
 
@@ -73,7 +74,7 @@ def _edit_summary(a: dict[str, Any]) -> str:
         f"メモ→{a['note']}" if a.get("note") else "",
         {True: "自分だけに", False: "共有に"}.get(a.get("private"), ""),  # type: ignore[arg-type]
     ]
-    return f"記念日 {a['id']} を変更：{'、'.join(p for p in parts if p) or '変更なし'}"
+    return f"記念日 {a['id']} を変更：{joined(parts)}"
 
 
 @tool(effect="write", summary=_edit_summary)

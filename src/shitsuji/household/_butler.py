@@ -32,6 +32,7 @@ from ..memory import MemoryEngine
 from ..safety import InputFilter, Judge, Policy
 from ._anniversary_tools import ANNIVERSARY_TOOLS
 from ._deps import HouseholdDeps
+from ._edit_tools import EDIT_TOOLS
 from ._index import household_now
 from ._panels import open_panel
 from ._schema import HOUSEHOLD_SCHEMA
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 RECALLED_MEMORIES = 12
 EARLIER_SEGMENTS = 5
 SCHEMAS = (HOUSEHOLD_SCHEMA, AGENT_SCHEMA)
-DOMAIN_TOOLS = (*ANNIVERSARY_TOOLS,)  # the domains beyond the twelve: each in its own module
+DOMAIN_TOOLS = (*EDIT_TOOLS, *ANNIVERSARY_TOOLS)  # the domains beyond the twelve: each in its own module
 
 
 def butler_toolbox(*, panels: bool = False, extra_tools: Iterable[Tool] = ()) -> Toolbox:

@@ -17,4 +17,8 @@ DOMAIN_TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "tool_add_anniversary": ("記念日の追加", "adding an anniversary"),
     "tool_edit_anniversary": ("記念日の変更", "changing an anniversary"),
     "tool_remove_anniversary": ("記念日の削除", "removing an anniversary"),
+    "tool_edit_event": ("予定の変更", "changing an event"),
+    "tool_remove_event": ("予定の削除", "removing an event"),
+    "tool_edit_expense": ("支出の変更", "changing an expense"),
+    "tool_remove_expense": ("支出の削除", "removing an expense"),
 }

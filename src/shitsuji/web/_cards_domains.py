@@ -1,0 +1,74 @@
+"""Card lines and fields for the household domains' tools (anniversaries, changes and removals …).
+
+Kept apart from ``_cards.LINES`` so each domain's cards sit together; ``_cards`` merges them
+in. ``{subject}`` is the name of the row the card's ``id`` points to, read when the card is
+drawn (``Backend.card``), so a change or removal names what it touches, not an id.
+"""
+
+from __future__ import annotations
+
+# tool: (what approving does ja / en, what was done ja / en)
+DOMAIN_LINES: dict[str, tuple[str, str, str, str]] = {
+    "add_anniversary": (
+        "記念日「{title}」({date})を追加",
+        "Add the anniversary “{title}” ({date})",
+        "記念日「{title}」を追加しました。",
+        "Added the anniversary “{title}”.",
+    ),
+    "edit_anniversary": (
+        "記念日「{subject}」を変更",
+        "Change the anniversary “{subject}”",
+        "記念日「{subject}」を変更しました。",
+        "Changed the anniversary “{subject}”.",
+    ),
+    "remove_anniversary": (
+        "記念日「{subject}」を削除",
+        "Remove the anniversary “{subject}”",
+        "記念日「{subject}」を削除しました。",
+        "Removed the anniversary “{subject}”.",
+    ),
+    "edit_event": (
+        "予定「{subject}」を変更",
+        "Change the event “{subject}”",
+        "予定「{subject}」を変更しました。",
+        "Changed the event “{subject}”.",
+    ),
+    "remove_event": (
+        "予定「{subject}」を削除",
+        "Remove the event “{subject}”",
+        "予定「{subject}」を削除しました。",
+        "Removed the event “{subject}”.",
+    ),
+    "edit_expense": (
+        "支出({subject})を変更",
+        "Change the expense ({subject})",
+        "支出({subject})を変更しました。",
+        "Changed the expense ({subject}).",
+    ),
+    "remove_expense": (
+        "支出({subject})を削除",
+        "Remove the expense ({subject})",
+        "支出({subject})を削除しました。",
+        "Removed the expense ({subject}).",
+    ),
+}
+
+_CHANGED = (
+    ("field_title", "new_title"),
+    ("field_when", "when"),
+    ("field_date", "date"),
+    ("field_note", "note"),
+)
+
+# tool: the fields shown on the card, as (word key, argument or value name)
+DOMAIN_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "add_anniversary": (("field_title", "title"), ("field_date", "date"), ("field_note", "note")),
+    "edit_anniversary": _CHANGED,
+    "edit_event": _CHANGED,
+    "edit_expense": (
+        ("field_amount", "amount"),
+        ("category", "category"),
+        ("field_date", "date"),
+        ("field_note", "note"),
+    ),
+}
