@@ -30,8 +30,16 @@ def run(context: ToolContext[Any], name: str, **arguments: Any) -> str:
 
 
 def test_no_change_or_removal_runs_without_a_card_on_any_channel() -> None:
-    writes = {t.name for t in DOMAIN_TOOLS if t.effect == "write"}
-    assert {"edit_event", "remove_event", "edit_expense", "remove_expense", "edit_anniversary"} <= writes
+    writes = {t.name for t in DOMAIN_TOOLS if t.name.startswith(("edit_", "remove_"))}
+    assert {
+        "edit_event",
+        "remove_event",
+        "edit_expense",
+        "remove_expense",
+        "edit_anniversary",
+        "edit_recipe",
+    } <= writes
+    assert all(t.effect == "write" for t in DOMAIN_TOOLS if t.name in writes)
     for channel, policy in DEFAULT_POLICIES.items():
         assert not any(policy.may_auto_run(name, tainted=False) for name in writes), channel
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from shitsuji.household import AnniversaryStore
+from shitsuji.household import AnniversaryStore, Ingredient, RecipeStore
 from shitsuji.llm import text_response, tool_use_response
 
 from . import test_line_turns
@@ -54,3 +54,36 @@ def test_adding_an_anniversary_is_a_card_and_the_list_comes_as_a_flex_bubble(sit
     text, flex = messages_to(site, HUSBAND)
     assert text == {"type": "text", "text": "こちらです。"}
     assert flex["type"] == "flex" and flex["altText"].startswith("記念日: 初デート（2/14）")
+
+
+def test_whats_missing_for_a_dish_goes_on_the_list_at_once_on_line(site: LineSite) -> None:
+    RecipeStore(site.backend.store.database).add(
+        "futari",
+        "カレー",
+        [Ingredient("豚肉", "200g"), Ingredient("玉ねぎ", "2個"), Ingredient("カレールー")],
+        by="wife",
+    )
+    site.script.then(
+        tool_use_response(
+            ("toolu_r", "add_missing_to_shopping_list", {"recipe": "カレー", "have": ["玉ねぎ"]})
+        ),
+        text_response("豚肉とカレールーを買い物リストに入れました。"),
+    )
+    site.say(HUSBAND, "カレーの足りない材料を買い物リストに入れて、玉ねぎはある")
+    site.settled()
+    assert [i.name for i in site.backend.store.shopping_items("futari")] == ["豚肉", "カレールー"]
+    assert site.backend.butler.proposals.list(household="futari") == []  # a list addition: no card
+    assert site.answers(HUSBAND) == ["豚肉とカレールーを買い物リストに入れました。"]
+
+
+def test_saving_a_recipe_on_line_is_a_card(site: LineSite) -> None:
+    recipe = {"name": "オムレツ", "ingredients": [{"name": "卵", "amount": "3個"}], "tags": ["朝"]}
+    site.script.then(tool_use_response(("toolu_s", "add_recipe", recipe)))
+    site.say(WIFE, "オムレツのレシピを保存して。卵3個")
+    site.settled()
+    [card] = messages_to(site, WIFE)
+    assert card["type"] == "template" and "レシピ「オムレツ」を追加" in card["template"]["text"]
+    book = RecipeStore(site.backend.store.database)
+    assert book.recipes("futari") == []
+    assert "承認しました" in tap(site, WIFE, buttons(site, WIFE)["承認"])
+    assert [r.name for r in book.recipes("futari")] == ["オムレツ"]

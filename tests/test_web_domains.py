@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from shitsuji.household import AnniversaryStore
+from shitsuji.household import AnniversaryStore, RecipeStore
 
 from .browser_support import DESKTOP, PHONE, Shoot, ja_day, mark_page, opened, same_document, sign_in
 from .web_support import HOME, Site
@@ -117,3 +117,39 @@ def test_the_todo_field_keeps_room_for_a_phrase_at_1280(page: Page) -> None:
     field = page.locator("#panel-content input[name=title]")
     box = field.bounding_box()
     assert box is not None and box["width"] >= 140, box  # about nine characters at least
+
+
+@LANGS
+def test_a_recipe_is_saved_from_the_panel_and_deleted_live(
+    browser: Browser,
+    base: str,
+    site: Site,
+    shoot: Shoot,
+    locale: str,
+    size: dict[str, int],
+    words: dict[str, str],
+) -> None:
+    tab = "レシピ" if locale == "ja-JP" else "Recipes"
+    with (
+        opened(browser, base, locale=locale, viewport=size) as wife,
+        opened(browser, base, locale=locale) as husband,
+    ):
+        sign_in(wife)
+        sign_in(husband, "husband")
+        for page in (wife, husband):
+            page.get_by_role("button", name=tab, exact=True).click()
+            expect(page.locator("#panel-title")).to_have_text(tab)
+        panel = wife.locator("#panel-content")
+        panel.locator("input[name=name]").fill("オムレツ")
+        panel.locator("input[name=ingredients]").fill("卵 3個、玉ねぎ 1/4個")
+        panel.locator("input[name=tags]").fill("朝")
+        panel.get_by_role("button", name=words["add"]).click()
+        row = panel.locator("li.row", has_text="オムレツ")
+        expect(row).to_contain_text("卵 3個")
+        expect(row).to_contain_text("#朝")
+        theirs = husband.locator("#panel-content li.row", has_text="オムレツ")
+        expect(theirs).to_be_visible()  # live
+        shoot(wife, f"recipes-{locale}", full_page=False)
+        theirs.get_by_role("button", name=words["delete"]).click()
+        expect(panel.locator("li.row")).to_have_count(0)
+        assert RecipeStore(site.backend.store.database).recipes(HOME) == []

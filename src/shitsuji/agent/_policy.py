@@ -28,7 +28,10 @@ class ChannelPolicy:
 DEFAULT_POLICIES: Mapping[str, ChannelPolicy] = MappingProxyType(
     {
         "app": ChannelPolicy(),
-        "line": ChannelPolicy(frozenset({"add_shopping_item", "add_todo", "add_event"})),
+        # list additions in the member's own words (a recipe's missing ingredients go on the list too)
+        "line": ChannelPolicy(
+            frozenset({"add_shopping_item", "add_todo", "add_event", "add_missing_to_shopping_list"})
+        ),
     }
 )
 

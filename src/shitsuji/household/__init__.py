@@ -27,6 +27,8 @@ from ._panels import (
     panel_of,
     panel_view,
 )
+from ._recipe_tools import RECIPE_TOOLS
+from ._recipes import Ingredient, Match, Recipe, RecipeStore, ingredient_key, parse_ingredients
 from ._records import Counts, Event, Expense, Household, ShoppingItem, Todo
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HOUSEHOLD_CHANNEL, HouseholdStore
@@ -40,6 +42,7 @@ __all__ = [
     "HOUSEHOLD_CHANNEL",
     "HOUSEHOLD_SCHEMA",
     "PANELS",
+    "RECIPE_TOOLS",
     "TOOLS",
     "Anniversary",
     "AnniversaryList",
@@ -53,9 +56,13 @@ __all__ = [
     "Household",
     "HouseholdDeps",
     "HouseholdStore",
+    "Ingredient",
+    "Match",
     "OpenPanel",
     "Panel",
     "PanelAction",
+    "Recipe",
+    "RecipeStore",
     "ShoppingItem",
     "ShoppingList",
     "Todo",
@@ -71,10 +78,12 @@ __all__ = [
     "format_counts",
     "household_now",
     "household_toolbox",
+    "ingredient_key",
     "label_of",
     "next_occurrence",
     "open_panel",
     "panel_of",
     "panel_view",
+    "parse_ingredients",
     "prompt_tokens_benchmark",
 ]

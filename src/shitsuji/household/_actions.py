@@ -10,12 +10,14 @@ read the same rows.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ._anniversaries import AnniversaryStore
+from ._recipes import RecipeStore, parse_ingredients
 from ._store import HouseholdStore
 from ._values import MAX_CATEGORY, MAX_NOTE, MAX_QUANTITY, MAX_TITLE, MAX_YEN
 
@@ -106,6 +108,19 @@ class RemoveAnniversary(_Action):
     id: RowId
 
 
+class AddRecipe(_Action):
+    action: Literal["add_recipe"]
+    name: Title
+    ingredients: Annotated[str, Field(min_length=1, max_length=2000, description="卵 2個、玉ねぎ 1個")]
+    tags: Annotated[str | None, Field(max_length=200, description="Comma-separated")] = None
+    source_url: Annotated[str | None, Field(max_length=500)] = None
+
+
+class RemoveRecipe(_Action):
+    action: Literal["remove_recipe"]
+    id: RowId
+
+
 PanelAction = Annotated[
     AddShoppingItem
     | CheckShoppingItem
@@ -118,7 +133,9 @@ PanelAction = Annotated[
     | AddExpense
     | RemoveExpense
     | AddAnniversary
-    | RemoveAnniversary,
+    | RemoveAnniversary
+    | AddRecipe
+    | RemoveRecipe,
     Field(discriminator="action"),
 ]
 ACTIONS: TypeAdapter[PanelAction] = TypeAdapter(PanelAction)
@@ -181,7 +198,19 @@ def apply(store: HouseholdStore, household: str, action: PanelAction, *, by: str
         return Applied(name, store.remove_expense(household, action.id).to_json())
     if isinstance(action, AddAnniversary | RemoveAnniversary):
         return _anniversary(AnniversaryStore(store.database, clock=store.clock), household, action, by)
+    if isinstance(action, AddRecipe | RemoveRecipe):
+        return _recipe(RecipeStore(store.database, clock=store.clock), household, action, by)
     assert_never(action)
+
+
+def _recipe(book: RecipeStore, household: str, action: AddRecipe | RemoveRecipe, by: str) -> Applied:
+    if isinstance(action, AddRecipe):
+        tags = [t.strip() for t in re.split(r"[、,，]", action.tags or "") if t.strip()]
+        parts = parse_ingredients(action.ingredients)
+        row = book.add(household, action.name, parts, (), tags, _empty(action.source_url), by=by)
+    else:
+        row = book.remove(household, action.id)
+    return Applied(action.action, row.to_json())
 
 
 def _anniversary(

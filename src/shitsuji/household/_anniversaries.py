@@ -16,17 +16,14 @@ surprise is "not found" to the other member exactly as another household's row i
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 from .. import store as db
 from ..errors import NotFoundError, UserInputError
-from ..store._listen import notify
+from ._changing import DomainStore, changing
 from ._records import Household
-from ._store import HOUSEHOLD_CHANNEL
 from ._values import check_note, check_text, parse_day
 
 _COLUMNS = "id, title, day, note, added_by, created_at, scope"
@@ -95,16 +92,8 @@ def visible_scopes(household: str, viewer: str) -> tuple[str, str]:
     return home.scope, home.member_scope(viewer)
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class AnniversaryStore:
-    """A household's anniversaries, in the household tables of ``database`` (already migrated)."""
-
-    def __init__(self, database: db.Database, *, clock: Callable[[], datetime] = _utcnow) -> None:
-        self.db = database
-        self.clock = clock
+class AnniversaryStore(DomainStore):
+    """A household's anniversaries."""
 
     def add(
         self,
@@ -122,7 +111,7 @@ class AnniversaryStore:
         row = Anniversary(
             "a_" + secrets.token_hex(4), title, began, note, by, self._now(), own if private else shared
         )
-        with self._changing(household) as tx:
+        with changing(self.db, household) as tx:
             self._check_member(tx, household, by)
             tx.execute(
                 f"INSERT INTO anniversaries (household, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -188,7 +177,7 @@ class AnniversaryStore:
             old.created_at,
             old.scope if private is None else (own if private else shared),
         )
-        with self._changing(household) as tx:
+        with changing(self.db, household) as tx:
             tx.execute(
                 "UPDATE anniversaries SET title = ?, day = ?, note = ?, scope = ? WHERE household = ? AND id = ?",
                 (new.title, new.day, new.note, new.scope, household, row_id),
@@ -198,7 +187,7 @@ class AnniversaryStore:
     def remove(self, household: str, row_id: str, viewer: str) -> Anniversary:
         """Delete one anniversary ``viewer`` can see, or raise ``NotFoundError``."""
         old = self.get(household, row_id, viewer)
-        with self._changing(household) as tx:
+        with changing(self.db, household) as tx:
             tx.execute("DELETE FROM anniversaries WHERE household = ? AND id = ?", (household, row_id))
         return old
 
@@ -220,12 +209,6 @@ class AnniversaryStore:
 
     def _now(self) -> str:
         return self.clock().isoformat(timespec="seconds")
-
-    @contextmanager
-    def _changing(self, household: str) -> Iterator[db.Tx]:
-        with self.db.write() as tx:
-            yield tx
-            notify(self.db, tx, HOUSEHOLD_CHANNEL, household)
 
     @staticmethod
     def _check_member(tx: db.Tx, household: str, user: str) -> None:

@@ -35,6 +35,7 @@ from ._deps import HouseholdDeps
 from ._edit_tools import EDIT_TOOLS
 from ._index import household_now
 from ._panels import open_panel
+from ._recipe_tools import RECIPE_TOOLS
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HouseholdStore
 from ._tools import household_toolbox
@@ -45,7 +46,11 @@ if TYPE_CHECKING:
 RECALLED_MEMORIES = 12
 EARLIER_SEGMENTS = 5
 SCHEMAS = (HOUSEHOLD_SCHEMA, AGENT_SCHEMA)
-DOMAIN_TOOLS = (*EDIT_TOOLS, *ANNIVERSARY_TOOLS)  # the domains beyond the twelve: each in its own module
+DOMAIN_TOOLS = (
+    *EDIT_TOOLS,
+    *ANNIVERSARY_TOOLS,
+    *RECIPE_TOOLS,
+)  # the domains beyond the twelve: each in its own module
 
 
 def butler_toolbox(*, panels: bool = False, extra_tools: Iterable[Tool] = ()) -> Toolbox:

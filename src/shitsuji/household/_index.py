@@ -12,6 +12,7 @@ from datetime import date
 from typing import Literal
 
 from ._anniversaries import AnniversaryStore
+from ._recipes import RecipeStore
 from ._records import Counts
 from ._store import HouseholdStore
 
@@ -29,8 +30,12 @@ def count_index(
     line = format_counts(store.counts(household, today), lang=lang)
     if viewer is None:
         return line
-    extra = AnniversaryStore(store.database).next_line(household, viewer, today, lang=lang)
-    return f"{line}{' · ' if lang == 'en' else '・'}{extra}" if extra else line
+    recipes = RecipeStore(store.database).count(household)
+    extra = [
+        (f"saved recipes {recipes}" if lang == "en" else f"レシピ {recipes}件") if recipes else "",
+        AnniversaryStore(store.database).next_line(household, viewer, today, lang=lang),
+    ]
+    return (" · " if lang == "en" else "・").join([line, *(e for e in extra if e)])
 
 
 def format_counts(counts: Counts, *, lang: Lang = "ja") -> str:

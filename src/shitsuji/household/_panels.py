@@ -20,11 +20,12 @@ from ..agent import ToolOutput, UiEffect, tool
 from ..errors import UserInputError
 from ._anniversaries import AnniversaryStore
 from ._deps import Ctx
+from ._recipes import RecipeStore
 from ._records import ShoppingItem
 from ._store import HouseholdStore
 from ._values import month_of
 
-Panel = Literal["shopping", "calendar", "todos", "budget", "anniversaries"]
+Panel = Literal["shopping", "calendar", "todos", "budget", "anniversaries", "recipes"]
 PANELS: tuple[Panel, ...] = get_args(Panel)
 LABEL_PREFIX = "household."
 RECENTLY_DONE = 5
@@ -69,7 +70,8 @@ class ShoppingList(UiEffect):
 
 @tool(effect="write", summary=lambda a: f"{a['name']} パネルを開く")
 def open_panel(ctx: Ctx, name: Panel) -> ToolOutput:
-    """Open a panel beside the chat (shopping, calendar, todos, budget, anniversaries) when the person asks
+    """Open a panel beside the chat (shopping, calendar, todos, budget, anniversaries,
+    recipes) when the person asks
     for panel work."""
     return ToolOutput(f"the {name} panel is open", effects=(OpenPanel(name),))
 
@@ -83,6 +85,11 @@ def panel_view(
     if name == "anniversaries":
         coming = AnniversaryStore(store.database).upcoming(household, viewer, today)
         return {"panel": name, "anniversaries": [u.to_json() for u in coming]}
+    if name == "recipes":
+        return {
+            "panel": name,
+            "recipes": [r.to_json() for r in RecipeStore(store.database).recipes(household)],
+        }
     if name == "shopping":
         return {"panel": name, "items": [i.to_json() for i in store.shopping_items(household)]}
     if name == "calendar":

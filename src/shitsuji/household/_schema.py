@@ -94,5 +94,32 @@ HOUSEHOLD_SCHEMA = Schema(
             UPDATE anniversaries SET scope = 'household/' || household WHERE scope IS NULL;
             """,
         ),
+        # the household's recipe book; an ingredient's key is its name folded (see _recipes)
+        Migration(
+            "0041_recipes",
+            """
+            CREATE TABLE recipes (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                steps TEXT NOT NULL,
+                tags TEXT NOT NULL,
+                source_url TEXT,
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE INDEX recipes_household ON recipes (household, name);
+            CREATE TABLE recipe_ingredients (
+                recipe TEXT NOT NULL REFERENCES recipes (id) ON DELETE CASCADE,
+                household TEXT NOT NULL,
+                position INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                amount TEXT,
+                key TEXT NOT NULL,
+                PRIMARY KEY (recipe, position)
+            );
+            CREATE INDEX recipe_ingredients_household ON recipe_ingredients (household, key);
+            """,
+        ),
     ),
 )

@@ -45,7 +45,14 @@ _TODO = "id, title, due, done_at, done_by, added_by, created_at"
 _EXPENSE = "id, amount_yen, category, note, spent_on, added_by, created_at"
 _ANNIVERSARY = "id, title, day, note, added_by, created_at"
 HOUSEHOLD_CHANNEL = "shitsuji_household"  # PostgreSQL: NOTIFY'd with a household's name when its data changes
-_PREFIX = {"shopping_items": "s_", "events": "e_", "todos": "t_", "expenses": "x_", "anniversaries": "a_"}
+_PREFIX = {
+    "shopping_items": "s_",
+    "events": "e_",
+    "todos": "t_",
+    "expenses": "x_",
+    "anniversaries": "a_",
+    "recipes": "r_",
+}
 
 
 def _utcnow() -> datetime:
@@ -357,7 +364,9 @@ class HouseholdStore:
     def title_of(self, household: str, row_id: str) -> str | None:
         """What a row is called (an item's name, an event's title …), found by its id; None if gone."""
         table = next((t for t, prefix in _PREFIX.items() if row_id.startswith(prefix)), None)
-        column = {"shopping_items": "name", "expenses": "category"}.get(table or "", "title")
+        column = {"shopping_items": "name", "expenses": "category", "recipes": "name"}.get(
+            table or "", "title"
+        )
         if table is None:
             return None
         row = self._conn.execute(
@@ -396,6 +405,21 @@ class HouseholdStore:
             "anniversaries": [
                 dict(zip(("id", "title", "day", "note", "added_by", "created_at"), r, strict=True))
                 for r in self._select(_ANNIVERSARY, "anniversaries", household, "", (), "day, id")
+            ],
+            "recipes": [
+                list(r)
+                for r in self._select("id, name, steps, tags, source_url", "recipes", household, "", (), "id")
+            ],
+            "recipe_ingredients": [
+                list(r)
+                for r in self._select(
+                    "recipe, position, name, amount",
+                    "recipe_ingredients",
+                    household,
+                    "",
+                    (),
+                    "recipe, position",
+                )
             ],
         }
 

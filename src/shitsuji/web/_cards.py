@@ -100,6 +100,7 @@ def _values(card: dict[str, Any], t: Words) -> dict[str, str]:
         title=str(a.get("title") or subject),
         subject=str(subject),
         new_title=str(a.get("title") or ""),  # a change's new title (none: unchanged)
+        count=str(len(a["meals"])) if isinstance(a.get("meals"), list) else "",
         when=t.span(a["start"], a.get("end")) if a.get("start") else "",
         due=t.when(a["due"]) if a.get("due") else "",
         amount=t.yen(int(a["amount"])) if isinstance(a.get("amount"), int) else "",

@@ -51,6 +51,36 @@ DOMAIN_LINES: dict[str, tuple[str, str, str, str]] = {
         "支出({subject})を削除しました。",
         "Removed the expense ({subject}).",
     ),
+    "add_recipe": (
+        "レシピ「{name}」を保存",
+        "Save the recipe “{name}”",
+        "レシピ「{name}」を保存しました。",
+        "Saved the recipe “{name}”.",
+    ),
+    "edit_recipe": (
+        "レシピ「{subject}」を変更",
+        "Change the recipe “{subject}”",
+        "レシピ「{subject}」を変更しました。",
+        "Changed the recipe “{subject}”.",
+    ),
+    "remove_recipe": (
+        "レシピ「{subject}」を削除",
+        "Remove the recipe “{subject}”",
+        "レシピ「{subject}」を削除しました。",
+        "Removed the recipe “{subject}”.",
+    ),
+    "add_missing_to_shopping_list": (
+        "「{recipe}」の足りない材料を買い物リストに追加",
+        "Add what “{recipe}” still needs to the shopping list",
+        "「{recipe}」の足りない材料を買い物リストに追加しました。",
+        "Added what “{recipe}” needs to the shopping list.",
+    ),
+    "plan_meals": (
+        "献立を予定に追加({count}件)",
+        "Put {count} meals on the calendar",
+        "献立を予定に追加しました。",
+        "Put the meals on the calendar.",
+    ),
 }
 
 _CHANGED = (
