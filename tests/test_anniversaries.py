@@ -52,9 +52,15 @@ def ctx(store: HouseholdStore, engine: MemoryEngine, user: str) -> ToolContext[H
 
 
 def run(context: ToolContext[Any], name: str, **arguments: Any) -> Any:
+    """Run a butler tool as the loop would (through ``Tool.run``); its ``ToolOutput``."""
     found = BOX.get(name)
     assert found is not None, name
     return asyncio.run(found.run(context, arguments))
+
+
+def said(context: ToolContext[Any], name: str, **arguments: Any) -> str:
+    """What a butler tool answers the model."""
+    return str(run(context, name, **arguments).content)
 
 
 # -- the yearly rule ----------------------------------------------------------

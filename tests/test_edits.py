@@ -4,12 +4,9 @@ on bad input, another household's id "not found". Both engines."""
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 import pytest
 
-from shitsuji.agent import DEFAULT_POLICIES, ToolContext, ToolInputError
+from shitsuji.agent import DEFAULT_POLICIES, ToolInputError
 from shitsuji.errors import NotFoundError, UserInputError
 from shitsuji.household import DOMAIN_TOOLS, HouseholdStore, butler_toolbox
 from shitsuji.memory import MemoryEngine
@@ -18,15 +15,10 @@ from shitsuji.web._i18n import Words
 
 from . import test_household
 from .test_anniversaries import ctx
+from .test_anniversaries import said as run
 
 store = test_household.store  # the fixture: futari (wife, husband) and tonari (alice)
 BOX = butler_toolbox()
-
-
-def run(context: ToolContext[Any], name: str, **arguments: Any) -> str:
-    found = BOX.get(name)
-    assert found is not None, name
-    return str(asyncio.run(found.run(context, arguments)).content)
 
 
 def test_no_change_or_removal_runs_without_a_card_on_any_channel() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from shitsuji.household import AnniversaryStore, Ingredient, RecipeStore
+from shitsuji.household import AnniversaryStore, Ingredient, NisaStore, RecipeStore
 from shitsuji.llm import text_response, tool_use_response
 
 from . import test_line_turns
@@ -87,3 +87,34 @@ def test_saving_a_recipe_on_line_is_a_card(site: LineSite) -> None:
     assert book.recipes("futari") == []
     assert "承認しました" in tap(site, WIFE, buttons(site, WIFE)["承認"])
     assert [r.name for r in book.recipes("futari")] == ["オムレツ"]
+
+
+def test_nisa_room_is_answered_from_the_speakers_data_and_a_purchase_is_a_card(site: LineSite) -> None:
+    year = site.backend.store.today("futari").year
+    NisaStore(site.backend.store.database).contribute(
+        "futari", "tsumitate", "全世界株式", 400_000, f"{year}-01-02", by="wife"
+    )
+    site.script.then(
+        tool_use_response(("toolu_n", "nisa_allowance", {})),
+        text_response("つみたて投資枠はあと80万円です。"),
+    )
+    site.say(WIFE, "今年の枠はあといくら？")
+    site.settled()
+    results = json.dumps(site.script.requests[-1].messages, ensure_ascii=False)
+    assert '"tsumitate": 800000' in results.replace('\\"', '"')
+    site.script.then(
+        tool_use_response(
+            (
+                "toolu_b",
+                "add_nisa_contribution",
+                {"frame": "growth", "fund": "トヨタ自動車", "amount": 300000},
+            )
+        )
+    )
+    site.say(HUSBAND, "NISAでトヨタを30万円買った")
+    site.settled()
+    [card] = messages_to(site, HUSBAND)
+    assert card["type"] == "template" and "成長投資枠で トヨタ自動車 を ¥300,000" in card["template"]["text"]
+    assert (
+        NisaStore(site.backend.store.database).contributions("futari", "husband") == []
+    )  # not before approval

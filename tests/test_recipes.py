@@ -3,13 +3,12 @@ onto the shopping list, a week's meals on the calendar, the panel actions and th
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import pytest
 
-from shitsuji.agent import DEFAULT_POLICIES, ToolContext, ToolInputError
+from shitsuji.agent import DEFAULT_POLICIES, ToolInputError
 from shitsuji.errors import NotFoundError, UserInputError
 from shitsuji.household import (
     ACTIONS,
@@ -27,6 +26,7 @@ from shitsuji.memory import MemoryEngine
 
 from . import test_household
 from .test_anniversaries import TODAY, ctx
+from .test_anniversaries import said as run
 
 store = test_household.store  # the fixture: futari (wife, husband) and tonari (alice)
 BOX = butler_toolbox()
@@ -41,12 +41,6 @@ CURRY = [
 @pytest.fixture
 def book(store: HouseholdStore) -> RecipeStore:
     return RecipeStore(store.database, clock=store.clock)
-
-
-def run(context: ToolContext[Any], name: str, **arguments: Any) -> str:
-    found = BOX.get(name)
-    assert found is not None, name
-    return str(asyncio.run(found.run(context, arguments)).content)
 
 
 def test_ingredient_keys_fold_width_case_and_kana() -> None:

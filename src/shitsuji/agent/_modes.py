@@ -35,7 +35,8 @@ ROUTER_PROMPT = (
     "chat — greetings, thanks, small talk;\n"
     "info — a question that needs facts or current information;\n"
     "engineer — programming or technical troubleshooting;\n"
-    "task — anything to do, add, change, plan or look up in the household (shopping, events, to-dos, expenses, anniversaries/記念日).\n"
+    "task — anything to do, add, change, plan or look up in the household (shopping, events, to-dos, expenses,\n"
+    "recipes/meals, anniversaries/記念日, NISA).\n"
     "If unsure, answer task."
 )
 

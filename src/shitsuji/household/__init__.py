@@ -16,6 +16,8 @@ from ._deps import Ctx, HouseholdDeps
 from ._edit_tools import EDIT_TOOLS
 from ._edits import edit_event, edit_expense
 from ._index import count_index, format_counts, household_now
+from ._nisa import LIMITS, Allowance, Contribution, Holding, NisaStore
+from ._nisa_tools import NISA_TOOLS
 from ._panels import (
     PANELS,
     OpenPanel,
@@ -41,23 +43,29 @@ __all__ = [
     "EDIT_TOOLS",
     "HOUSEHOLD_CHANNEL",
     "HOUSEHOLD_SCHEMA",
+    "LIMITS",
+    "NISA_TOOLS",
     "PANELS",
     "RECIPE_TOOLS",
     "TOOLS",
+    "Allowance",
     "Anniversary",
     "AnniversaryList",
     "AnniversaryStore",
     "Applied",
     "Butler",
+    "Contribution",
     "Counts",
     "Ctx",
     "Event",
     "Expense",
+    "Holding",
     "Household",
     "HouseholdDeps",
     "HouseholdStore",
     "Ingredient",
     "Match",
+    "NisaStore",
     "OpenPanel",
     "Panel",
     "PanelAction",

@@ -121,5 +121,38 @@ HOUSEHOLD_SCHEMA = Schema(
             CREATE INDEX recipe_ingredients_household ON recipe_ingredients (household, key);
             """,
         ),
+        # each member's NISA purchases (at cost, by frame) and holdings (a fund's latest value);
+        # private to the owner (scope household/<name>/user/<owner>) unless shared
+        Migration(
+            "0042_nisa",
+            """
+            CREATE TABLE nisa_contributions (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                owner TEXT NOT NULL,
+                frame TEXT NOT NULL CHECK (frame IN ('tsumitate', 'growth')),
+                fund TEXT NOT NULL,
+                amount_yen INTEGER NOT NULL CHECK (amount_yen > 0),
+                day TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE INDEX nisa_contributions_owner ON nisa_contributions (household, owner, day);
+            CREATE TABLE nisa_holdings (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                owner TEXT NOT NULL,
+                frame TEXT NOT NULL CHECK (frame IN ('tsumitate', 'growth')),
+                fund TEXT NOT NULL,
+                value_yen INTEGER NOT NULL CHECK (value_yen >= 0),
+                as_of TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE UNIQUE INDEX nisa_holdings_fund ON nisa_holdings (household, owner, frame, fund);
+            """,
+        ),
     ),
 )

@@ -101,6 +101,8 @@ def _values(card: dict[str, Any], t: Words) -> dict[str, str]:
         subject=str(subject),
         new_title=str(a.get("title") or ""),  # a change's new title (none: unchanged)
         count=str(len(a["meals"])) if isinstance(a.get("meals"), list) else "",
+        frame_name=t("nisa_" + str(a.get("frame"))) if a.get("frame") else "",
+        value_yen=t.yen(int(a["value"])) if isinstance(a.get("value"), int) else "",
         when=t.span(a["start"], a.get("end")) if a.get("start") else "",
         due=t.when(a["due"]) if a.get("due") else "",
         amount=t.yen(int(a["amount"])) if isinstance(a.get("amount"), int) else "",

@@ -81,6 +81,24 @@ DOMAIN_LINES: dict[str, tuple[str, str, str, str]] = {
         "献立を予定に追加しました。",
         "Put the meals on the calendar.",
     ),
+    "add_nisa_contribution": (
+        "NISA({frame_name})で「{fund}」を {amount} 購入として記録",
+        "Record buying “{fund}” for {amount} in NISA ({frame_name})",
+        "NISAの購入を記録しました。",
+        "Recorded the NISA purchase.",
+    ),
+    "set_nisa_holding": (
+        "NISA「{fund}」の評価額を {value_yen} に更新",
+        "Set the NISA holding “{fund}” to {value_yen}",
+        "評価額を更新しました。",
+        "Updated the holding.",
+    ),
+    "remove_nisa_contribution": (
+        "NISAの購入記録を削除",
+        "Remove a NISA purchase",
+        "NISAの購入記録を削除しました。",
+        "Removed the NISA purchase.",
+    ),
 }
 
 _CHANGED = (
