@@ -153,3 +153,20 @@ def test_a_recipe_is_saved_from_the_panel_and_deleted_live(
         theirs.get_by_role("button", name=words["delete"]).click()
         expect(panel.locator("li.row")).to_have_count(0)
         assert RecipeStore(site.backend.store.database).recipes(HOME) == []
+
+
+@pytest.mark.parametrize(
+    ("locale", "chat", "fact"),
+    [("ja-JP", "執事へのメッセージ", "記憶の内容"), ("en-US", "Message to the butler", "What is remembered")],
+)
+def test_the_chat_box_and_a_memorys_edit_box_have_names(
+    browser: Browser, base: str, site: Site, locale: str, chat: str, fact: str
+) -> None:
+    kept = site.backend.memory.remember(
+        "妻は紅茶が好き", f"household/{HOME}/user/wife", category="preference"
+    )
+    with opened(browser, base, locale=locale) as page:
+        sign_in(page)
+        expect(page.get_by_role("textbox", name=chat, exact=True)).to_be_visible()
+        page.goto(f"/memories/{kept.memory.id}")
+        expect(page.get_by_role("textbox", name=fact, exact=True)).to_have_value("妻は紅茶が好き")

@@ -6,6 +6,9 @@ Kept apart from ``_i18n.TEXT`` so each domain's words sit together; ``_i18n`` me
 from __future__ import annotations
 
 DOMAIN_TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
+    # accessible names of fields that show only a placeholder or nothing
+    "message_label": ("執事へのメッセージ", "Message to the butler"),
+    "memory_content": ("記憶の内容", "What is remembered"),
     "panel_anniversaries": ("記念日", "Anniversaries"),
     "add_anniversary": ("記念日を追加", "Add an anniversary"),
     "anniversary_private": ("自分だけ", "Only me"),
