@@ -83,6 +83,9 @@ class Tool:
     input_model: type[BaseModel]
     untrusted_output: bool = False
     summarize: Callable[[dict[str, Any]], str] | None = None
+    # an external write (it leaves the household: an issue on GitHub …): always a card, never
+    # on an allow-list, never proposed in a turn with outside text (see ``_policy``)
+    external: bool = False
 
     def definition(self) -> Block:
         """The tool as the Messages API wants it (a fresh copy: callers may annotate it)."""
@@ -136,8 +139,12 @@ def tool(
     description: str | None = None,
     untrusted: bool = False,
     summary: Callable[[dict[str, Any]], str] | None = None,
+    external: bool = False,
 ) -> Callable[[ToolFunction], Tool]:
-    """Make a ``Tool`` of a function whose first parameter is the ``ToolContext``."""
+    """Make a ``Tool`` of a function whose first parameter is the ``ToolContext``; ``external``
+    marks a write that leaves the household (the policy's external-write class)."""
+    if external and effect != "write":
+        raise ValueError("an external tool is a write: use effect='write'")
 
     def wrap(function: ToolFunction) -> Tool:
         doc = inspect.getdoc(function) or ""
@@ -149,6 +156,7 @@ def tool(
             input_model=_input_model(function),
             untrusted_output=untrusted,
             summarize=summary,
+            external=external,
         )
 
     return wrap

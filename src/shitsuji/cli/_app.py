@@ -15,6 +15,7 @@ from ..config import Settings
 from ..memory import MemoryEngine
 
 if TYPE_CHECKING:
+    from ..agent import Tool
     from ..household import Butler
 
 app = typer.Typer(
@@ -78,8 +79,19 @@ class State:
             extraction=settings.extraction(),
             safety=settings.safety(),
             panels=panels,
+            extra_tools=self.request_tools(),
             no_model=problem or NO_ENDPOINT,
         )
+
+    @staticmethod
+    def request_tools() -> list[Tool]:
+        """``request_feature`` when an issue tracker is configured (``SHITSUJI_GITHUB_REPO`` and ``…_TOKEN``)."""
+        import os
+
+        from ..household import IssueTracker, github_settings, request_tool
+
+        found = github_settings(os.environ)
+        return [request_tool(IssueTracker(found))] if found else []
 
 
 STATE = State()

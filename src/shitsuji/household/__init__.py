@@ -32,6 +32,7 @@ from ._panels import (
 from ._recipe_tools import RECIPE_TOOLS
 from ._recipes import Ingredient, Match, Recipe, RecipeStore, ingredient_key, parse_ingredients
 from ._records import Counts, Event, Expense, Household, ShoppingItem, Todo
+from ._requests import GitHubSettings, Issue, IssueTracker, IssueTrackerError, github_settings, request_tool
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HOUSEHOLD_CHANNEL, HouseholdStore
 from ._tools import TOOLS, household_toolbox
@@ -59,11 +60,15 @@ __all__ = [
     "Ctx",
     "Event",
     "Expense",
+    "GitHubSettings",
     "Holding",
     "Household",
     "HouseholdDeps",
     "HouseholdStore",
     "Ingredient",
+    "Issue",
+    "IssueTracker",
+    "IssueTrackerError",
     "Match",
     "NisaStore",
     "OpenPanel",
@@ -84,6 +89,7 @@ __all__ = [
     "edit_expense",
     "estimate_tokens",
     "format_counts",
+    "github_settings",
     "household_now",
     "household_toolbox",
     "ingredient_key",
@@ -94,4 +100,5 @@ __all__ = [
     "panel_view",
     "parse_ingredients",
     "prompt_tokens_benchmark",
+    "request_tool",
 ]

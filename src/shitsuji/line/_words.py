@@ -83,6 +83,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "チャットのモデルがまだ設定されていないため、お答えできません。",
         "Chat is not set up yet (no model is configured), so I cannot answer.",
     ),
+    "open_app": (
+        "「{summary}」は外部に送る操作なので、アプリを開いて確認してください。",
+        "“{summary}” sends something outside the household: open the app to confirm it.",
+    ),
     "too_long": (
         "メッセージが長すぎます。短くして送ってください。",
         "That message is too long: please shorten it.",

@@ -99,6 +99,12 @@ DOMAIN_LINES: dict[str, tuple[str, str, str, str]] = {
         "NISAの購入記録を削除しました。",
         "Removed the NISA purchase.",
     ),
+    "request_feature": (
+        "アプリへの要望「{title}」をGitHubに登録(外部に送信)",
+        "File the request “{title}” on GitHub (sent outside the household)",
+        "要望をGitHubに登録しました。",
+        "Filed the request on GitHub.",
+    ),
 }
 
 _CHANGED = (
@@ -111,6 +117,7 @@ _CHANGED = (
 # tool: the fields shown on the card, as (word key, argument or value name)
 DOMAIN_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "add_anniversary": (("field_title", "title"), ("field_date", "date"), ("field_note", "note")),
+    "request_feature": (("field_title", "title"), ("field_note", "details")),
     "edit_anniversary": _CHANGED,
     "edit_event": _CHANGED,
     "edit_expense": (

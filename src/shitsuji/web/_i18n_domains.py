@@ -39,6 +39,7 @@ DOMAIN_TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "tool_add_nisa_contribution": ("NISAの購入記録", "recording a NISA purchase"),
     "tool_set_nisa_holding": ("NISAの評価額", "updating a NISA holding"),
     "tool_remove_nisa_contribution": ("NISAの購入記録の削除", "removing a NISA purchase"),
+    "tool_request_feature": ("アプリへの要望", "a request for the app"),
     "tool_list_anniversaries": ("記念日", "the anniversaries"),
     "tool_add_anniversary": ("記念日の追加", "adding an anniversary"),
     "tool_edit_anniversary": ("記念日の変更", "changing an anniversary"),
