@@ -6,6 +6,7 @@ Screenshots as in ``test_web_browser``.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -170,3 +171,44 @@ def test_the_chat_box_and_a_memorys_edit_box_have_names(
         expect(page.get_by_role("textbox", name=chat, exact=True)).to_be_visible()
         page.goto(f"/memories/{kept.memory.id}")
         expect(page.get_by_role("textbox", name=fact, exact=True)).to_have_value("妻は紅茶が好き")
+
+
+@pytest.mark.parametrize(
+    ("locale", "added", "signed_in", "where"),
+    [
+        ("ja-JP", "ToDo「ゴミ出し」を追加", "ログインしました", "アプリ"),
+        ("en-US", "Added the to-do “ゴミ出し”", "Signed in", "the app"),
+    ],
+)
+def test_activity_reads_as_sentences_naming_the_item(
+    browser: Browser, base: str, site: Site, locale: str, added: str, signed_in: str, where: str
+) -> None:
+    with opened(browser, base, locale=locale) as wife, opened(browser, base, locale=locale) as husband:
+        sign_in(wife)
+        sign_in(husband, "husband")
+        wife.locator("[data-panel=todos]").click()
+        panel = wife.locator("#panel-content")
+        panel.locator("input[name=title]").fill("ゴミ出し")
+        panel.locator("form.adder button[type=submit]").click()
+        expect(panel.locator("li.row", has_text="ゴミ出し")).to_be_visible()
+        wife.locator("[data-panel=anniversaries]").click()
+        expect(panel.locator("input[name=date]")).to_be_visible()  # the panel's own form has loaded
+        panel.locator("input[name=title]").fill("夫の誕生日")
+        panel.locator("input[name=date]").fill("1990-03-03")
+        panel.locator("input[name=private]").check()
+        panel.locator("form.adder button[type=submit]").click()
+        expect(panel.locator("li.row", has_text="夫の誕生日")).to_be_visible()
+        panel.locator("li.row", has_text="夫の誕生日").locator("button.icon").click()  # deleted: still named
+        expect(panel.locator("li.row")).to_have_count(0)
+        wife.goto("/activity")
+        table = wife.locator("table.activity")
+        expect(table).to_contain_text(added)
+        expect(table).to_contain_text(signed_in)
+        expect(table).to_contain_text(where)
+        expect(table).to_contain_text("夫の誕生日")  # her own private row, named after deletion
+        for code in ("signin.ok", "panel.add_todo", "tool.ran"):
+            expect(table).not_to_contain_text(code)
+        assert table.locator("td", has_text=re.compile(r"^(app|cli)$")).count() == 0
+        husband.goto("/activity")
+        expect(husband.locator("table.activity")).to_contain_text("ゴミ出し")
+        expect(husband.locator("table.activity")).not_to_contain_text("夫の誕生日")  # her surprise stays hers

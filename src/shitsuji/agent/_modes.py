@@ -36,7 +36,7 @@ ROUTER_PROMPT = (
     "info — a question that needs facts or current information;\n"
     "engineer — programming or technical troubleshooting;\n"
     "task — anything to do, add, change, plan or look up in the household (shopping, events, to-dos, expenses,\n"
-    "recipes/meals, anniversaries/記念日, NISA).\n"
+    "recipes/meals, anniversaries/記念日, NISA, requests for the app).\n"
     "If unsure, answer task."
 )
 
