@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from shitsuji.household import AnniversaryStore, Ingredient, NisaStore, RecipeStore
+from shitsuji.household import AnniversaryStore, Ingredient, MoneyStore, NisaStore, RecipeStore
 from shitsuji.llm import text_response, tool_use_response
 
 from . import test_line_turns
@@ -118,3 +118,20 @@ def test_nisa_room_is_answered_from_the_speakers_data_and_a_purchase_is_a_card(s
     assert (
         NisaStore(site.backend.store.database).contributions("futari", "husband") == []
     )  # not before approval
+
+
+def test_who_paid_more_is_answered_from_data_and_a_new_split_is_a_card(site: LineSite) -> None:
+    site.backend.store.add_expense("futari", 8_000, "外食", by="husband")
+    site.script.then(
+        tool_use_response(("toolu_s", "settlement", {})), text_response("今月は夫が4,000円多く払っています。")
+    )
+    site.say(WIFE, "今月はどっちがいくら多く払った？")
+    site.settled()
+    results = json.dumps(site.script.requests[-1].messages, ensure_ascii=False).replace('\\"', '"')
+    assert '"paid_more": "husband"' in results and '"by_yen": 4000' in results
+    site.script.then(tool_use_response(("toolu_r", "set_split", {"ratio": "6:4"})))
+    site.say(WIFE, "これからは6:4で分けて")
+    site.settled()
+    card = messages_to(site, WIFE)[-1]
+    assert card["type"] == "template" and "負担割合を 6:4" in card["template"]["text"]
+    assert MoneyStore(site.backend.store.database).split("futari") == (1, 1)  # not before approval

@@ -212,3 +212,34 @@ def test_activity_reads_as_sentences_naming_the_item(
         husband.goto("/activity")
         expect(husband.locator("table.activity")).to_contain_text("ゴミ出し")
         expect(husband.locator("table.activity")).not_to_contain_text("夫の誕生日")  # her surprise stays hers
+
+
+@pytest.mark.parametrize(
+    ("locale", "size", "said"),
+    [
+        ("ja-JP", DESKTOP, "husband さんが 3,000円 多く払っています"),
+        ("en-US", PHONE, "husband paid ¥3,000 more"),
+    ],
+    ids=["ja-desktop", "en-phone"],
+)
+def test_the_budget_shows_the_settlement_and_the_months_as_an_svg_chart(
+    browser: Browser, base: str, site: Site, shoot: Shoot, locale: str, size: dict[str, int], said: str
+) -> None:
+    store = site.backend.store
+    store.set_time_zone(HOME, "Asia/Tokyo")
+    today = store.today(HOME)
+    store.add_expense(HOME, 6_000, "外食", day=today.replace(day=1), by="husband")
+    with opened(browser, base, locale=locale, viewport=size) as page:
+        sign_in(page)
+        page.locator("[data-panel=budget]").click()
+        panel = page.locator("#panel-content")
+        expect(panel.locator("[data-settlement]")).to_contain_text(said)
+        chart = panel.locator("svg.trend")
+        expect(chart.locator("rect")).to_have_count(6)
+        expect(chart.locator("rect.now")).to_have_count(1)
+        assert chart.get_attribute("role") == "img" and chart.get_attribute("aria-label")
+        shoot(page, f"budget-chart-{locale}", full_page=False)
+        assert all(
+            not src.startswith("http")
+            for src in page.eval_on_selector_all("script[src]", "s => s.map(x => x.getAttribute('src'))")
+        )

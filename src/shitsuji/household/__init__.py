@@ -16,6 +16,8 @@ from ._deps import Ctx, HouseholdDeps
 from ._edit_tools import EDIT_TOOLS
 from ._edits import edit_event, edit_expense
 from ._index import count_index, format_counts, household_now
+from ._money import MoneyStore, Settlement, parse_ratio, shares
+from ._money_tools import MONEY_TOOLS
 from ._nisa import LIMITS, Allowance, Contribution, Holding, NisaStore
 from ._nisa_tools import NISA_TOOLS
 from ._panels import (
@@ -45,6 +47,7 @@ __all__ = [
     "HOUSEHOLD_CHANNEL",
     "HOUSEHOLD_SCHEMA",
     "LIMITS",
+    "MONEY_TOOLS",
     "NISA_TOOLS",
     "PANELS",
     "RECIPE_TOOLS",
@@ -70,12 +73,14 @@ __all__ = [
     "IssueTracker",
     "IssueTrackerError",
     "Match",
+    "MoneyStore",
     "NisaStore",
     "OpenPanel",
     "Panel",
     "PanelAction",
     "Recipe",
     "RecipeStore",
+    "Settlement",
     "ShoppingItem",
     "ShoppingList",
     "Todo",
@@ -99,6 +104,8 @@ __all__ = [
     "panel_of",
     "panel_view",
     "parse_ingredients",
+    "parse_ratio",
     "prompt_tokens_benchmark",
     "request_tool",
+    "shares",
 ]

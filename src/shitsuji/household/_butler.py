@@ -34,6 +34,7 @@ from ._anniversary_tools import ANNIVERSARY_TOOLS
 from ._deps import HouseholdDeps
 from ._edit_tools import EDIT_TOOLS
 from ._index import household_now
+from ._money_tools import MONEY_TOOLS
 from ._nisa_tools import NISA_TOOLS
 from ._panels import open_panel
 from ._recipe_tools import RECIPE_TOOLS
@@ -52,6 +53,7 @@ DOMAIN_TOOLS = (
     *ANNIVERSARY_TOOLS,
     *RECIPE_TOOLS,
     *NISA_TOOLS,
+    *MONEY_TOOLS,
 )  # the domains beyond the twelve: each in its own module
 
 

@@ -20,6 +20,7 @@ from ..agent import ToolOutput, UiEffect, tool
 from ..errors import UserInputError
 from ._anniversaries import AnniversaryStore
 from ._deps import Ctx
+from ._money import MoneyStore
 from ._recipes import RecipeStore
 from ._records import ShoppingItem
 from ._store import HouseholdStore
@@ -115,8 +116,11 @@ def budget(store: HouseholdStore, household: str, month: str | None, today: date
     first = date.fromisoformat(shown + "-01")
     before = month_of(first - timedelta(days=1)) if first > date(1, 1, 1) else shown
     after = month_of(first + timedelta(days=31)) if shown < "9999-11" else shown  # 9999-12 has no end
+    money = MoneyStore(store.database)
     return {
         "panel": "budget",
+        "settlement": money.settlement(household, shown).to_json(),
+        "trend": [{"month": m, "total_yen": t} for m, t in money.trend(household, shown)],
         "month": shown,
         "previous": before,
         "next": after,

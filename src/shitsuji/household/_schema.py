@@ -154,5 +154,17 @@ HOUSEHOLD_SCHEMA = Schema(
             CREATE UNIQUE INDEX nisa_holdings_fund ON nisa_holdings (household, owner, frame, fund);
             """,
         ),
+        # who paid an expense (NULL: whoever recorded it) and the household's split ratio ("6:4",
+        # one weight per member in order; no row: even)
+        Migration(
+            "0043_expense_split",
+            """
+            ALTER TABLE expenses ADD COLUMN paid_by TEXT;
+            CREATE TABLE household_splits (
+                household TEXT PRIMARY KEY REFERENCES households (name) ON DELETE CASCADE,
+                ratio TEXT NOT NULL
+            );
+            """,
+        ),
     ),
 )

@@ -410,6 +410,8 @@ class HouseholdStore:
                 list(r)
                 for r in self._select("id, name, steps, tags, source_url", "recipes", household, "", (), "id")
             ],
+            "payers": [list(r) for r in self._select("id, paid_by", "expenses", household, "", (), "id")],
+            "split": [list(r) for r in self._select("ratio", "household_splits", household, "", (), "ratio")],
             "recipe_ingredients": [
                 list(r)
                 for r in self._select(

@@ -9,6 +9,18 @@ DOMAIN_TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     # accessible names of fields that show only a placeholder or nothing
     "message_label": ("執事へのメッセージ", "Message to the butler"),
     "memory_content": ("記憶の内容", "What is remembered"),
+    "settle_more": (
+        "今月は {who} さんが {amount} 多く払っています(負担割合 {split})",
+        "This month {who} paid {amount} more than their share (split {split})",
+    ),
+    "settle_even": (
+        "今月の支払いは負担割合({split})どおりです",
+        "This month's payments match the split ({split})",
+    ),
+    "trend_label": ("最近6か月の支出", "Spending over the last six months"),
+    "tool_settlement": ("精算", "the settlement"),
+    "tool_set_split": ("負担割合の変更", "changing the split"),
+    "tool_set_expense_payer": ("支払った人の記録", "recording who paid"),
     "panel_anniversaries": ("記念日", "Anniversaries"),
     "add_anniversary": ("記念日を追加", "Add an anniversary"),
     "anniversary_private": ("自分だけ", "Only me"),
