@@ -11,7 +11,7 @@ import itertools
 import json
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from shitsuji.agent import Tool
 from shitsuji.config import LineSettings
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.line import FakeLineAPI, LineApp
@@ -140,21 +141,23 @@ def make_household(db: str | Path) -> None:
     store.close()
 
 
-def make_butler(db: str | Path, script: Script) -> Butler:
+def make_butler(db: str | Path, script: Script, extra_tools: Sequence[Tool] = ()) -> Butler:
     """A butler over ``db`` (SQLite or PostgreSQL), its memories there too."""
-    return Butler(db, memory_engine(db), ScriptedModel(script), panels=True)
+    return Butler(db, memory_engine(db), ScriptedModel(script), panels=True, extra_tools=extra_tools)
 
 
 @contextmanager
-def line_site(db: str | Path, *, run_worker: bool = True, thread: bool = False) -> Iterator[LineSite]:
+def line_site(
+    db: str | Path, *, run_worker: bool = True, thread: bool = False, extra_tools: Sequence[Tool] = ()
+) -> Iterator[LineSite]:
     """``thread``: the worker in its own thread over its own butler, as ``shitsuji serve`` runs it."""
     make_household(db)
     script = Script()
     with FakeLineAPI(TOKEN) as fake:
-        backend = Backend(make_butler(db, script))
+        backend = Backend(make_butler(db, script, extra_tools))
         for user in ("wife", "husband"):
             backend.accounts.set_password("futari", user, PASSWORD)
-        own = (lambda: make_butler(db, script)) if thread else None
+        own = (lambda: make_butler(db, script, extra_tools)) if thread else None
         settings = LineSettings(SECRET, TOKEN, fake.url, 1000.0)
         line = LineApp(backend.butler, settings, run_worker=run_worker, worker_butler=own)
         with serving(create_app(backend, line=line)) as url:

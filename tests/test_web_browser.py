@@ -399,6 +399,8 @@ def test_g_a_dead_model_is_explained_in_japanese_and_the_message_is_kept(
     page.locator("#composer button[type=submit]").click()
     problem = page.locator(".msg.error .bubble")
     expect(problem).to_contain_text("モデルに届きませんでした")
-    expect(problem.locator(".detail")).not_to_be_empty()  # the server's own words, underneath
+    expect(problem.locator(".detail small")).not_to_be_empty()  # the server's own words, folded away
+    expect(problem.locator(".detail small")).to_be_hidden()
+    assert re.search("[A-Za-z]", problem.inner_text()) is None  # no English line on a Japanese page
     page.reload()
     expect(page.locator(".msg.user .bubble").last).to_have_text("明日の予定は?")  # kept

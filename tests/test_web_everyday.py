@@ -282,6 +282,7 @@ def test_todos_complete_and_reopen_events_are_added_and_deleted_and_the_budget_c
 
     page.locator("[data-panel=calendar]").click()
     expect(page.locator("#panel-title")).to_have_text("予定")
+    expect(panel.locator("input[name=start]")).to_be_visible()  # the calendar's form, not the to-dos' still
     panel.locator("input[name=title]").fill("歯医者")
     panel.locator("input[name=start]").fill(f"{today.isoformat()}T23:30")
     panel.get_by_role("button", name="追加").click()

@@ -4,6 +4,11 @@ A tool not on a channel's allow-list needs a card; an unknown channel allows not
 ``remember`` (which only touches the speaker's own memory) and ``open_panel`` (UI only). Once untrusted text (a web
 page, a forwarded message) has entered the turn, the loop ignores the allow-list
 altogether: every write needs a card.
+
+External writes — tools marked ``external`` (they send something out of the household, e.g. an
+issue to GitHub) — are a class of their own, known by the tool's mark rather than its name:
+no allow-list lets one run without a card (a list naming one is ignored for it), and the loop
+does not even propose one in a turn with outside text in it.
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ ALWAYS_ALLOWED = frozenset({"remember", "open_panel"})  # own memory; a UI panel
 class ChannelPolicy:
     auto_run: frozenset[str] = frozenset()
 
-    def may_auto_run(self, tool_name: str, *, tainted: bool) -> bool:
-        if tainted:
+    def may_auto_run(self, tool_name: str, *, tainted: bool, external: bool = False) -> bool:
+        if tainted or external:
             return False
         return tool_name in ALWAYS_ALLOWED or tool_name in self.auto_run
 
@@ -28,7 +33,10 @@ class ChannelPolicy:
 DEFAULT_POLICIES: Mapping[str, ChannelPolicy] = MappingProxyType(
     {
         "app": ChannelPolicy(),
-        "line": ChannelPolicy(frozenset({"add_shopping_item", "add_todo", "add_event"})),
+        # list additions in the member's own words (a recipe's missing ingredients go on the list too)
+        "line": ChannelPolicy(
+            frozenset({"add_shopping_item", "add_todo", "add_event", "add_missing_to_shopping_list"})
+        ),
     }
 )
 

@@ -87,6 +87,9 @@ class Tool:
     # its calls are the speaker's own (what it writes lands in their private scope): its audit rows
     # and cards carry that scope, so the other members never read their arguments or summaries
     private: bool = False
+    # an external write (it leaves the household: an issue on GitHub …): always a card, never
+    # on an allow-list, never proposed in a turn with outside text (see ``_policy``)
+    external: bool = False
 
     def definition(self) -> Block:
         """The tool as the Messages API wants it (a fresh copy: callers may annotate it)."""
@@ -156,8 +159,12 @@ def tool(
     untrusted: bool = False,
     summary: Callable[[dict[str, Any]], str] | None = None,
     private: bool = False,
+    external: bool = False,
 ) -> Callable[[ToolFunction], Tool]:
-    """Make a ``Tool`` of a function whose first parameter is the ``ToolContext``."""
+    """Make a ``Tool`` of a function whose first parameter is the ``ToolContext``; ``external``
+    marks a write that leaves the household (the policy's external-write class)."""
+    if external and effect != "write":
+        raise ValueError("an external tool is a write: use effect='write'")
 
     def wrap(function: ToolFunction) -> Tool:
         doc = inspect.getdoc(function) or ""
@@ -170,6 +177,7 @@ def tool(
             untrusted_output=untrusted,
             summarize=summary,
             private=private,
+            external=external,
         )
 
     return wrap

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from ..errors import ShitsujiError, UserInputError
 from . import (  # noqa: F401  (they register commands)
+    _anniversary,
     _audit,
     _backup,
     _bench,

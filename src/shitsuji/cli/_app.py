@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 if TYPE_CHECKING:  # the settings and the stores are imported when a command needs them
+    from ..agent import Tool
     from ..config import Settings
     from ..household import Butler
     from ..memory import MemoryEngine
@@ -101,8 +102,19 @@ class State:
             extraction=settings.extraction(),
             safety=settings.safety(),
             panels=panels,
+            extra_tools=self.request_tools(),
             no_model=problem or NO_ENDPOINT,
         )
+
+    @staticmethod
+    def request_tools() -> list[Tool]:
+        """``request_feature`` when an issue tracker is configured (``SHITSUJI_GITHUB_REPO`` and ``…_TOKEN``)."""
+        import os
+
+        from ..household import IssueTracker, github_settings, request_tool
+
+        found = github_settings(os.environ)
+        return [request_tool(IssueTracker(found))] if found else []
 
 
 STATE = State()

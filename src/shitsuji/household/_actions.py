@@ -10,11 +10,14 @@ read the same rows.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from ._anniversaries import AnniversaryStore
+from ._recipes import RecipeStore, parse_ingredients
 from ._store import HouseholdStore
 from ._values import MAX_CATEGORY, MAX_NOTE, MAX_QUANTITY, MAX_TITLE, MAX_YEN
 
@@ -92,6 +95,32 @@ class RemoveExpense(_Action):
     id: RowId
 
 
+class AddAnniversary(_Action):
+    action: Literal["add_anniversary"]
+    title: Title
+    date: Annotated[str, Field(min_length=10, max_length=10, description="The day it began, 2020-06-01")]
+    note: Note = None
+    private: bool = False  # only the member who adds it sees it
+
+
+class RemoveAnniversary(_Action):
+    action: Literal["remove_anniversary"]
+    id: RowId
+
+
+class AddRecipe(_Action):
+    action: Literal["add_recipe"]
+    name: Title
+    ingredients: Annotated[str, Field(min_length=1, max_length=2000, description="卵 2個、玉ねぎ 1個")]
+    tags: Annotated[str | None, Field(max_length=200, description="Comma-separated")] = None
+    source_url: Annotated[str | None, Field(max_length=500)] = None
+
+
+class RemoveRecipe(_Action):
+    action: Literal["remove_recipe"]
+    id: RowId
+
+
 PanelAction = Annotated[
     AddShoppingItem
     | CheckShoppingItem
@@ -102,7 +131,11 @@ PanelAction = Annotated[
     | CompleteTodo
     | RemoveTodo
     | AddExpense
-    | RemoveExpense,
+    | RemoveExpense
+    | AddAnniversary
+    | RemoveAnniversary
+    | AddRecipe
+    | RemoveRecipe,
     Field(discriminator="action"),
 ]
 ACTIONS: TypeAdapter[PanelAction] = TypeAdapter(PanelAction)
@@ -163,4 +196,28 @@ def apply(store: HouseholdStore, household: str, action: PanelAction, *, by: str
         return Applied(name, expense.to_json())
     if isinstance(action, RemoveExpense):
         return Applied(name, store.remove_expense(household, action.id).to_json())
+    if isinstance(action, AddAnniversary | RemoveAnniversary):
+        return _anniversary(AnniversaryStore(store.database, clock=store.clock), household, action, by)
+    if isinstance(action, AddRecipe | RemoveRecipe):
+        return _recipe(RecipeStore(store.database, clock=store.clock), household, action, by)
     assert_never(action)
+
+
+def _recipe(book: RecipeStore, household: str, action: AddRecipe | RemoveRecipe, by: str) -> Applied:
+    if isinstance(action, AddRecipe):
+        tags = [t.strip() for t in re.split(r"[、,，]", action.tags or "") if t.strip()]
+        parts = parse_ingredients(action.ingredients)
+        row = book.add(household, action.name, parts, (), tags, _empty(action.source_url), by=by)
+    else:
+        row = book.remove(household, action.id)
+    return Applied(action.action, row.to_json())
+
+
+def _anniversary(
+    found: AnniversaryStore, household: str, action: AddAnniversary | RemoveAnniversary, by: str
+) -> Applied:
+    if isinstance(action, AddAnniversary):
+        row = found.add(household, action.title, action.date, action.note, by=by, private=action.private)
+    else:
+        row = found.remove(household, action.id, by)
+    return Applied(action.action, row.to_json())

@@ -30,9 +30,14 @@ from ..context import Segments, Summarizer
 from ..llm import CHEAP_MODEL, NO_ENDPOINT, Model
 from ..memory import MemoryEngine
 from ..safety import InputFilter, Judge, Policy
+from ._anniversary_tools import ANNIVERSARY_TOOLS
 from ._deps import HouseholdDeps
+from ._edit_tools import EDIT_TOOLS
 from ._index import household_now
+from ._money_tools import MONEY_TOOLS
+from ._nisa_tools import NISA_TOOLS
 from ._panels import open_panel
+from ._recipe_tools import RECIPE_TOOLS
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HouseholdStore
 from ._tools import household_toolbox
@@ -43,13 +48,27 @@ if TYPE_CHECKING:
 RECALLED_MEMORIES = 12
 EARLIER_SEGMENTS = 5
 SCHEMAS = (HOUSEHOLD_SCHEMA, AGENT_SCHEMA)
+DOMAIN_TOOLS = (
+    *EDIT_TOOLS,
+    *ANNIVERSARY_TOOLS,
+    *RECIPE_TOOLS,
+    *NISA_TOOLS,
+    *MONEY_TOOLS,
+)  # the domains beyond the twelve: each in its own module
 
 
 def butler_toolbox(*, panels: bool = False, extra_tools: Iterable[Tool] = ()) -> Toolbox:
     """The household tools and the segment tools (and ``open_panel`` where the channel has panels),
     and an app's ``extra_tools``."""
     return Toolbox(
-        [*household_toolbox(), list_segments, load_segment, *([open_panel] if panels else []), *extra_tools]
+        [
+            *household_toolbox(),
+            *DOMAIN_TOOLS,
+            list_segments,
+            load_segment,
+            *([open_panel] if panels else []),
+            *extra_tools,
+        ]
     )
 
 
@@ -120,7 +139,7 @@ class Butler:
             proposals=self.proposals,
             router_model=router_model,
             memories=lambda text, ctx: memory.recall(text, ctx.scope, k=RECALLED_MEMORIES),
-            count_index=lambda ctx: household_now(store, ctx.household or ""),
+            count_index=lambda ctx: household_now(store, ctx.household or "", ctx.user),
         )
         if modes is not None:
             assistant.modes = dict(modes)

@@ -11,15 +11,31 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
+from ._anniversaries import AnniversaryStore
+from ._recipes import RecipeStore
 from ._records import Counts
 from ._store import HouseholdStore
 
 Lang = Literal["ja", "en"]
 
 
-def count_index(store: HouseholdStore, household: str, today: date, *, lang: Lang = "ja") -> str:
-    """E.g. 「予定 3件・ToDo 5件・買い物 2件・今月の支出 4件（¥12,300）」 for ``household`` on ``today``."""
-    return format_counts(store.counts(household, today), lang=lang)
+def count_index(
+    store: HouseholdStore, household: str, today: date, *, lang: Lang = "ja", viewer: str | None = None
+) -> str:
+    """E.g. 「予定 3件・ToDo 5件・買い物 2件・今月の支出 4件（¥12,300）」 for ``household`` on ``today``.
+
+    With a ``viewer``, what only they may see joins the line: the anniversaries (shared and
+    their own) and the next one, so "次の記念日は？" needs no tool call.
+    """
+    line = format_counts(store.counts(household, today), lang=lang)
+    if viewer is None:
+        return line
+    recipes = RecipeStore(store.database).count(household)
+    extra = [
+        (f"saved recipes {recipes}" if lang == "en" else f"レシピ {recipes}件") if recipes else "",
+        AnniversaryStore(store.database).next_line(household, viewer, today, lang=lang),
+    ]
+    return (" · " if lang == "en" else "・").join([line, *(e for e in extra if e)])
 
 
 def format_counts(counts: Counts, *, lang: Lang = "ja") -> str:
@@ -35,11 +51,11 @@ def format_counts(counts: Counts, *, lang: Lang = "ja") -> str:
     )
 
 
-def household_now(store: HouseholdStore, household: str) -> str:
+def household_now(store: HouseholdStore, household: str, viewer: str | None = None) -> str:
     """The count index after the household's date and time zone, so "today" and "tomorrow" mean theirs.
 
     E.g. 「2026-12-01 (Tue) 09:30 Asia/Tokyo · 予定 3件・…」.
     """
     now = store.now(household)
     zone = store.get(household).time_zone or "server time"
-    return f"{now:%Y-%m-%d (%a) %H:%M} {zone} · {count_index(store, household, now.date())}"
+    return f"{now:%Y-%m-%d (%a) %H:%M} {zone} · {count_index(store, household, now.date(), viewer=viewer)}"

@@ -18,12 +18,15 @@ from typing import Any, Literal, get_args
 
 from ..agent import ToolOutput, UiEffect, tool
 from ..errors import UserInputError
+from ._anniversaries import AnniversaryStore
 from ._deps import Ctx
+from ._money import MoneyStore
+from ._recipes import RecipeStore
 from ._records import ShoppingItem
 from ._store import HouseholdStore
 from ._values import month_of
 
-Panel = Literal["shopping", "calendar", "todos", "budget"]
+Panel = Literal["shopping", "calendar", "todos", "budget", "anniversaries", "recipes"]
 PANELS: tuple[Panel, ...] = get_args(Panel)
 LABEL_PREFIX = "household."
 RECENTLY_DONE = 5
@@ -68,15 +71,26 @@ class ShoppingList(UiEffect):
 
 @tool(effect="write", summary=lambda a: f"{a['name']} パネルを開く")
 def open_panel(ctx: Ctx, name: Panel) -> ToolOutput:
-    """Open a panel beside the chat (shopping, calendar, todos, budget) when the person asks for panel work."""
+    """Open a panel beside the chat (shopping, calendar, todos, budget, anniversaries,
+    recipes) when the person asks
+    for panel work."""
     return ToolOutput(f"the {name} panel is open", effects=(OpenPanel(name),))
 
 
 def panel_view(
-    store: HouseholdStore, household: str, name: Panel, month: str | None = None
+    store: HouseholdStore, household: str, name: Panel, month: str | None = None, *, viewer: str = ""
 ) -> dict[str, Any]:
-    """What a panel shows: the shopping list, upcoming events, open to-dos, or a month's budget."""
+    """What a panel shows: the shopping list, upcoming events, open to-dos, a month's budget, or the
+    anniversaries ``viewer`` may see (the household's and their own), soonest first."""
     today = store.today(household)
+    if name == "anniversaries":
+        coming = AnniversaryStore(store.database).upcoming(household, viewer, today)
+        return {"panel": name, "anniversaries": [u.to_json() for u in coming]}
+    if name == "recipes":
+        return {
+            "panel": name,
+            "recipes": [r.to_json() for r in RecipeStore(store.database).recipes(household)],
+        }
     if name == "shopping":
         return {"panel": name, "items": [i.to_json() for i in store.shopping_items(household)]}
     if name == "calendar":
@@ -102,8 +116,11 @@ def budget(store: HouseholdStore, household: str, month: str | None, today: date
     first = date.fromisoformat(shown + "-01")
     before = month_of(first - timedelta(days=1)) if first > date(1, 1, 1) else shown
     after = month_of(first + timedelta(days=31)) if shown < "9999-11" else shown  # 9999-12 has no end
+    money = MoneyStore(store.database)
     return {
         "panel": "budget",
+        "settlement": money.settlement(household, shown).to_json(),
+        "trend": [{"month": m, "total_yen": t} for m, t in money.trend(household, shown)],
         "month": shown,
         "previous": before,
         "next": after,

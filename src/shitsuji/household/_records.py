@@ -106,19 +106,6 @@ class Expense:
 
 
 @dataclass(frozen=True, slots=True)
-class Anniversary:
-    id: str
-    title: str
-    day: str
-    note: str | None
-    added_by: str
-    created_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        return _compact(self)
-
-
-@dataclass(frozen=True, slots=True)
 class Counts:
     """What the count index says: sizes only, from COUNT queries."""
 

@@ -85,5 +85,86 @@ HOUSEHOLD_SCHEMA = Schema(
             ALTER TABLE shopping_items ADD COLUMN checked_by TEXT;
             """,
         ),
+        # an anniversary is the household's (scope household/<name>) or one member's own
+        # (household/<name>/user/<member>): the memory scopes' rule, read the same way
+        Migration(
+            "0040_anniversary_scope",
+            """
+            ALTER TABLE anniversaries ADD COLUMN scope TEXT;
+            UPDATE anniversaries SET scope = 'household/' || household WHERE scope IS NULL;
+            """,
+        ),
+        # the household's recipe book; an ingredient's key is its name folded (see _recipes)
+        Migration(
+            "0041_recipes",
+            """
+            CREATE TABLE recipes (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                steps TEXT NOT NULL,
+                tags TEXT NOT NULL,
+                source_url TEXT,
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE INDEX recipes_household ON recipes (household, name);
+            CREATE TABLE recipe_ingredients (
+                recipe TEXT NOT NULL REFERENCES recipes (id) ON DELETE CASCADE,
+                household TEXT NOT NULL,
+                position INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                amount TEXT,
+                key TEXT NOT NULL,
+                PRIMARY KEY (recipe, position)
+            );
+            CREATE INDEX recipe_ingredients_household ON recipe_ingredients (household, key);
+            """,
+        ),
+        # each member's NISA purchases (at cost, by frame) and holdings (a fund's latest value);
+        # private to the owner (scope household/<name>/user/<owner>) unless shared
+        Migration(
+            "0042_nisa",
+            """
+            CREATE TABLE nisa_contributions (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                owner TEXT NOT NULL,
+                frame TEXT NOT NULL CHECK (frame IN ('tsumitate', 'growth')),
+                fund TEXT NOT NULL,
+                amount_yen INTEGER NOT NULL CHECK (amount_yen > 0),
+                day TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE INDEX nisa_contributions_owner ON nisa_contributions (household, owner, day);
+            CREATE TABLE nisa_holdings (
+                id TEXT PRIMARY KEY,
+                household TEXT NOT NULL REFERENCES households (name) ON DELETE CASCADE,
+                owner TEXT NOT NULL,
+                frame TEXT NOT NULL CHECK (frame IN ('tsumitate', 'growth')),
+                fund TEXT NOT NULL,
+                value_yen INTEGER NOT NULL CHECK (value_yen >= 0),
+                as_of TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                added_by TEXT NOT NULL,
+                created_at TEXT NOT NULL
+            );
+            CREATE UNIQUE INDEX nisa_holdings_fund ON nisa_holdings (household, owner, frame, fund);
+            """,
+        ),
+        # who paid an expense (NULL: whoever recorded it) and the household's split ratio ("6:4",
+        # one weight per member in order; no row: even)
+        Migration(
+            "0043_expense_split",
+            """
+            ALTER TABLE expenses ADD COLUMN paid_by TEXT;
+            CREATE TABLE household_splits (
+                household TEXT PRIMARY KEY REFERENCES households (name) ON DELETE CASCADE,
+                ratio TEXT NOT NULL
+            );
+            """,
+        ),
     ),
 )

@@ -19,7 +19,7 @@ from typing import Any
 from .. import store as db
 from ..errors import NotFoundError, UserInputError
 from ..store._listen import notify
-from ._records import Anniversary, Counts, Event, Expense, Household, ShoppingItem, Todo
+from ._records import Counts, Event, Expense, Household, ShoppingItem, Todo
 from ._schema import HOUSEHOLD_SCHEMA
 from ._values import (
     MAX_CATEGORY,
@@ -45,7 +45,14 @@ _TODO = "id, title, due, done_at, done_by, added_by, created_at"
 _EXPENSE = "id, amount_yen, category, note, spent_on, added_by, created_at"
 _ANNIVERSARY = "id, title, day, note, added_by, created_at"
 HOUSEHOLD_CHANNEL = "shitsuji_household"  # PostgreSQL: NOTIFY'd with a household's name when its data changes
-_PREFIX = {"shopping_items": "s_", "events": "e_", "todos": "t_", "expenses": "x_", "anniversaries": "a_"}
+_PREFIX = {
+    "shopping_items": "s_",
+    "events": "e_",
+    "todos": "t_",
+    "expenses": "x_",
+    "anniversaries": "a_",
+    "recipes": "r_",
+}
 
 
 def _utcnow() -> datetime:
@@ -59,6 +66,11 @@ class HouseholdStore:
         self.path = str(path)
         self._conn = db.open_database(self.path, HOUSEHOLD_SCHEMA)
         self.clock = clock
+
+    @property
+    def database(self) -> db.Database:
+        """The database the household's tables live in (the domain stores share it)."""
+        return self._conn
 
     def close(self) -> None:
         self._conn.close()
@@ -349,25 +361,12 @@ class HouseholdStore:
     def remove_expense(self, household: str, expense_id: str) -> Expense:
         return Expense(*self._delete(_EXPENSE, "expenses", household, expense_id, "expense"))
 
-    # -- anniversaries ----------------------------------------------------
-
-    def add_anniversary(
-        self, household: str, title: str, day: date | str, note: str | None = None, *, by: str
-    ) -> Anniversary:
-        title, when, note = check_text(title, "title"), parse_day(day, "day"), check_note(note)
-        row_id, now = self._insert(
-            "anniversaries", household, {"title": title, "day": when, "note": note}, by
-        )
-        return Anniversary(row_id, title, when, note, by, now)
-
-    def anniversaries(self, household: str) -> list[Anniversary]:
-        rows = self._select(_ANNIVERSARY, "anniversaries", household, "", (), "substr(day, 6), title")
-        return [Anniversary(*r) for r in rows]
-
     def title_of(self, household: str, row_id: str) -> str | None:
         """What a row is called (an item's name, an event's title …), found by its id; None if gone."""
         table = next((t for t, prefix in _PREFIX.items() if row_id.startswith(prefix)), None)
-        column = {"shopping_items": "name", "expenses": "category"}.get(table or "", "title")
+        column = {"shopping_items": "name", "expenses": "category", "recipes": "name"}.get(
+            table or "", "title"
+        )
         if table is None:
             return None
         row = self._conn.execute(
@@ -403,7 +402,27 @@ class HouseholdStore:
             "events": [e.to_json() for e in self.events(household)],
             "todos": [t.to_json() for t in self.todos(household, include_done=True)],
             "expenses": [Expense(*r).to_json() for r in rows],
-            "anniversaries": [a.to_json() for a in self.anniversaries(household)],
+            "anniversaries": [
+                dict(zip(("id", "title", "day", "note", "added_by", "created_at"), r, strict=True))
+                for r in self._select(_ANNIVERSARY, "anniversaries", household, "", (), "day, id")
+            ],
+            "recipes": [
+                list(r)
+                for r in self._select("id, name, steps, tags, source_url", "recipes", household, "", (), "id")
+            ],
+            "payers": [list(r) for r in self._select("id, paid_by", "expenses", household, "", (), "id")],
+            "split": [list(r) for r in self._select("ratio", "household_splits", household, "", (), "ratio")],
+            "recipe_ingredients": [
+                list(r)
+                for r in self._select(
+                    "recipe, position, name, amount",
+                    "recipe_ingredients",
+                    household,
+                    "",
+                    (),
+                    "recipe, position",
+                )
+            ],
         }
 
     # -- helpers ----------------------------------------------------------

@@ -218,7 +218,10 @@ class LineChannel:
         answer: Messages = []
         async for step in self.service.events(turn):
             if isinstance(step, ProposalMade):
-                cards.append(card(step.proposal, self.secret, lang))
+                if self._external(step.proposal.tool):  # leaves the household: decided in the app only
+                    cards += _text(lang, "open_app", summary=step.proposal.summary)
+                else:
+                    cards.append(card(step.proposal, self.secret, lang))
             elif isinstance(step, EffectShown):
                 effects.append(step.effect)
             elif isinstance(step, Finished):
@@ -235,10 +238,18 @@ class LineChannel:
         if tap is None:
             return _text(lang, "unknown_card")
         try:
+            found = self.butler.proposals.get(tap.proposal)
+            mine = (found.household, found.owner) == (link.household, link.member)
+            if mine and self._external(found.tool):  # no such button is ever sent: decided in the app only
+                return _text(lang, "open_app", summary=found.summary)
             decision = await self.service.decide(self._context(link), tap.proposal, approve=tap.approve)
         except NotFoundError:  # someone else's card answers exactly like a missing one
             return _text(lang, "not_yours")
         return self._decided(decision, lang)
+
+    def _external(self, tool_name: str) -> bool:
+        found = self.butler.toolbox.get(tool_name)
+        return found is not None and found.external
 
     def _decided(self, decision: Decision, lang: Lang) -> Messages:
         p = decision.proposal

@@ -11,14 +11,25 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..agent import Proposal, UiEffect
-from ..household import ShoppingList
+from ..household import AnniversaryList, ShoppingList
 from ._words import Lang, say
 
-__all__ = ["Tap", "card", "effect_messages", "nonce", "parse_tap", "shopping_list", "text_messages"]
+__all__ = [
+    "Tap",
+    "anniversary_list",
+    "card",
+    "effect_messages",
+    "list_bubble",
+    "nonce",
+    "parse_tap",
+    "shopping_list",
+    "text_messages",
+]
 
 MAX_TEXT = 5000  # characters in one text message
 CONFIRM_TEXT = 240
@@ -77,21 +88,20 @@ def card(proposal: Proposal, secret: str, lang: Lang) -> dict[str, Any]:
     }
 
 
-def shopping_list(effect: ShoppingList, lang: Lang) -> dict[str, Any]:
-    """The shopping list as a Flex bubble: a title and one row per item with its quantity."""
-    title = say(lang, "shopping")
-    rows: list[dict[str, Any]] = [
+def list_bubble(title: str, rows: list[tuple[str, str]], empty: str) -> dict[str, Any]:
+    """A Flex bubble: a title, then one row per (left, right) pair (``empty`` when there are none)."""
+    lines: list[dict[str, Any]] = [
         {
             "type": "box",
             "layout": "horizontal",
             "contents": [
-                {"type": "text", "text": _cut(item.name, 60), "flex": 5, "wrap": True},
-                {"type": "text", "text": f"×{item.quantity}", "flex": 1, "align": "end", "color": "#888888"},
+                {"type": "text", "text": _cut(left, 60), "flex": 5, "wrap": True},
+                {"type": "text", "text": right, "flex": 2, "align": "end", "color": "#888888"},
             ],
         }
-        for item in effect.items[:30]
-    ] or [{"type": "text", "text": say(lang, "shopping_empty"), "color": "#888888"}]
-    names = "、".join(item.name for item in effect.items) or say(lang, "shopping_empty")
+        for left, right in rows[:30]
+    ] or [{"type": "text", "text": empty, "color": "#888888"}]
+    names = "、".join(left for left, _ in rows) or empty
     return {
         "type": "flex",
         "altText": _cut(f"{title}: {names}", ALT_TEXT),
@@ -102,9 +112,30 @@ def shopping_list(effect: ShoppingList, lang: Lang) -> dict[str, Any]:
                 "layout": "vertical",
                 "contents": [{"type": "text", "text": title, "weight": "bold", "size": "lg"}],
             },
-            "body": {"type": "box", "layout": "vertical", "spacing": "sm", "contents": rows},
+            "body": {"type": "box", "layout": "vertical", "spacing": "sm", "contents": lines},
         },
     }
+
+
+def shopping_list(effect: ShoppingList, lang: Lang) -> dict[str, Any]:
+    """The shopping list as a Flex bubble: a title and one row per item with its quantity."""
+    rows = [(item.name, f"×{item.quantity}") for item in effect.items]
+    return list_bubble(say(lang, "shopping"), rows, say(lang, "shopping_empty"))
+
+
+def anniversary_list(effect: AnniversaryList, lang: Lang) -> dict[str, Any]:
+    """The coming anniversaries as a Flex bubble: each with its day and how many days until it."""
+    rows = []
+    for coming in effect.coming:
+        left = say(lang, "today") if coming.days == 0 else say(lang, "days_left", days=coming.days)
+        rows.append((f"{coming.anniversary.title}（{coming.on.month}/{coming.on.day}）", left))
+    return list_bubble(say(lang, "anniversaries"), rows, say(lang, "anniversaries_empty"))
+
+
+_RENDERERS: dict[type[UiEffect], Callable[[Any, Lang], dict[str, Any]]] = {
+    ShoppingList: shopping_list,
+    AnniversaryList: anniversary_list,
+}
 
 
 def effect_messages(effects: list[UiEffect], lang: Lang) -> list[dict[str, Any]]:
@@ -112,5 +143,4 @@ def effect_messages(effects: list[UiEffect], lang: Lang) -> list[dict[str, Any]]
     latest: dict[type[UiEffect], UiEffect] = {}
     for effect in effects:
         latest[type(effect)] = effect
-    shown = latest.get(ShoppingList)
-    return [shopping_list(shown, lang)] if isinstance(shown, ShoppingList) else []
+    return [_RENDERERS[kind](shown, lang) for kind, shown in latest.items() if kind in _RENDERERS]

@@ -91,6 +91,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "チャットのモデルがまだ設定されていないため、お答えできません。",
         "Chat is not set up yet (no model is configured), so I cannot answer.",
     ),
+    "open_app": (
+        "「{summary}」は外部に送る操作なので、アプリを開いて確認してください。",
+        "“{summary}” sends something outside the household: open the app to confirm it.",
+    ),
     "too_long": (
         "メッセージが長すぎます。短くして送ってください。",
         "That message is too long: please shorten it.",
@@ -114,6 +118,10 @@ WORDS: dict[str, tuple[str, str]] = {  # key: (ja, en)
     ),
     "shopping": ("買い物リスト", "Shopping list"),
     "shopping_empty": ("買い物リストは空です。", "The shopping list is empty."),
+    "anniversaries": ("記念日", "Anniversaries"),
+    "anniversaries_empty": ("記念日はまだありません。", "No anniversaries yet."),
+    "today": ("今日", "today"),
+    "days_left": ("あと{days}日", "in {days} days"),
     "status_approved": ("承認済み", "approved"),
     "status_rejected": ("却下済み", "rejected"),
     "status_failed": ("失敗", "failed"),

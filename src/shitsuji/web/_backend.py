@@ -63,6 +63,13 @@ def _title(text: str, width: int = 40) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def _name_of(row: dict[str, Any]) -> str:
+    """What a panel row is called: an item's or recipe's name, a title, or an expense's amount and category."""
+    if "amount_yen" in row:
+        return f"¥{row['amount_yen']:,} {row.get('category', '')}".strip()
+    return str(row.get("name") or row.get("title") or "")
+
+
 class Backend:
     def __init__(self, butler: Butler) -> None:
         self.butler = butler
@@ -225,7 +232,7 @@ class Backend:
         return panel_of(self.service.segment_label(conversation.id))
 
     def panel(self, member: Member, panel: str, month: str | None = None) -> dict[str, Any]:
-        return panel_view(self.store, member.household, check_panel(panel), month)
+        return panel_view(self.store, member.household, check_panel(panel), month, viewer=member.user)
 
     async def act(self, member: Member, action: PanelAction) -> Applied:
         """A member's own change on a panel (tick, complete, delete, add): no card, it is theirs to make.
@@ -248,7 +255,10 @@ class Backend:
                     household=member.household,
                     channel=CHANNEL,
                     subject=str(done.row.get("id") or ""),
-                    detail={"input": action.model_dump(mode="json")},
+                    # a private row's event is its owner's (the spouse's Activity page leaves it out)
+                    scope=self.memories.scopes(member)[0] if done.row.get("private") is True else None,
+                    # the item's name, so the Activity page names it even after it is deleted
+                    detail={"input": action.model_dump(mode="json"), "name": _name_of(done.row)},
                 )
             )
         return done

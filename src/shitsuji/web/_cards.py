@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ._cards_domains import DOMAIN_FIELDS, DOMAIN_LINES
 from ._i18n import Words
 
 Values = Callable[[dict[str, Any], Words], dict[str, str]]
@@ -67,6 +68,7 @@ LINES: dict[str, tuple[str, str, str, str]] = {
         "{panel}パネルを開きました。",
         "Opened the {panel} panel.",
     ),
+    **DOMAIN_LINES,
 }
 
 # tool: the fields shown on the card, as (word key, argument or value name)
@@ -83,6 +85,7 @@ FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "complete_todo": (("field_title", "title"),),
     "remove_shopping_item": (("field_item", "item"),),
     "remember": (("field_fact", "content"), ("category", "category")),
+    **DOMAIN_FIELDS,
 }
 
 
@@ -95,10 +98,15 @@ def _values(card: dict[str, Any], t: Words) -> dict[str, str]:
     values.update(
         item=f"{a['name']} ×{quantity}" if "name" in a and quantity > 1 else str(a.get("name") or subject),
         title=str(a.get("title") or subject),
+        subject=str(subject),
+        new_title=str(a.get("title") or ""),  # a change's new title (none: unchanged)
+        count=str(len(a["meals"])) if isinstance(a.get("meals"), list) else "",
+        frame_name=t("nisa_" + str(a.get("frame"))) if a.get("frame") else "",
+        value_yen=t.yen(int(a["value"])) if isinstance(a.get("value"), int) else "",
         when=t.span(a["start"], a.get("end")) if a.get("start") else "",
         due=t.when(a["due"]) if a.get("due") else "",
         amount=t.yen(int(a["amount"])) if isinstance(a.get("amount"), int) else "",
-        date=t.day(a["date"]) if a.get("date") else t("today"),
+        date=t.day(a["date"]) if a.get("date") else (t("today") if card.get("tool") == "add_expense" else ""),
         content=t.short(str(a.get("content", "")), 40),
         panel=t("panel_" + str(a.get("name"))) if card.get("tool") == "open_panel" else "",
     )

@@ -9,6 +9,8 @@ from __future__ import annotations
 from datetime import date, datetime, tzinfo
 from typing import Literal
 
+from ._i18n_domains import DOMAIN_TEXT
+
 Lang = Literal["ja", "en"]
 LANGS: tuple[Lang, ...] = ("ja", "en")
 
@@ -376,6 +378,7 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "why_expired": ("期限が切れています。もう一度頼んでください。", "This card has expired: ask again."),
     "why_running": ("いま実行しているところです。", "It is being carried out right now."),
     "why_already_decided": ("すでに{state}です({who}、{at})。", "Already {state} by {who} ({at})."),
+    **DOMAIN_TEXT,
 }
 
 

@@ -17,6 +17,7 @@ from ..agent import Failed
 from ..errors import UserInputError
 from ..household import ACTIONS, PANELS, check_panel
 from ..household._values import MAX_NAME
+from ._activity import channel_name, sentence
 from ._backend import Backend
 from ._cards import card_view, decision_text
 from ._i18n import LANGS
@@ -326,7 +327,14 @@ async def decide_form(
 
 @router.get("/activity", response_class=HTMLResponse)
 def activity_page(member: Signed, request: Request) -> Response:
-    return page(request, "activity.html", member=member, events=backend_of(request).activity(member))
+    """Each audit row as a sentence in the page's language, naming the item it touched."""
+    backend, t = backend_of(request), words(request, member)
+    cards = {p.id: p for p in backend.butler.proposals.list(household=member.household)}
+    rows = [
+        {**e, "sentence": sentence(e, t, cards), "where": channel_name(e.get("channel"), t)}
+        for e in backend.activity(member)
+    ]
+    return page(request, "activity.html", member=member, events=rows)
 
 
 # -- memories -----------------------------------------------------------------

@@ -58,11 +58,17 @@
     progress.textContent = text || "";
   }
 
-  // a chat failure in the page's language, with the server's own words underneath
+  // a chat failure in the page's language; the server's own (technical, English) words stay folded
+  // under "details", so a Japanese page reads Japanese
   function errorLine(text, detail) {
     const li = el("li", "msg error");
     const bubble = el("div", "bubble", text);
-    if (detail && detail !== text) bubble.appendChild(el("small", "detail", detail));
+    if (detail && detail !== text) {
+      const folded = el("details", "detail");
+      folded.appendChild(el("summary", "", words.details));
+      folded.appendChild(el("small", "", detail));
+      bubble.appendChild(folded);
+    }
     li.appendChild(bubble);
     messages.appendChild(li);
     scrollDown();
