@@ -80,6 +80,10 @@ def test_a_database_from_before_per_package_migrations_is_upgraded_in_place(db_p
     conn.execute("DROP TABLE audit_household_seq")
     conn.execute("ALTER TABLE proposals DROP COLUMN scope")
     conn.execute("ALTER TABLE login_failures DROP COLUMN in_flight")
+    conn.execute("ALTER TABLE anniversaries DROP COLUMN scope")
+    for table in ("recipe_ingredients", "recipes", "nisa_contributions", "nisa_holdings", "household_splits"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("ALTER TABLE expenses DROP COLUMN paid_by")
     conn.execute("PRAGMA user_version = 10")
     assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 10 >= len(agent_before)
     conn.close()
