@@ -177,6 +177,29 @@ def test_a_server_killed_outright_is_replaced(
     wait_for(lambda: not path.exists(), 10)
 
 
+@pytest.mark.parametrize("how", ["replaced", "deleted"])
+def test_a_server_leaves_when_its_database_is_replaced_or_deleted(
+    db_path: Path, memory: MemoryEngine, project: Path, server: subprocess.Popen[bytes], how: str
+) -> None:
+    scope = project_scope(project)
+    memory.remember("Logs are kept for 14 days", scope)
+    payload = claude_payload("how long are logs kept?", project)
+    assert "14 days" in context_of(hook(db_path, payload).stdout)  # answered by the server
+    memory.store.close()
+    for file in db_path.parent.glob(db_path.name + "*"):  # the database, its WAL and vector snapshot
+        if file.is_file():
+            file.unlink()
+    if how == "replaced":  # and a new one made in its place: a new file (new inode) at the same path
+        store = SQLiteMemoryStore(db_path)
+        MemoryEngine(store, HashEmbedder()).remember("Logs are kept for 30 days", scope)
+        store.close()
+    assert server.wait(30) == 0  # it noticed while idle, and left
+    assert not sock(db_path).exists()
+    if how == "replaced":
+        run = hook(db_path, payload)
+        assert "30 days" in context_of(run.stdout) and "14 days" not in run.stdout
+
+
 def test_the_mcp_server_starts_the_hook_server_as_the_session_begins(
     db_path: Path, memory: MemoryEngine, project: Path
 ) -> None:
