@@ -9,7 +9,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from ..memory import Memory
-from ._app import STATE, JsonFlag, ScopeOpt, app, console, print_json
+from ._app import STATE, JsonFlag, ScopeOpt, app, console, err_console, print_json
 
 
 def _short(text: str, width: int = 80) -> str:
@@ -54,7 +54,10 @@ def recall(
     as_json: JsonFlag = False,
 ) -> None:
     """Find the memories that best match QUERY, from SCOPE and its ancestors."""
-    hits = STATE.engine().recall(query, scope, k=k)
+    engine = STATE.engine()
+    if (warning := engine.model_warning()) is not None:
+        err_console.print(f"warning: {warning}", markup=False, style="yellow")
+    hits = engine.recall(query, scope, k=k)
     if as_json:
         print_json([h.to_json() for h in hits])
         return

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ._embedders import Embedder, Matrix, Vector
 from ._embedding import embed_rows
+from ._model_check import embedder_mismatch
 from ._recall import ASKS_FOR_NOW, RecallWeights, fuse, weigh
 from ._records import (
     Hit,
@@ -119,6 +120,7 @@ class MemoryEngine:
         self.weights = weights or RecallWeights()
         self._recent: dict[str, Vector] = {}  # recent turns' vectors, reused when quoted as context
         self.audit = audit  # every change is recorded there, with who made it
+        self._model_checked = False
 
     def _record(self, action: str, memory: Memory, actor: str | None, **detail: Any) -> None:
         if self.audit is None:
@@ -321,6 +323,14 @@ class MemoryEngine:
 
     # -- reading ----------------------------------------------------------
 
+    def model_warning(self) -> str | None:
+        """Once per engine: a warning when the memories were embedded with another model than this
+        engine's (``_model_check``), else None. ``recall`` logs it; a command line prints it first."""
+        if self._model_checked:
+            return None
+        self._model_checked = True
+        return embedder_mismatch(self.store, self.embedder)
+
     def recall(
         self,
         query: str,
@@ -355,6 +365,8 @@ class MemoryEngine:
                 log.warning("query embedding failed, recalling by keywords only: %s", exc)
             else:
                 ranked["vector"] = self.store.vector_search(self.embedder.model_id, vector, chain, n)
+                if (warning := self.model_warning()) is not None:
+                    log.warning("%s", warning)
         w = self.weights
         vector_weight = w.vector_weight_cjk if CJK.search(text) else w.vector_weight
         fused = fuse(ranked, {"keyword": w.keyword_weight, "vector": vector_weight})
