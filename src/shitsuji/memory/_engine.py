@@ -13,7 +13,7 @@ import secrets
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
@@ -35,6 +35,7 @@ from ._slots import Match
 from ._store import MemoryStore, StoreStats
 from ._supersede import MIN_COSINE, same_subject
 from ._text import CJK, chunks, content_hash, query_terms, terms
+from ._when import asked_span, favour_span
 
 if TYPE_CHECKING:
     from ..audit import AuditLog
@@ -340,13 +341,15 @@ class MemoryEngine:
         semantic: bool = True,
         lexical: bool = True,
         vector: Vector | None = None,
+        zone: tzinfo = UTC,
     ) -> list[Hit]:
         """The ``k`` best memories for ``query`` visible from ``scope`` (itself and its ancestors).
 
         ``semantic=False`` searches by words only and never touches the embedding model;
         ``lexical=False`` by meaning only (the prompt hook, which shows nothing that is far
         in meaning, so it need not load the keyword index). ``vector`` is the query's
-        embedding when the caller already has it.
+        embedding when the caller already has it. ``zone`` is the asker's time zone: "last
+        month" and 先週 are spans of their calendar (``_when``).
         """
         text = query.strip()
         if not text:
@@ -374,9 +377,10 @@ class MemoryEngine:
         distances = {s: d for d, s in enumerate(chain)}
         now = ASKS_FOR_NOW.search(text) is not None
         vectors = self.store.vectors_of(self.embedder.model_id, list(fused)) if "vector" in ranked else {}
-        hits = weigh(
-            fused, memories, distances, self.clock(), self.weights, asks_for_now=now, vectors=vectors
-        )
+        clock = self.clock()
+        hits = weigh(fused, memories, distances, clock, self.weights, asks_for_now=now, vectors=vectors)
+        if (span := asked_span(text, clock, zone)) is not None:
+            hits = favour_span(hits, span, self.weights, zone)
         return hits[:k]
 
     def get(
