@@ -81,6 +81,15 @@ def longmemeval(
     context: Annotated[
         bool, typer.Option("--context/--no-context", help="Import each turn with the turns before it.")
     ] = True,
+    dates: Annotated[
+        bool,
+        typer.Option(
+            "--dates/--no-dates", help="Turns said at their session's date, asked at the question's."
+        ),
+    ] = True,
+    spans: Annotated[
+        bool, typer.Option("--time-spans/--no-time-spans", help="Favour hits in a span the question names.")
+    ] = True,
     as_json: JsonFlag = False,
 ) -> None:
     """Session recall_any@k / recall_all@k on a LongMemEval file (abstention questions skipped), and ingest speed."""
@@ -91,6 +100,8 @@ def longmemeval(
         pooled=pooled,
         limit=limit,
         context=context,
+        dates=dates,
+        spans=spans,
         progress=None if as_json else _note,
     )
     if as_json:
