@@ -280,7 +280,7 @@ def test_the_second_model_finds_what_the_first_alone_misses(tmp_path: Path) -> N
     model = engine.embedder.model_id
     memories = [(m.id, m.content) for m in engine.list_memories()]
     second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
-    assert second.wait_idle(60)
+    assert second.wait_idle(600)
     fused = {q: relevant_hits(engine, q, scope, second=second) for q in questions}
     chatter = relevant_hits(engine, "thanks, go on", scope, second=second)
     second.stop()
@@ -306,7 +306,7 @@ def test_second_model_vectors_are_kept_for_the_next_server(memory: MemoryEngine,
     model = memory.embedder.model_id
     memories = [(m.id, m.content) for m in memory.list_memories()]
     first.start(memories, memory.embedder, lambda ids: first_vectors(model, ids))
-    assert first.wait_idle(60)
+    assert first.wait_idle(600)
     prompt = memory.embedder.embed_query("how long are logs kept")
     cosines = first.cosines("how long are logs kept", hits, prompt)
     first.stop()
@@ -319,7 +319,7 @@ def test_second_model_vectors_are_kept_for_the_next_server(memory: MemoryEngine,
     staging = memory.recall("PostgreSQL staging", scope, k=4)
     question = memory.embedder.embed_query("which database?")
     assert again.cosines("which database?", staging, question) is None
-    assert again.wait_idle(60)  # the prompt queued what it missed
+    assert again.wait_idle(600)  # the prompt queued what it missed
     assert unknown.id in (again.cosines("which database?", staging, question) or {})
     again.stop()
 

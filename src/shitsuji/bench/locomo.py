@@ -171,7 +171,8 @@ def run_locomo(
                 progress(f"{scope}: {len(conv_turns)} turns")
     summary = _summary(tally["shitsuji"])
     session = _summary(tally["session"])
-    session["overall"][f"ndcg@{k}"] = round(sum(n := tally["session"]["overall|ndcg"]) / max(len(n), 1), 4)
+    gains = tally["session"]["overall|ndcg"]
+    session["overall"][f"ndcg@{k}"] = round(sum(gains) / max(len(gains), 1), 4)
     summary.update(
         {
             "k": k,
