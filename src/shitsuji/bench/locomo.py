@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..memory import Embedder
+from ..memory import Embedder, MemoryEngine
 from ._common import BM25, bench_engine, bm25_tokens, checked_shape, read_records, turn_context
 from ._measures import Cost, ndcg, sessions_in_order
 
@@ -123,23 +123,8 @@ def run_locomo(
             scope = f"bench/locomo/{sample.get('sample_id', 'sample')}"
             conv_turns = turns(sample)
             known = {t["dia_id"] for t in conv_turns}
-            dia_of_memory: dict[str, set[str]] = defaultdict(set)
-            for n, turn in enumerate(conv_turns):
-                earlier = [
-                    _memory_text(t) for t in conv_turns[max(n - 2, 0) : n] if t["session"] == turn["session"]
-                ]
-                result = engine.remember(
-                    _memory_text(turn),
-                    scope,
-                    category="event",
-                    provenance={"dia_id": turn["dia_id"], "session_date": str(turn["date"])},
-                    created_at=turn["date"],
-                    context=turn_context(earlier),
-                )
-                dia_of_memory[result.memory.id].add(turn["dia_id"])
-            session_text: dict[str, str] = defaultdict(str)  # what a session-level system would show
-            for turn in conv_turns:
-                session_text[_session(turn["dia_id"])] += _memory_text(turn) + "\n"
+            dia_of_memory = _remember_turns(engine, scope, conv_turns)
+            sessions = _Sessions(engine, scope, k, dia_of_memory, conv_turns)
             bm25 = BM25([bm25_tokens(_memory_text(t)) for t in conv_turns])
             for qa in sample.get("qa", []):
                 evidence, bad = evidence_ids(qa.get("evidence", []))
@@ -153,15 +138,7 @@ def run_locomo(
                 costs["turn"].add(time.perf_counter() - start, (h.memory.content for h in hits))
                 found = set().union(*(dia_of_memory[h.memory.id] for h in hits)) if hits else set()
                 _score(tally["shitsuji"], category, evidence, found)
-                start = time.perf_counter()
-                pool = engine.recall(qa["question"], scope, k=k * SESSION_POOL)
-                ranked = sessions_in_order(
-                    (_session(d) for h in pool for d in sorted(dia_of_memory[h.memory.id])), k
-                )
-                costs["session"].add(time.perf_counter() - start, (session_text[s] for s in ranked))
-                wanted = sorted({_session(e) for e in evidence})
-                _score(tally["session"], category, wanted, set(ranked))
-                tally["session"]["overall|ndcg"].append(ndcg(ranked, set(wanted), k))
+                sessions.score(qa["question"], evidence, category, tally["session"], costs["session"])
                 by_conversation[scope.rsplit("/", 1)[-1]].append(
                     sum(e in found for e in evidence) / len(evidence)
                 )
@@ -189,6 +166,55 @@ def run_locomo(
         }
     )
     return summary
+
+
+def _remember_turns(
+    engine: MemoryEngine, scope: str, conv_turns: list[dict[str, Any]]
+) -> dict[str, set[str]]:
+    """Every turn remembered (the two before it in its session as context): the turn ids of each memory."""
+    dia_of_memory: dict[str, set[str]] = defaultdict(set)
+    for n, turn in enumerate(conv_turns):
+        earlier = [_memory_text(t) for t in conv_turns[max(n - 2, 0) : n] if t["session"] == turn["session"]]
+        result = engine.remember(
+            _memory_text(turn),
+            scope,
+            category="event",
+            provenance={"dia_id": turn["dia_id"], "session_date": str(turn["date"])},
+            created_at=turn["date"],
+            context=turn_context(earlier),
+        )
+        dia_of_memory[result.memory.id].add(turn["dia_id"])
+    return dia_of_memory
+
+
+class _Sessions:
+    """Session-level scoring of one conversation (see the module doc)."""
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        scope: str,
+        k: int,
+        dia_of_memory: dict[str, set[str]],
+        conv_turns: list[dict[str, Any]],
+    ) -> None:
+        self.engine, self.scope, self.k, self.dia_of_memory = engine, scope, k, dia_of_memory
+        self.text: dict[str, str] = defaultdict(str)  # what a session-level system would show
+        for turn in conv_turns:
+            self.text[_session(turn["dia_id"])] += _memory_text(turn) + "\n"
+
+    def score(
+        self, question: str, evidence: list[str], category: str, tally: dict[str, list[float]], cost: Cost
+    ) -> None:
+        start = time.perf_counter()
+        pool = self.engine.recall(question, self.scope, k=self.k * SESSION_POOL)
+        ranked = sessions_in_order(
+            (_session(d) for h in pool for d in sorted(self.dia_of_memory[h.memory.id])), self.k
+        )
+        cost.add(time.perf_counter() - start, (self.text[s] for s in ranked))
+        wanted = sorted({_session(e) for e in evidence})
+        _score(tally, category, wanted, set(ranked))
+        tally["overall|ndcg"].append(ndcg(ranked, set(wanted), self.k))
 
 
 def _session(dia_id: str) -> str:

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..memory import Embedder, MemoryEngine, NewMemory
+from ..memory import Embedder, Hit, MemoryEngine, NewMemory
 from ..memory._when import asked_span
 from ._common import bench_engine, checked_shape, read_records, turn_context
 from ._measures import Cost, mean_scores, session_scores, sessions_in_order
@@ -152,11 +152,7 @@ def run_longmemeval(
     with bench_engine(embedder, clock=clock) as engine:
         engine.weights = replace(engine.weights, favour_span=spans)
         session_of: dict[str, str] = {}
-        said = {
-            sid: when if dates else None
-            for q in questions
-            for sid, when in zip(q["session_ids"], q["dates"] or [None] * len(q["session_ids"]), strict=True)
-        }
+        said = _said_at(questions) if dates else {}
         if pooled:
             everything = {
                 sid: s for q in questions for sid, s in zip(q["session_ids"], q["sessions"], strict=True)
@@ -177,9 +173,7 @@ def run_longmemeval(
             tally["overall"].append(row)
             tally[q["type"]].append(row)
             if spans and asked_span(q["question"], clock(), UTC) is not None:  # the same, without the rule
-                engine.weights = replace(engine.weights, favour_span=False)
-                plain = engine.recall(q["question"], scope, k=k * SESSIONS_PER_HIT_POOL)
-                engine.weights = replace(engine.weights, favour_span=True)
+                plain = _without_spans(engine, q["question"], scope, k * SESSIONS_PER_HIT_POOL)
                 spanned.append((row, _row([session_of[h.memory.id] for h in plain], q["answers"], k)))
 
     return {
@@ -201,6 +195,23 @@ def run_longmemeval(
             "without_rule": mean_scores([b for _, b in spanned]),
         },
     }
+
+
+def _said_at(questions: list[dict[str, Any]]) -> dict[str, datetime | None]:
+    """Each session's date, by session id (None where the file gives none)."""
+    return {
+        sid: when
+        for q in questions
+        for sid, when in zip(q["session_ids"], q["dates"] or [None] * len(q["session_ids"]), strict=True)
+    }
+
+
+def _without_spans(engine: MemoryEngine, question: str, scope: str, k: int) -> list[Hit]:
+    engine.weights = replace(engine.weights, favour_span=False)
+    try:
+        return engine.recall(question, scope, k=k)
+    finally:
+        engine.weights = replace(engine.weights, favour_span=True)
 
 
 def _row(sessions_of_hits: list[str], answers: set[str], k: int) -> dict[str, float]:
