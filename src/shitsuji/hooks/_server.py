@@ -68,6 +68,7 @@ class HookServer:
         *,
         idle_timeout: float,
         second: SecondOpinion | None = None,
+        identity: tuple[int, int] | None = None,
     ) -> None:
         self.engine = engine
         self.second = second
@@ -75,7 +76,8 @@ class HookServer:
         self.path = path
         self.idle_timeout = idle_timeout
         self.answered = 0
-        self.identity = file_identity(db)  # the file the engine opened (see the module doc)
+        # the file the engine opened (see the module doc), taken before opening it when given
+        self.identity = identity or file_identity(db)
 
     def warm_up(self) -> None:
         """Load the model, the vector index and the chatter vectors before the first prompt, and set
@@ -162,11 +164,18 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 
 def run_server(
-    engine: MemoryEngine, db: Path, path: Path, *, idle_timeout: float, second: SecondOpinion | None = None
+    engine: MemoryEngine,
+    db: Path,
+    path: Path,
+    *,
+    idle_timeout: float,
+    second: SecondOpinion | None = None,
+    identity: tuple[int, int] | None = None,
 ) -> int:
-    """Load, bind, serve, remove the socket. The caller holds the socket's lock (``_client.hold_lock``)."""
+    """Load, bind, serve, remove the socket. The caller holds the socket's lock (``_client.hold_lock``);
+    ``identity``: the database file's, taken before the engine opened it."""
     signal.signal(signal.SIGTERM, _stop)
-    server = HookServer(engine, db, path, idle_timeout=idle_timeout, second=second)
+    server = HookServer(engine, db, path, idle_timeout=idle_timeout, second=second, identity=identity)
     server.warm_up()
     with contextlib.suppress(FileNotFoundError):
         path.unlink()  # a socket left by a server that died; we hold the lock
