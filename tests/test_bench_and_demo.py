@@ -233,3 +233,12 @@ def test_web_bench_drives_the_real_server_over_loopback(
     for phase in ("http_chat", "direct_chat"):  # every turn streamed its reply
         assert 0 < data[phase]["first_text_p50_ms"] <= data[phase]["first_text_p99_ms"]
     assert data["http_share_of_direct_throughput"] > 0 and data["sign_in_p50_ms"] > 0
+
+
+def test_the_packaged_japanese_set_with_shared_facts_loads() -> None:
+    """Its shared facts have no ``user``; the loader refused them ("object 17 is not in the format")."""
+    from importlib import resources
+
+    folder = Path(str(resources.files("shitsuji.bench").joinpath("data/ja-recall")))
+    data = run_japanese(folder, embedder="hash")
+    assert data["queries"] == 25 and data["by_class"]["shared"]["n"] == 9
