@@ -54,6 +54,9 @@ def test_locomo_bench_scores_evidence(tmp_path: Path) -> None:
     assert data["unresolved_evidence"] == 1  # D9:99 does not exist
     assert set(data["by_category"]) == {"single-hop", "multi-hop"}
     assert data["bm25"]["overall"]["n"] == 2
+    sessions = data["session_level"]
+    assert sessions["overall"]["n"] == 2 and sessions["overall"]["recall"] == 1.0
+    assert sessions["overall"]["ndcg@1"] == 1.0 and sessions["prompt_tokens_p50"] > 0
 
 
 def test_evidence_ids_are_normalised() -> None:
@@ -87,7 +90,30 @@ def test_longmemeval_bench_pooled_and_not(tmp_path: Path) -> None:
     path.write_text(json.dumps(rows), encoding="utf-8")
     for pooled in (False, True):
         data = run_longmemeval(path, embedder="hash", k=1, pooled=pooled)
-        assert data["overall"] == {"recall_any": 1.0, "recall_all": 1.0, "n": 2}
+        overall = data["overall"]
+        assert (overall["recall_any"], overall["recall_all"], overall["n"]) == (1.0, 1.0, 2)
+        assert overall["recall_any@5"] == overall["recall_all@10"] == overall["ndcg@10"] == 1.0
+        assert data["recall_p95_ms"] >= data["recall_p50_ms"] > 0
+        assert data["prompt_tokens_p50"] > 0
+
+
+def test_session_measures_as_the_field_reports_them() -> None:
+    from math import log2
+
+    from shitsuji.bench._measures import ndcg, session_scores, sessions_in_order
+
+    ranked = sessions_in_order(["s1", "s1", "s2", "s3", "s2", "s4"], 3)
+    assert ranked == ["s1", "s2", "s3"]
+    assert ndcg(ranked, {"s2", "s3"}, 10) == (1 / log2(3) + 1 / log2(4)) / (1 + 1 / log2(3))
+    assert ndcg(ranked, {"s9"}, 10) == 0.0
+    scores = session_scores(ranked, {"s1", "s4"}, (1, 3))
+    assert scores == {
+        "recall_any@1": 1.0,
+        "recall_all@1": 0.0,
+        "recall_any@3": 1.0,
+        "recall_all@3": 0.0,
+        "ndcg@3": 1 / (1 + 1 / log2(3)),
+    }
 
 
 def test_japanese_bench_counts_cross_user_hits(tmp_path: Path) -> None:
@@ -212,3 +238,12 @@ def test_web_bench_drives_the_real_server_over_loopback(
     assert data["line_webhook"]["posts"] >= 1 and data["line_webhook"]["refused"] == 0
     lag = data["loop_lag_during_chat"]
     assert lag["samples"] > 0 and 0 <= lag["p50_ms"] <= lag["p99_ms"] <= lag["max_ms"]
+
+
+def test_the_packaged_japanese_set_with_shared_facts_loads() -> None:
+    """Its shared facts have no ``user``; the loader refused them ("object 17 is not in the format")."""
+    from importlib import resources
+
+    folder = Path(str(resources.files("shitsuji.bench").joinpath("data/ja-recall")))
+    data = run_japanese(folder, embedder="hash")
+    assert data["queries"] == 25 and data["by_class"]["shared"]["n"] == 9

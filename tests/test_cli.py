@@ -124,3 +124,17 @@ def test_reindex_and_stats(cli: Cli) -> None:
     stats = cli("stats", "--json").json()
     assert stats["memories"] == 2 and stats["indexed"] == 2
     assert stats["by_scope"] == {WIFE: 1, "household/futari": 1}
+
+
+def test_recall_with_another_embedder_than_the_vectors_warns_and_says_how_to_reindex(cli: Cli) -> None:
+    cli("remember", "The boiler is serviced every October", "--scope", WIFE)
+    cli("--embedder", "hash", "reindex")
+    plain = cli("recall", "boiler service", "--scope", WIFE)  # the same embedder: no warning
+    assert "boiler" in plain.out and "warning" not in plain.err
+    other = cli("--embedder", "use", "recall", "when is the boiler serviced?", "--scope", WIFE)
+    assert other.code == 0
+    err = " ".join(other.err.split())
+    assert "embedded with another model (1 with hash-256)" in err and "shitsuji reindex" in err
+    cli("--embedder", "use", "reindex")
+    again = cli("--embedder", "use", "recall", "when is the boiler serviced?", "--scope", WIFE)
+    assert "warning" not in again.err and "boiler" in again.out

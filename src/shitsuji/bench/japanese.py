@@ -26,7 +26,8 @@ NOW = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)  # a fixed "now", so ages (and rece
 
 
 def _jsonl(path: Path, fields: dict[str, type]) -> list[dict[str, Any]]:
-    """The file's objects, each with ``fields`` of those types; a one-line error otherwise."""
+    """The file's objects, each with ``fields`` of those types (a shared fact needs no ``user``); a
+    one-line error otherwise."""
     try:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     except UnicodeDecodeError as exc:
@@ -37,7 +38,12 @@ def _jsonl(path: Path, fields: dict[str, type]) -> list[dict[str, Any]]:
         raise UserInputError(f"cannot read {path}: {exc}") from exc
     shape = ", ".join(f"{name} ({kind.__name__})" for name, kind in fields.items())
     for number, row in enumerate(rows, start=1):
-        if not isinstance(row, dict) or not all(isinstance(row.get(n), t) for n, t in fields.items()):
+        needed = {
+            n: t
+            for n, t in fields.items()
+            if not (n == "user" and isinstance(row, dict) and row.get("shared"))
+        }
+        if not isinstance(row, dict) or not all(isinstance(row.get(n), t) for n, t in needed.items()):
             raise UserInputError(
                 f"{path}: object {number} is not in the Japanese set's format (needs {shape})"
             )

@@ -7,6 +7,15 @@ sessions in rank order, and the first k distinct sessions are scored.
 ``recall_any@k``: at least one answer session is among them; ``recall_all@k``: all are.
 Abstention questions (ids ending ``_abs``) are skipped. ``pooled`` puts every session of
 the file into one scope for every question, the harder setting.
+
+Beside the ``k`` asked for, every run reports what the field reports per question
+(``_measures``): recall_any / recall_all @5 and @10 and NDCG@10 over the sessions, the
+recall latency (p50 / p95) and the tokens the top ``k`` turns would put in a prompt.
+
+``dates`` (the default) imports each session's turns as said at the session's date
+(``haystack_dates``) and asks each question at its ``question_date``, so "a week ago",
+"last Tuesday" and "most recently" mean what they meant to the asker; ``spans=False``
+switches the time-span rule off (``memory._when``) to measure what it adds.
 """
 
 from __future__ import annotations
@@ -15,14 +24,18 @@ import ast
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..memory import Embedder, MemoryEngine, NewMemory
+from ..memory import Embedder, Hit, MemoryEngine, NewMemory
+from ..memory._when import asked_span
 from ._common import bench_engine, checked_shape, read_records, turn_context
+from ._measures import Cost, mean_scores, session_scores, sessions_in_order
 
 SESSIONS_PER_HIT_POOL = 20  # turns recalled per wanted session before grouping
+FIELD_KS = (5, 10)  # the cut-offs published LongMemEval retrieval figures use
 
 
 def _field(value: Any) -> Any:
@@ -44,12 +57,32 @@ def _question(q: dict[str, Any]) -> dict[str, Any]:
         "session_ids": [str(s) for s in _field(q["haystack_session_ids"])],
         "sessions": _field(q["haystack_sessions"]),
         "answers": {str(s) for s in _field(q["answer_session_ids"])},
+        "asked": _date(q.get("question_date")),
+        "dates": [_date(d) for d in _field(q.get("haystack_dates") or [])],
     }
     if not isinstance(out["question"], str) or len(out["sessions"]) != len(out["session_ids"]):
         raise ValueError("'question' must be a string, with one haystack session per session id")
     if not all(isinstance(turn, dict) for session in out["sessions"] for turn in session):
         raise TypeError("each haystack session must be a list of turn objects")
     return out
+
+
+def _date(value: Any) -> datetime | None:
+    """LongMemEval's "2023/05/20 (Sat) 10:02", taken as UTC; None when absent or unreadable."""
+    try:
+        return datetime.strptime(str(value), "%Y/%m/%d (%a) %H:%M").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+class AskedAt:
+    """The bench's clock: the current question's date (or the real time without one)."""
+
+    def __init__(self) -> None:
+        self.now: datetime | None = None
+
+    def __call__(self) -> datetime:
+        return self.now or datetime.now(UTC)
 
 
 @dataclass
@@ -67,6 +100,7 @@ def _ingest(
     meter: Ingest,
     *,
     context: bool = True,
+    dates: dict[str, datetime | None] | None = None,
 ) -> dict[str, str]:
     start = time.perf_counter()
     items = []
@@ -84,6 +118,7 @@ def _ingest(
                         source="imported",
                         provenance={"session": session_id, "turn": n},
                         context=turn_context(said) if context else None,
+                        created_at=(dates or {}).get(session_id),
                     )
                 )
                 meter.chars += len(content)
@@ -102,49 +137,87 @@ def run_longmemeval(
     pooled: bool = False,
     limit: int | None = None,
     context: bool = True,
+    dates: bool = True,
+    spans: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """``limit``: the first N questions only (a subset to iterate on); ``context=False``: turns
-    are imported without the turns before them."""
+    are imported without the turns before them; ``dates``, ``spans``: see the module doc."""
     questions = [q for q in load(path) if not q["id"].endswith("_abs")][:limit]
-    tally: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    tally: dict[str, list[dict[str, float]]] = defaultdict(list)
     meter = Ingest()
-    with bench_engine(embedder) as engine:
+    cost = Cost()
+    clock = AskedAt()
+    spanned: list[tuple[dict[str, float], dict[str, float]]] = []
+    with bench_engine(embedder, clock=clock) as engine:
+        engine.weights = replace(engine.weights, favour_span=spans)
         session_of: dict[str, str] = {}
+        said = _said_at(questions) if dates else {}
         if pooled:
             everything = {
                 sid: s for q in questions for sid, s in zip(q["session_ids"], q["sessions"], strict=True)
             }
-            session_of = _ingest(engine, "bench/lme/pooled", everything, meter, context=context)
+            session_of = _ingest(engine, "bench/lme/pooled", everything, meter, context=context, dates=said)
             if progress:
                 progress(f"pooled: {len(everything)} sessions, {len(session_of)} turns")
         for q in questions:
             scope = "bench/lme/pooled" if pooled else f"bench/lme/{q['id']}"
             if not pooled:
                 sessions = dict(zip(q["session_ids"], q["sessions"], strict=True))
-                session_of.update(_ingest(engine, scope, sessions, meter, context=context))
+                session_of.update(_ingest(engine, scope, sessions, meter, context=context, dates=said))
+            clock.now = q["asked"] if dates else None
+            start = time.perf_counter()
             hits = engine.recall(q["question"], scope, k=k * SESSIONS_PER_HIT_POOL)
-            ranked = list(dict.fromkeys(session_of[h.memory.id] for h in hits))[:k]
-            any_ = 1.0 if q["answers"] & set(ranked) else 0.0
-            all_ = 1.0 if q["answers"] <= set(ranked) else 0.0
-            tally["overall"].append((any_, all_))
-            tally[q["type"]].append((any_, all_))
-
-    def block(rows: list[tuple[float, float]]) -> dict[str, float | int]:
-        return {
-            "recall_any": round(sum(a for a, _ in rows) / len(rows), 4),
-            "recall_all": round(sum(b for _, b in rows) / len(rows), 4),
-            "n": len(rows),
-        }
+            cost.add(time.perf_counter() - start, (h.memory.content for h in hits[:k]))
+            row = _row([session_of[h.memory.id] for h in hits], q["answers"], k)
+            tally["overall"].append(row)
+            tally[q["type"]].append(row)
+            if spans and asked_span(q["question"], clock(), UTC) is not None:  # the same, without the rule
+                plain = _without_spans(engine, q["question"], scope, k * SESSIONS_PER_HIT_POOL)
+                spanned.append((row, _row([session_of[h.memory.id] for h in plain], q["answers"], k)))
 
     return {
         "k": k,
         "pooled": pooled,
         "context": context,
+        "dates": dates,
+        "time_spans": spans,
         "embedder": engine.embedder.model_id,
         "ingest_chars": meter.chars,
         "ingest_seconds": round(meter.seconds, 1),
         "ingest_chars_per_s": round(meter.chars / meter.seconds) if meter.seconds else 0,
-        "overall": block(tally.pop("overall")),
-        "by_type": {t: block(rows) for t, rows in sorted(tally.items())},
+        **cost.report(),
+        "overall": mean_scores(tally.pop("overall")),
+        "by_type": {t: mean_scores(rows) for t, rows in sorted(tally.items())},
+        # the questions that name a time span, scored with the span rule and without it
+        "span_questions": {
+            "with_rule": mean_scores([a for a, _ in spanned]),
+            "without_rule": mean_scores([b for _, b in spanned]),
+        },
     }
+
+
+def _said_at(questions: list[dict[str, Any]]) -> dict[str, datetime | None]:
+    """Each session's date, by session id (None where the file gives none)."""
+    return {
+        sid: when
+        for q in questions
+        for sid, when in zip(q["session_ids"], q["dates"] or [None] * len(q["session_ids"]), strict=True)
+    }
+
+
+def _without_spans(engine: MemoryEngine, question: str, scope: str, k: int) -> list[Hit]:
+    engine.weights = replace(engine.weights, favour_span=False)
+    try:
+        return engine.recall(question, scope, k=k)
+    finally:
+        engine.weights = replace(engine.weights, favour_span=True)
+
+
+def _row(sessions_of_hits: list[str], answers: set[str], k: int) -> dict[str, float]:
+    """One question's session scores: the field's at 5 and 10, and recall_any/all at ``k``."""
+    ranked = sessions_in_order(sessions_of_hits, max(k, *FIELD_KS))
+    row = session_scores(ranked, answers, FIELD_KS)
+    row["recall_any"] = 1.0 if answers & set(ranked[:k]) else 0.0
+    row["recall_all"] = 1.0 if answers <= set(ranked[:k]) else 0.0
+    return row

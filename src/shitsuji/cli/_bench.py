@@ -54,6 +54,14 @@ def locomo(
     _print_quality(f"LoCoMo recall@{k}", data, ("recall", "hit"), "by_category")
     base = data["bm25"]["overall"]
     console.print(f"  BM25 baseline recall {base['recall']:.3f}  hit {base['hit']:.3f}")
+    sessions = data["session_level"]
+    overall = sessions["overall"]
+    console.print(
+        f"  session level recall@{k} {overall['recall']:.3f}  hit {overall['hit']:.3f}  "
+        f"NDCG@{k} {overall[f'ndcg@{k}']:.3f}"
+    )
+    for level, block in (("turns", data), ("sessions", sessions)):
+        console.print(f"  {level}: {_cost(block)}")
     console.print(f"  unresolved evidence ids skipped: {data['unresolved_evidence']}")
 
 
@@ -68,6 +76,15 @@ def longmemeval(
     context: Annotated[
         bool, typer.Option("--context/--no-context", help="Import each turn with the turns before it.")
     ] = True,
+    dates: Annotated[
+        bool,
+        typer.Option(
+            "--dates/--no-dates", help="Turns said at their session's date, asked at the question's."
+        ),
+    ] = True,
+    spans: Annotated[
+        bool, typer.Option("--time-spans/--no-time-spans", help="Favour hits in a span the question names.")
+    ] = True,
     as_json: JsonFlag = False,
 ) -> None:
     """Session recall_any@k / recall_all@k on a LongMemEval file (abstention questions skipped), and ingest speed."""
@@ -80,6 +97,8 @@ def longmemeval(
         pooled=pooled,
         limit=limit,
         context=context,
+        dates=dates,
+        spans=spans,
         progress=None if as_json else _note,
     )
     if as_json:
@@ -87,6 +106,20 @@ def longmemeval(
         return
     _print_quality(
         f"LongMemEval{' pooled' if pooled else ''} @{k}", data, ("recall_any", "recall_all"), "by_type"
+    )
+    _print_quality(
+        "as published (sessions)",
+        data,
+        ("recall_any@5", "recall_all@5", "recall_any@10", "recall_all@10", "ndcg@10"),
+        "by_type",
+    )
+    console.print(f"  {_cost(data)}")
+
+
+def _cost(data: dict[str, Any]) -> str:
+    return (
+        f"recall p50 {data['recall_p50_ms']:.1f} ms  p95 {data['recall_p95_ms']:.1f} ms  "
+        f"prompt tokens p50 {data['prompt_tokens_p50']:.0f}"
     )
 
 

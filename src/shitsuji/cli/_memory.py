@@ -8,7 +8,7 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from ._app import STATE, JsonFlag, ScopeOpt, app, console, print_json
+from ._app import STATE, JsonFlag, ScopeOpt, app, console, err_console, print_json
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -57,8 +57,11 @@ def recall(
 ) -> None:
     """Find the memories that best match QUERY, from SCOPE and its ancestors."""
     STATE.require_database()
+    engine = STATE.engine()
+    if (warning := engine.model_warning()) is not None:
+        err_console.print(f"warning: {warning}", markup=False, style="yellow")
     # a hit scored 0 matched nothing (neither words nor meaning): it would only pad the list
-    hits = [h for h in STATE.engine().recall(query, scope, k=k) if round(h.score, 4) > 0]
+    hits = [h for h in engine.recall(query, scope, k=k) if round(h.score, 4) > 0]
     if as_json:
         print_json([h.to_json() for h in hits])
         return

@@ -130,19 +130,20 @@ def _serve_locked(db: Path, embedder: str | None, path: Path, idle_timeout: floa
     from ._context import GATES
     from ._prompt import one_blas_thread
     from ._second import load_second_opinion
-    from ._server import run_server
+    from ._server import file_identity, run_server
 
     one_blas_thread()
     # e5's engine (OpenMP) takes every core while it embeds the memories in the background;
     # one thread leaves the other core to the prompts (read when the library loads, below)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     _use_caches(db)
+    identity = file_identity(db)  # before opening: a file replaced meanwhile is noticed
     engine = open_memory(db, embedder)
     model = engine.embedder.model_id
     fused = any(key.startswith(f"{model}+") for key in GATES)  # a gate calibrated with a second model
     try:
         second = load_second_opinion(file=path.with_name(path.stem + ".second.arrays")) if fused else None
-        return run_server(engine, db, path, idle_timeout=idle_timeout, second=second)
+        return run_server(engine, db, path, idle_timeout=idle_timeout, second=second, identity=identity)
     finally:
         engine.store.close()
 

@@ -14,9 +14,18 @@ Both cosines are taken **language-centred**: multilingual models put a Japanese 
 near other Japanese texts whatever they say (e5 ranks English notes 100th or lower for
 short Japanese questions about them), and that shared part is mostly each language's
 mean direction. Each vector has its language's mean subtracted before the cosine — for
-memories, the mean of the database's memories in that language; for prompts, the mean of
-the chatter sentences (``_chatter.CHATTER``, prompts of both languages) — the usual
-centring of multilingual embeddings for cross-lingual retrieval.
+memories, the mean of the database's memories in that language together with a fixed
+**reference bank** of ``BANK`` plausible one-fact notes (a third in Japanese); for prompts,
+the mean of the chatter sentences (``_chatter.CHATTER``, prompts of both languages) — the
+usual centring of multilingual embeddings for cross-lingual retrieval.
+
+Why the bank: the mean of a database's own memories is that memory when there is one, so
+centring erased it (cosine 0 with every prompt), and a small project got nothing from the
+hook server until it held about six memories per language, while the hook alone found
+them. With the bank, a project of 1, 3 or 10 memories is centred as the calibration set
+(300 such notes and 32 of a project) was, and the fused gate answers it as calibrated.
+The bank's passages are embedded first by the background thread (and kept in the file
+with the others); until they are, the first model decides alone.
 
 Passage vectors are computed ahead, never while a prompt waits: a background thread
 embeds every memory's first chunk once (candidates a prompt needed first), and keeps them
@@ -45,6 +54,15 @@ log = logging.getLogger(__name__)
 SECOND_MODEL = "e5"  # the embedder name, when its extra (shitsuji[e5]) is installed
 BATCH = 8  # passages per background embedding call
 SAVE_EVERY = 2000  # passages embedded between two saves of the file
+BANK = 300  # reference notes in every language mean of the memories (see the module doc)
+BANK_KEY = "bank:"
+
+
+def reference_bank() -> list[tuple[str, str]]:
+    """(key, text) of the reference notes: synthetic one-fact notes about people, food and places."""
+    from ..bench.latency import synthetic_memories  # the bench's generator, seeded apart from its sets
+
+    return [(f"{BANK_KEY}{i}", text) for i, text in enumerate(synthetic_memories(BANK, seed=2027))]
 
 
 FirstVectors = Callable[[list[str]], dict[str, Vector]]  # the first model's vectors of memory ids
@@ -93,6 +111,8 @@ class SecondOpinion:
         self._first_means: dict[bool, Vector] | None = None
         self._prompt_means: tuple[dict[bool, Vector], dict[bool, Vector]] | None = None
         self._first_vectors: FirstVectors | None = None
+        self._bank: list[str] = []  # keys of the reference notes, in every memory mean
+        self._bank_ready = False
         self._load()
 
     @property
@@ -112,6 +132,10 @@ class SecondOpinion:
                 self._queue.update(missing)
                 self._cond.notify()
                 return None
+            if not self._bank_ready:
+                self._bank_ready = all(key in self._passages for key in self._bank)
+                if not self._bank_ready:
+                    return None
             if self._first_means is None or self._prompt_means is None or self._first_vectors is None:
                 return None
             if self._second_means is None:
@@ -148,6 +172,11 @@ class SecondOpinion:
         background thread."""
         langs = {mid: _japanese(content) for mid, content in memories}
         vectors = first_vectors(list(langs))
+        bank = reference_bank()
+        vectors.update(
+            zip((key for key, _ in bank), first.embed_documents([t for _, t in bank]), strict=True)
+        )
+        langs.update((key, _japanese(text)) for key, text in bank)
         first_means = _means(vectors, {mid for mid, ja in langs.items() if ja})
         japanese = {s for s in CHATTER if _japanese(s)}
         first_bank = {s: first.embed_query(s) for s in CHATTER}
@@ -156,7 +185,10 @@ class SecondOpinion:
             self._first_vectors = first_vectors
             self._first_means = first_means
             self._prompt_means = (_means(first_bank, japanese), _means(second_bank, japanese))
+            self._bank = [key for key, _ in bank]
             self._backlog = [
+                (key, text) for key, text in bank if key not in self._passages
+            ] + [  # the bank first: no fused answer before it is in the means
                 (passage_key(mid), text)
                 for mid, content in memories
                 if passage_key(mid) not in self._passages and (text := (chunks(content) or [""])[0])

@@ -12,7 +12,14 @@ Start-up order matters: the socket is bound only after everything is loaded, so 
 never waits on a server that is still loading (it answers alone meanwhile). A lock file
 beside the socket is held for the server's life (taken by its caller before anything
 loads): of two servers started at once for the same socket, the second leaves at once. It exits after ``idle_timeout`` seconds
-without a prompt, on SIGTERM or SIGINT, or when its database is gone, removing its socket.
+without a prompt, on SIGTERM or SIGINT, or when its database is gone or replaced, removing its socket.
+
+A replaced database (restored from a backup, recreated after ``rm``) is a new file at the
+same path: the server's open connection still reads the old one, so the server compares the
+file's identity (device and inode) with the one it opened, every few seconds and before
+each prompt, and leaves when they differ; the prompt that noticed is not answered, so its
+hook answers alone from the new file and starts a new server. Leaving is simpler than
+reopening, and as fast for the user: the next server loads in the background.
 """
 
 from __future__ import annotations
@@ -38,6 +45,16 @@ from ._second import SecondOpinion
 log = logging.getLogger(__name__)
 
 READ_TIMEOUT = 2.0  # seconds a connected hook has to send its request
+CHECK_EVERY = 2.0  # seconds between two looks at the database file while idle
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``; None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 class HookServer:
@@ -51,6 +68,7 @@ class HookServer:
         *,
         idle_timeout: float,
         second: SecondOpinion | None = None,
+        identity: tuple[int, int] | None = None,
     ) -> None:
         self.engine = engine
         self.second = second
@@ -58,6 +76,8 @@ class HookServer:
         self.path = path
         self.idle_timeout = idle_timeout
         self.answered = 0
+        # the file the engine opened (see the module doc), taken before opening it when given
+        self.identity = identity or file_identity(db)
 
     def warm_up(self) -> None:
         """Load the model, the vector index and the chatter vectors before the first prompt, and set
@@ -71,19 +91,27 @@ class HookServer:
             memories = [(m.id, m.content) for m in engine.list_memories()]
             self.second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
 
+    def same_database(self) -> bool:
+        """The database file is still the one the engine opened (not deleted, not replaced)."""
+        return self.identity is not None and file_identity(self.db) == self.identity
+
     def serve(self, listener: socket.socket) -> None:
-        """Answer connections one at a time until idle for ``idle_timeout`` s or the database is gone."""
+        """Answer connections one at a time until idle for ``idle_timeout`` s or the database is gone
+        or replaced (a prompt that arrives then is left unanswered: its hook answers alone)."""
         last = time.monotonic()
-        while self.db.exists():
+        while self.same_database():
             remaining = self.idle_timeout - (time.monotonic() - last)
             if remaining <= 0:
                 return
-            listener.settimeout(min(remaining, 60.0))  # wake now and then to see the database
+            listener.settimeout(min(remaining, CHECK_EVERY))  # wake now and then to see the database
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
                 continue
             with conn:
+                if not self.same_database():
+                    log.info("the database at %s was deleted or replaced: leaving", self.db)
+                    return
                 self._handle(conn)
             last = time.monotonic()
 
@@ -136,11 +164,18 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 
 def run_server(
-    engine: MemoryEngine, db: Path, path: Path, *, idle_timeout: float, second: SecondOpinion | None = None
+    engine: MemoryEngine,
+    db: Path,
+    path: Path,
+    *,
+    idle_timeout: float,
+    second: SecondOpinion | None = None,
+    identity: tuple[int, int] | None = None,
 ) -> int:
-    """Load, bind, serve, remove the socket. The caller holds the socket's lock (``_client.hold_lock``)."""
+    """Load, bind, serve, remove the socket. The caller holds the socket's lock (``_client.hold_lock``);
+    ``identity``: the database file's, taken before the engine opened it."""
     signal.signal(signal.SIGTERM, _stop)
-    server = HookServer(engine, db, path, idle_timeout=idle_timeout, second=second)
+    server = HookServer(engine, db, path, idle_timeout=idle_timeout, second=second, identity=identity)
     server.warm_up()
     with contextlib.suppress(FileNotFoundError):
         path.unlink()  # a socket left by a server that died; we hold the lock

@@ -138,7 +138,9 @@ class Butler:
             toolbox=self.toolbox,
             proposals=self.proposals,
             router_model=router_model,
-            memories=lambda text, ctx: memory.recall(text, ctx.scope, k=RECALLED_MEMORIES),
+            memories=lambda text, ctx: memory.recall(
+                text, ctx.scope, k=RECALLED_MEMORIES, zone=store.zone(ctx.household or "")
+            ),
             count_index=lambda ctx: household_now(store, ctx.household or "", ctx.user),
         )
         if modes is not None:

@@ -131,7 +131,8 @@ async def list_expenses(ctx: Ctx, month: Month | None = None) -> str:
 @tool(effect="read")
 def search_memory(ctx: Ctx, query: Annotated[str, Field(min_length=1, max_length=200)]) -> str:
     """Search what you remember about the speaker and the household, by meaning and words."""
-    hits = ctx.deps.memory.recall(query, ctx.scope, k=MEMORY_HITS)
+    zone = ctx.deps.store.zone(ctx.household or "")  # "last month" is in their calendar
+    hits = ctx.deps.memory.recall(query, ctx.scope, k=MEMORY_HITS, zone=zone)
     if not hits:
         return "nothing remembered about that"
     lines = []

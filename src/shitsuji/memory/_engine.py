@@ -13,12 +13,13 @@ import secrets
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ._embedders import Embedder, Matrix, Vector
 from ._embedding import embed_rows
+from ._model_check import embedder_mismatch
 from ._recall import ASKS_FOR_NOW, RecallWeights, fuse, weigh
 from ._records import (
     Hit,
@@ -34,6 +35,7 @@ from ._slots import Match
 from ._store import MemoryStore, StoreStats
 from ._supersede import MIN_COSINE, same_subject
 from ._text import CJK, chunks, content_hash, query_terms, terms
+from ._when import asked_span, favour_span
 
 if TYPE_CHECKING:
     from ..audit import AuditLog
@@ -119,6 +121,7 @@ class MemoryEngine:
         self.weights = weights or RecallWeights()
         self._recent: dict[str, Vector] = {}  # recent turns' vectors, reused when quoted as context
         self.audit = audit  # every change is recorded there, with who made it
+        self._model_checked = False
 
     def _record(self, action: str, memory: Memory, actor: str | None, **detail: Any) -> None:
         if self.audit is None:
@@ -321,6 +324,14 @@ class MemoryEngine:
 
     # -- reading ----------------------------------------------------------
 
+    def model_warning(self) -> str | None:
+        """Once per engine: a warning when the memories were embedded with another model than this
+        engine's (``_model_check``), else None. ``recall`` logs it; a command line prints it first."""
+        if self._model_checked:
+            return None
+        self._model_checked = True
+        return embedder_mismatch(self.store, self.embedder)
+
     def recall(
         self,
         query: str,
@@ -330,13 +341,15 @@ class MemoryEngine:
         semantic: bool = True,
         lexical: bool = True,
         vector: Vector | None = None,
+        zone: tzinfo = UTC,
     ) -> list[Hit]:
         """The ``k`` best memories for ``query`` visible from ``scope`` (itself and its ancestors).
 
         ``semantic=False`` searches by words only and never touches the embedding model;
         ``lexical=False`` by meaning only (the prompt hook, which shows nothing that is far
         in meaning, so it need not load the keyword index). ``vector`` is the query's
-        embedding when the caller already has it.
+        embedding when the caller already has it. ``zone`` is the asker's time zone: "last
+        month" and 先週 are spans of their calendar (``_when``).
         """
         text = query.strip()
         if not text:
@@ -355,6 +368,8 @@ class MemoryEngine:
                 log.warning("query embedding failed, recalling by keywords only: %s", exc)
             else:
                 ranked["vector"] = self.store.vector_search(self.embedder.model_id, vector, chain, n)
+                if (warning := self.model_warning()) is not None:
+                    log.warning("%s", warning)
         w = self.weights
         vector_weight = w.vector_weight_cjk if CJK.search(text) else w.vector_weight
         fused = fuse(ranked, {"keyword": w.keyword_weight, "vector": vector_weight})
@@ -362,9 +377,10 @@ class MemoryEngine:
         distances = {s: d for d, s in enumerate(chain)}
         now = ASKS_FOR_NOW.search(text) is not None
         vectors = self.store.vectors_of(self.embedder.model_id, list(fused)) if "vector" in ranked else {}
-        hits = weigh(
-            fused, memories, distances, self.clock(), self.weights, asks_for_now=now, vectors=vectors
-        )
+        clock = self.clock()
+        hits = weigh(fused, memories, distances, clock, self.weights, asks_for_now=now, vectors=vectors)
+        if (span := asked_span(text, clock, zone)) is not None:
+            hits = favour_span(hits, span, self.weights, zone)
         return hits[:k]
 
     def get(

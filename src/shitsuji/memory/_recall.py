@@ -54,6 +54,9 @@ class RecallWeights:
     close_match: float = 0.1  # ... when its cosine with the query is at most this much lower
     newer_margin: float = 3.0  # (without cosines: unless the older's score is this many times higher)
     versions_window: int = 10  # how many of the best hits are compared pairwise
+    # a question naming a span ("last month", 先週): hits said in it, or about a day in it, go above
+    # those outside that match about as well (``_when.favour_span``; off: the figures without it)
+    favour_span: bool = True
 
 
 @dataclass(slots=True)
@@ -141,7 +144,7 @@ def prefer_newer(hits: list[Hit], w: RecallWeights, vectors: dict[str, npt.NDArr
         for j, new in enumerate(top):
             if new.memory.created_at - old.memory.created_at < timedelta(days=1):
                 continue
-            if scores[i] < scores[j] or not _close(old, new, w):
+            if scores[i] < scores[j] or not about_as_well(old, new, w):
                 continue
             if _versions(old, new, vectors, w):
                 scores[i] = scores[j] * 0.99
@@ -155,7 +158,7 @@ def prefer_newer(hits: list[Hit], w: RecallWeights, vectors: dict[str, npt.NDArr
     return ranked + hits[w.versions_window :]
 
 
-def _close(old: Hit, new: Hit, w: RecallWeights) -> bool:
+def about_as_well(old: Hit, new: Hit, w: RecallWeights) -> bool:
     """Whether ``new`` matches the query nearly as well as ``old`` (see ``prefer_newer``)."""
     old_cosine, new_cosine = old.signals.get("vector"), new.signals.get("vector")
     if old_cosine is not None and new_cosine is not None:

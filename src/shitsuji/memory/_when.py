@@ -1,0 +1,259 @@
+"""Questions about time: the span a question asks about, and the spans a memory is about.
+
+"What did we buy last month?", 「先週どこに行った？」, 「去年の夏は何をした？」 name a span of
+the asker's calendar: last month is the calendar month before this one **in the asker's
+time zone** (at 00:30 on 1 December in Tokyo it is November, though in UTC it is still
+November 30th's month). ``asked_span`` turns such words into a ``[start, end)`` pair of
+aware datetimes, or None when the question names no span.
+
+A memory can match a span two ways, and both are kept: when it was said (``created_at``,
+what the store records for every row) and what dates it talks about ("the plumber comes on
+2026-12-04", 「昨日、新しいソファが届いた」 said on 3 November is about 2 November). The
+second is read from the memory's own text with the same rules, relative to when it was
+said (``mentioned_spans``): derived from what is stored, it needs no column of its own and
+is correct for rows written before this rule existed.
+
+Recall then favours the candidates inside the span (``favour_span``: an in-span hit goes
+above out-of-span hits that match the question about as well; not a filter — a question
+that says "last month" about something said earlier still finds it). Words asking for the present ("lately", 最近) are ``_recall.ASKS_FOR_NOW``'s: newer
+facts first, not a span.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Final
+
+from ._recall import RecallWeights, about_as_well
+from ._records import Hit
+
+Span = tuple[datetime, datetime]  # [start, end), aware
+
+_SEASONS: Final = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_JA_SEASONS: Final = {"春": 3, "夏": 6, "秋": 9, "冬": 12}
+_MONTHS: Final = {
+    name: n
+    for n, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_NUM: Final = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|[一二三四五六七八九十]+)"
+_WORD_NUMS: Final = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+_KANJI_NUMS: Final = "一二三四五六七八九"
+_WEEKDAYS: Final = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+_RELATIVE: Final = re.compile(
+    r"(?P<dby>the day before yesterday|一昨日|おととい)"
+    r"|(?P<yesterday>\byesterday\b|昨日|きのう)"
+    r"|(?P<today>\btoday\b|今日|きょう)"
+    r"|(?P<lastwd>\blast (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    r"|先週の(?P<jwd>[月火水木金土日])曜)"
+    r"|(?P<wbl>the week before last|先々週)"
+    r"|(?P<lastweek>\blast week\b|先週)"
+    r"|(?P<thisweek>\bthis week\b|今週)"
+    r"|(?P<mbl>the month before last|先々月)"
+    r"|(?P<lastmonth>\blast month\b|先月)"
+    r"|(?P<thismonth>\bthis month\b|今月)"
+    r"|(?P<season>\b(?P<which>last|this)\s+(?P<sname>spring|summer|autumn|fall|winter)\b"
+    r"|(?P<jwhich>去年|昨年|今年)の(?P<jname>[春夏秋冬]))"
+    r"|(?P<lastyear>\blast year\b|去年|昨年)"
+    r"|(?P<thisyear>\bthis year\b|今年)"
+    rf"|(?P<ago>\b{_NUM}\s+(?P<unit>day|week|month|year)s?\s+ago\b)"
+    rf"|(?P<jago>{_NUM}\s*(?P<junit>日|週間|か月|ヶ月|ヵ月|カ月|年)前)",
+    re.IGNORECASE,
+)
+_ISO: Final = re.compile(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b")
+_JA_DATE: Final = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})日")
+_EN_DATE: Final = re.compile(
+    r"\b(?:(\d{1,2})\s+([A-Za-z]{3,9})|([A-Za-z]{3,9})\s+(\d{1,2})(?:st|nd|rd|th)?),?(?:\s+(\d{4}))?\b"
+)
+
+
+def _count(raw: str) -> int:
+    raw = raw.lower()
+    if raw.isdigit():
+        return int(raw)
+    if raw in _WORD_NUMS:
+        return _WORD_NUMS[raw]
+    if raw == "十":
+        return 10
+    tens, _, ones = raw.partition("十")
+    if "十" in raw:
+        return (_KANJI_NUMS.index(tens) + 1 if tens else 1) * 10 + (
+            _KANJI_NUMS.index(ones) + 1 if ones else 0
+        )
+    return _KANJI_NUMS.index(raw) + 1 if raw in _KANJI_NUMS else 1
+
+
+def _day(d: date, zone: tzinfo) -> datetime:
+    return datetime(d.year, d.month, d.day, tzinfo=zone)
+
+
+def _days(start: date, days: int, zone: tzinfo) -> Span:
+    return _day(start, zone), _day(start + timedelta(days=days), zone)
+
+
+def _month(year: int, month: int, months: int, zone: tzinfo) -> Span:
+    end_year, end_month = divmod(month - 1 + months, 12)
+    return _day(date(year, month, 1), zone), _day(date(year + end_year, end_month + 1, 1), zone)
+
+
+def _months_back(today: date, back: int) -> tuple[int, int]:
+    year, month = divmod(today.year * 12 + today.month - 1 - back, 12)
+    return year, month + 1
+
+
+def _season(year: int, start_month: int, zone: tzinfo) -> Span:
+    return _month(year, start_month, 3, zone)  # winter: December and the two months after it
+
+
+def _relative(m: re.Match[str], today: date, zone: tzinfo) -> Span | None:
+    """The span one match of ``_RELATIVE`` names, seen from ``today``."""
+    g = m.groupdict()
+    monday = today - timedelta(days=today.weekday())
+    simple: dict[str, Span] = {
+        "dby": _days(today - timedelta(days=2), 1, zone),
+        "yesterday": _days(today - timedelta(days=1), 1, zone),
+        "today": _days(today, 1, zone),
+        "wbl": _days(monday - timedelta(days=14), 7, zone),
+        "lastweek": _days(monday - timedelta(days=7), 7, zone),
+        "thisweek": _days(monday, 7, zone),
+        "mbl": _month(*_months_back(today, 2), 1, zone),
+        "lastmonth": _month(*_months_back(today, 1), 1, zone),
+        "thismonth": _month(today.year, today.month, 1, zone),
+        "lastyear": _month(today.year - 1, 1, 12, zone),
+        "thisyear": _month(today.year, 1, 12, zone),
+    }
+    for name, span in simple.items():
+        if g[name]:
+            return span
+    if g["lastwd"]:
+        if g["jwd"]:  # 先週の火曜: the Tuesday of last week
+            return _days(
+                monday - timedelta(days=7) + timedelta(days="月火水木金土日".index(g["jwd"])), 1, zone
+            )
+        back = (today.weekday() - _WEEKDAYS.index(g["wd"].lower())) % 7 or 7  # the latest before today
+        return _days(today - timedelta(days=back), 1, zone)
+    if g["season"]:
+        start = _SEASONS[g["sname"].lower()] if g["sname"] else _JA_SEASONS[g["jname"]]
+        last = (g["which"] or "").lower() == "last" or g["jwhich"] in ("去年", "昨年")
+        return _season(today.year - (1 if last else 0), start, zone)
+    n = _count(m.group(_NUM_GROUP_AGO) or m.group(_NUM_GROUP_JAGO) or "1")
+    unit = (g["unit"] or g["junit"] or "").lower()
+    if unit in ("day", "日"):
+        return _days(today - timedelta(days=n), 1, zone)
+    if unit in ("week", "週間"):
+        return _days(today - timedelta(days=7 * n + 3), 7, zone)  # the week around that day
+    if unit in ("year", "年"):
+        return _month(today.year - n, 1, 12, zone)
+    return _month(*_months_back(today, n), 1, zone)
+
+
+# the unnamed number groups of the two "ago" forms (named groups cannot repeat in one pattern)
+_NUM_GROUP_AGO: Final = _RELATIVE.groupindex["unit"] - 1
+_NUM_GROUP_JAGO: Final = _RELATIVE.groupindex["junit"] - 1
+
+
+def asked_span(query: str, now: datetime, zone: tzinfo = UTC) -> Span | None:
+    """The span of the asker's calendar the question names ("last month", 先週, 去年の夏), or None."""
+    m = _RELATIVE.search(query)
+    return _relative(m, now.astimezone(zone).date(), zone) if m else None
+
+
+def mentioned_spans(text: str, said: datetime, zone: tzinfo = UTC) -> Iterator[Span]:
+    """The spans a memory's text is about: relative words seen from when it was ``said``, and dates."""
+    today = said.astimezone(zone).date()
+    for m in _RELATIVE.finditer(text):
+        span = _relative(m, today, zone)
+        if span is not None:
+            yield span
+    for found in _dates(text, today):
+        yield _days(found, 1, zone)
+
+
+def _dates(text: str, today: date) -> Iterator[date]:
+    """Calendar dates written out: 2026-12-04, 2026/12/4, 12月4日, 2026年12月4日, 4 December, Dec 4th 2026."""
+    for m in _ISO.finditer(text):
+        yield from _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    for m in _JA_DATE.finditer(text):
+        yield from _valid(int(m.group(1) or today.year), int(m.group(2)), int(m.group(3)))
+    for m in _EN_DATE.finditer(text):
+        day, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        month = _MONTHS.get(name.lower())
+        if month is not None:
+            yield from _valid(int(m.group(5) or today.year), month, int(day))
+
+
+def _valid(year: int, month: int, day: int) -> Iterator[date]:
+    try:
+        yield date(year, month, day)
+    except ValueError:
+        return
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def in_span(hit: Hit, span: Span, zone: tzinfo = UTC) -> bool:
+    """Whether the memory was said inside ``span`` or talks about a day inside it."""
+    said = hit.memory.created_at
+    if span[0] <= said < span[1]:
+        return True
+    return any(_overlaps(span, s) for s in mentioned_spans(hit.memory.content, said, zone))
+
+
+def favour_span(hits: Sequence[Hit], span: Span, w: RecallWeights, zone: tzinfo = UTC) -> list[Hit]:
+    """The hits re-ranked so that one inside ``span`` comes just above each hit outside it that
+    matches the question about as well (``_recall.close_match``: the rule that puts a newer
+    version first, with its constants: no new knob to tune). A much better match outside the
+    span stays above; nothing is dropped."""
+    if not w.favour_span:
+        return list(hits)
+    inside = [in_span(h, span, zone) for h in hits]
+    if all(inside) or not any(inside):
+        return list(hits)
+    scores = [h.score for h in hits]
+    for i, hit in enumerate(hits):
+        if not inside[i]:
+            continue
+        lifts = [
+            o.score
+            for o, out in zip(hits, inside, strict=True)
+            if not out and o.score > hit.score and about_as_well(o, hit, w)
+        ]
+        if lifts:  # just above the best of them, in-span hits keeping their order
+            scores[i] = max(lifts) + 1e-9 * (1.0 + hit.score)
+    ranked = [replace(h, score=s) if s != h.score else h for h, s in zip(hits, scores, strict=True)]
+    return sorted(ranked, key=lambda h: h.score, reverse=True)

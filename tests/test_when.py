@@ -1,0 +1,135 @@
+"""Questions about time, with a fixed clock: spans of the asker's calendar, in both languages."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from shitsuji.memory import MemoryEngine
+from shitsuji.memory._recall import RecallWeights
+from shitsuji.memory._when import asked_span, mentioned_spans
+
+from .conftest import Clock
+
+TOKYO = ZoneInfo("Asia/Tokyo")
+# Tuesday 1 December 2026, 00:30 in Tokyo; still Monday 30 November in UTC
+NOW = datetime(2026, 11, 30, 15, 30, tzinfo=UTC)
+SCOPE = "household/futari"
+
+
+def tokyo(*args: int) -> datetime:
+    return datetime(*args, tzinfo=TOKYO)  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "days"),
+    [
+        ("what did we buy last month?", tokyo(2026, 11, 1), 30),
+        ("先月買ったものは？", tokyo(2026, 11, 1), 30),
+        ("what did I eat yesterday?", tokyo(2026, 11, 30), 1),
+        ("昨日何を食べた？", tokyo(2026, 11, 30), 1),
+        ("おととい誰に会った？", tokyo(2026, 11, 29), 1),
+        ("where did we go last week?", tokyo(2026, 11, 23), 7),
+        ("先週どこに行った？", tokyo(2026, 11, 23), 7),
+        ("先々週の予定は？", tokyo(2026, 11, 16), 7),
+        ("先週の金曜日は何をした？", tokyo(2026, 11, 27), 1),
+        ("who did I meet last Tuesday?", tokyo(2026, 11, 24), 1),
+        ("去年の夏はどこに行った？", tokyo(2025, 6, 1), 92),
+        ("what did we do last summer?", tokyo(2025, 6, 1), 92),
+        ("今年の冬の予定は？", tokyo(2026, 12, 1), 90),
+        ("what happened 3 days ago?", tokyo(2026, 11, 28), 1),
+        ("三日前に何があった？", tokyo(2026, 11, 28), 1),
+        ("2か月前に行った店は？", tokyo(2026, 10, 1), 31),
+        ("去年の旅行は？", tokyo(2025, 1, 1), 365),
+    ],
+)
+def test_a_span_is_read_in_the_askers_time_zone(question: str, start: datetime, days: int) -> None:
+    assert asked_span(question, NOW, TOKYO) == (start, start + timedelta(days=days))
+
+
+def test_the_same_words_in_utc_are_another_span() -> None:
+    assert asked_span("what did we buy last month?", NOW, UTC) == (
+        datetime(2026, 10, 1, tzinfo=UTC),
+        datetime(2026, 11, 1, tzinfo=UTC),
+    )
+    assert asked_span("昨日何を食べた？", NOW, UTC) == (
+        datetime(2026, 11, 29, tzinfo=UTC),
+        datetime(2026, 11, 30, tzinfo=UTC),
+    )
+
+
+def test_no_span_in_a_question_without_one() -> None:
+    for question in ("what is my wife's favourite tea?", "最近よく飲むお酒は？", "what do I drink lately?"):
+        assert asked_span(question, NOW, TOKYO) is None  # "lately" asks for newer facts, not a span
+
+
+def test_a_memory_is_about_the_days_it_names_seen_from_when_it_was_said() -> None:
+    said = tokyo(2026, 11, 3, 9)
+    spans = list(mentioned_spans("昨日、新しいソファが届いた。配送は11月20日にもう一度来る", said, TOKYO))
+    assert [s[0] for s in spans] == [tokyo(2026, 11, 2), tokyo(2026, 11, 20)]
+    spans = list(
+        mentioned_spans("The boiler was repaired on 14 November; next check 2027-05-02", said, TOKYO)
+    )
+    assert sorted(s[0] for s in spans) == [tokyo(2026, 11, 14), tokyo(2027, 5, 2)]
+
+
+@pytest.fixture
+def fixed(engine: MemoryEngine, clock: Clock) -> MemoryEngine:
+    clock.now = NOW
+    return engine
+
+
+def _said(engine: MemoryEngine, text: str, when: datetime) -> str:
+    return engine.remember(text, SCOPE, created_at=when).memory.id
+
+
+def test_last_month_finds_what_was_said_then_in_the_askers_calendar(fixed: MemoryEngine) -> None:
+    november = _said(fixed, "A new rice cooker arrived for the kitchen", tokyo(2026, 11, 3, 10))
+    # said at 00:10 on 1 December in Tokyo (30 November in UTC), and newer: first without the span
+    december = _said(fixed, "A new sofa arrived for the living room", tokyo(2026, 12, 1, 0, 10))
+    question = "what new things arrived last month?"
+    assert fixed.recall(question, SCOPE, zone=TOKYO)[0].memory.id == november
+    plain = MemoryEngine(
+        fixed.store, fixed.embedder, clock=fixed.clock, weights=RecallWeights(favour_span=False)
+    )
+    assert plain.recall(question, SCOPE, zone=TOKYO)[0].memory.id == december  # the rule is what did it
+    ja_november = _said(fixed, "新しいソファが届いた", tokyo(2026, 11, 3, 10))
+    ja_december = _said(fixed, "新しい炊飯器が届いた", tokyo(2026, 12, 1, 0, 10))
+    ids = [h.memory.id for h in fixed.recall("先月届いたものは？", SCOPE, zone=TOKYO)]
+    assert ids.index(ja_november) < ids.index(ja_december)
+    ids = [h.memory.id for h in plain.recall("先月届いたものは？", SCOPE, zone=TOKYO)]
+    assert ids.index(ja_november) > ids.index(ja_december)
+
+
+def test_last_summer_prefers_the_summer_over_a_newer_fact(fixed: MemoryEngine) -> None:
+    summer = _said(fixed, "家族で沖縄に旅行に行った", tokyo(2025, 7, 20, 18))
+    spring = _said(fixed, "家族で京都に旅行に行った", tokyo(2026, 3, 10, 18))
+    question = "去年の夏はどこに旅行に行った？"
+    assert fixed.recall(question, SCOPE, zone=TOKYO)[0].memory.id == summer
+    plain = MemoryEngine(
+        fixed.store, fixed.embedder, clock=fixed.clock, weights=RecallWeights(favour_span=False)
+    )
+    assert plain.recall(question, SCOPE, zone=TOKYO)[0].memory.id == spring  # the rule is what did it
+
+
+def test_a_fact_about_a_day_in_the_span_counts_though_said_after_it(fixed: MemoryEngine) -> None:
+    _said(fixed, "Groceries come on Thursdays", tokyo(2026, 6, 1, 9))  # min-max: the weakest scores 0
+    repaired = _said(fixed, "The boiler was repaired on 14 November", tokyo(2026, 12, 1, 0, 5))
+    _said(fixed, "The boiler was inspected by the landlord", tokyo(2026, 12, 1, 0, 20))
+    hits = fixed.recall("what was done to the boiler last month?", SCOPE, zone=TOKYO)
+    assert hits[0].memory.id == repaired
+    plain = MemoryEngine(
+        fixed.store, fixed.embedder, clock=fixed.clock, weights=RecallWeights(favour_span=False)
+    )
+    assert plain.recall("what was done to the boiler last month?", SCOPE, zone=TOKYO)[0].memory.id != repaired
+
+
+def test_lately_asks_for_the_newer_fact(fixed: MemoryEngine) -> None:
+    _said(fixed, "最近の晩酌はビール", tokyo(2025, 3, 1, 20))
+    newer = _said(fixed, "最近の晩酌はハイボール", tokyo(2026, 11, 20, 20))
+    assert fixed.recall("最近の晩酌は？", SCOPE, zone=TOKYO)[0].memory.id == newer
+    _said(fixed, "Lately I drink green tea in the morning", tokyo(2025, 3, 1, 8))
+    tea = _said(fixed, "Lately I drink black tea in the morning", tokyo(2026, 11, 20, 8))
+    assert fixed.recall("what tea do I drink lately?", SCOPE, zone=TOKYO)[0].memory.id == tea
