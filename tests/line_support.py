@@ -23,6 +23,7 @@ from shitsuji.config import LineSettings
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.line import FakeLineAPI, LineApp
 from shitsuji.llm import ModelRequest, ModelResponse, ScriptedModel, text_response
+from shitsuji.store import database
 from shitsuji.web import Backend, create_app
 
 from .web_support import PASSWORD, memory_engine, serving
@@ -133,7 +134,7 @@ class LineSite:
 
 
 def make_household(db: str | Path) -> None:
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     if not store.households():
         store.create("futari", ["wife", "husband"])
         store.create("tonari", ["neighbour"])
@@ -142,7 +143,7 @@ def make_household(db: str | Path) -> None:
 
 def make_butler(db: str | Path, script: Script) -> Butler:
     """A butler over ``db`` (SQLite or PostgreSQL), its memories there too."""
-    return Butler(db, memory_engine(db), ScriptedModel(script), panels=True)
+    return Butler(database(db), memory_engine(db), ScriptedModel(script), panels=True)
 
 
 @contextmanager

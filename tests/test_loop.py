@@ -25,6 +25,7 @@ from shitsuji.agent import (
     tool,
 )
 from shitsuji.llm import AnthropicModel, Model, ModelResponse, ScriptedModel, text_response, tool_use_response
+from shitsuji.store import database
 
 from .conftest import Clock
 from .fake_anthropic import FakeMessagesAPI
@@ -133,7 +134,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
 
 @pytest.fixture
 def proposals(db_path: Path, clock: Clock) -> Proposals:
-    return Proposals(db_path, clock=clock, ttl=timedelta(hours=1))
+    return Proposals(database(db_path), clock=clock, ttl=timedelta(hours=1))
 
 
 def turn(model: Model, proposals: Proposals, *, channel: str = "app", mode: Mode = TASK) -> list[Step]:

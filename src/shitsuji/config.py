@@ -33,7 +33,7 @@ from ._paths import default_db_path
 from .errors import UserInputError
 from .llm import CHEAP_MODEL, Endpoint
 from .memory import DEFAULT_EMBEDDER, MemoryEngine, load_embedder, open_store
-from .store import is_postgres
+from .store import database, is_postgres
 
 if TYPE_CHECKING:
     from .agent import Mode
@@ -172,7 +172,7 @@ class Settings:
 
         self.use_caches()
         return MemoryEngine(
-            open_store(self.database), load_embedder(self.embedder), audit=AuditLog(self.database)
+            open_store(self.database), load_embedder(self.embedder), audit=AuditLog(database(self.database))
         )
 
 

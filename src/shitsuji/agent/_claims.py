@@ -12,7 +12,6 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from .. import store as db
 from ..errors import ShitsujiError
@@ -34,18 +33,19 @@ class Claim:
 class TurnClaims:
     def __init__(
         self,
-        path: str | Path,
+        database: db.Database,
         *,
         lease: timedelta = DEFAULT_LEASE,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, AGENT_SCHEMA)
+        database.ensure(AGENT_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.lease = lease
         self.clock = clock
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def claim(self, conversation: str) -> Claim:
         """Take the conversation for one turn, or raise ``Busy`` while another holder's lease runs."""

@@ -17,7 +17,6 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any, Literal
 
 from .. import store as db
@@ -120,7 +119,7 @@ class Proposals:
 
     def __init__(
         self,
-        path: str | Path,
+        database: db.Database,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         ttl: timedelta = DEFAULT_TTL,
@@ -128,14 +127,15 @@ class Proposals:
         audit: AuditLog | None = None,
     ) -> None:
         self.audit = audit  # every write, proposal and decision is recorded there
-        self.path = str(path)
-        self._conn = db.open_database(self.path, AGENT_SCHEMA)
+        database.ensure(AGENT_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
         self.ttl = ttl
         self.household_may_approve = household_may_approve
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def propose(
         self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext[Any], *, tool_use_id: str | None = None

@@ -18,7 +18,6 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from .. import store as db
@@ -68,14 +67,15 @@ _COLUMNS = "seq, at, household, actor, channel, conversation, action, subject, s
 
 class AuditLog:
     def __init__(
-        self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, AUDIT_SCHEMA)
+        database.ensure(AUDIT_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def record(self, event: AuditEvent) -> None:
         """Append one event (its time is now); a failure is logged, never raised."""

@@ -34,6 +34,7 @@ from ..llm import ModelRequest, ModelResponse, ScriptedModel, text_response, web
 from ..memory import ExtractionSettings, HashEmbedder, MemoryEngine, SQLiteMemoryStore
 from ..memory._extract import EXTRACTION_PROMPT
 from ..safety import find_secrets
+from ..store import database
 
 KEY = "sk-ant-api03-" + "Zq7Lm2Xw9Rt4Yp1Vn8Bc3Df6Gh5Jk0" * 3 + "AA"
 SPOUSE_SECRET = "夫のへそくりは本棚の裏の封筒"
@@ -251,14 +252,14 @@ def _writes_ran(butler: Butler) -> int:
 
 def run_scenario(s: Scenario, root: Path) -> Outcome:
     db = root / f"{s.id}.db"
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     store.create("futari", ["wife", "husband"])
     store.create("tonari", ["wife"])
     store.close()
     memory = MemoryEngine(SQLiteMemoryStore(db), HashEmbedder())
     model = FooledModel(s)
     butler = Butler(
-        db,
+        database(db),
         memory,
         ScriptedModel(model),
         panels=s.channel == "app",

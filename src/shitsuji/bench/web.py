@@ -47,6 +47,7 @@ from ..errors import ShitsujiError
 from ..household import Butler, HouseholdStore
 from ..llm import Message, ModelRequest, ModelResponse, ScriptedModel, text_response, tool_use_response
 from ..memory import MemoryEngine, SQLiteMemoryStore, load_embedder
+from ..store import database
 from ._common import percentile
 
 if TYPE_CHECKING:
@@ -128,11 +129,11 @@ def make_backend(db: Path, members: int, embedder: str) -> Backend:
     """One household of ``members`` members (password ``PASSWORD``) and the scripted model."""
     from ..web import Backend
 
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     store.create(HOUSEHOLD, member_names(members))
     store.close()
     memory = MemoryEngine(SQLiteMemoryStore(db), load_embedder(embedder))
-    backend = Backend(Butler(db, memory, scripted_model(), panels=True))
+    backend = Backend(Butler(database(db), memory, scripted_model(), panels=True))
     for user in member_names(members):
         backend.accounts.set_password(HOUSEHOLD, user, PASSWORD)
     return backend

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from ..config import Settings
 from ..memory import MemoryEngine
+from ..store import Database, database
 
 if TYPE_CHECKING:
     from ..household import Butler
@@ -48,6 +49,10 @@ class State:
             )
         return self._settings
 
+    def database(self) -> Database:
+        """The process's one database for these settings (every store is handed it)."""
+        return database(self.settings().database)
+
     def engine(self) -> MemoryEngine:
         if self._engine is None:
             self._engine = self.settings().memory()
@@ -70,7 +75,7 @@ class State:
                 raise
             problem = str(exc)
         return Butler(
-            settings.database,
+            self.database(),
             self.engine(),
             model,
             modes=settings.modes(),

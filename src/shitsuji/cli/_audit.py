@@ -32,10 +32,10 @@ def audit(
     as_json: JsonFlag = False,
 ) -> None:
     """The audit log, newest first: who changed what, when, and through which channel."""
-    log = AuditLog(STATE.settings().database)
+    log = AuditLog(STATE.database())
     private = shared = None
     if user is not None:
-        home = HouseholdStore(STATE.settings().database).member_home(user, household)
+        home = HouseholdStore(STATE.database()).member_home(user, household)
         household, private, shared = home.name, home.member_scope(user), home.scope
     found = log.events(
         household=household, viewer=user, private_scope=private, shared_scope=shared, limit=limit

@@ -29,7 +29,7 @@ NameOpt = Annotated[
 
 @contextmanager
 def _store() -> Iterator[HouseholdStore]:
-    store = HouseholdStore(STATE.settings().database)
+    store = HouseholdStore(STATE.database())
     try:
         yield store
     finally:
@@ -158,7 +158,7 @@ def _read_password(from_stdin: bool) -> str:
 def _store_password(household: str, user: str, password: str) -> None:
     from ..web import Accounts
 
-    accounts = Accounts(STATE.settings().database)
+    accounts = Accounts(STATE.database())
     try:
         accounts.set_password(household, user, password)
     finally:

@@ -28,12 +28,12 @@ def link(
     """Print a one-time code (10 minutes, single use) for USER to send to the bot from LINE."""
     from ..line import CODE_TTL, LineLinks
 
-    store = HouseholdStore(STATE.settings().database)
+    store = HouseholdStore(STATE.database())
     try:
         home = store.member_home(user, household)
     finally:
         store.close()
-    links = LineLinks(STATE.settings().database)
+    links = LineLinks(STATE.database())
     try:
         code = links.new_code(home.name, user)
         expires = links.clock() + CODE_TTL

@@ -22,6 +22,7 @@ from fastapi import APIRouter
 
 from ..config import LineSettings
 from ..household import Butler
+from ..store import database
 from ._channel import LineChannel
 from ._inbox import Inbox
 from ._links import LineLinks
@@ -60,8 +61,8 @@ class _WorkerThread(threading.Thread):
     def run(self) -> None:
         butler = self.make_butler()
         links, inbox = (
-            LineLinks(butler.path, clock=self.clock),
-            Inbox(inbox_path(butler.path), clock=self.clock),
+            LineLinks(butler.database, clock=self.clock),
+            Inbox(database(inbox_path(butler.path)), clock=self.clock),
         )
         channel = LineChannel(butler, links, self.settings.channel_secret)
         self._worker = LineWorker(
@@ -107,8 +108,8 @@ class LineApp:
         self.butler = butler
         self.settings = settings
         self.run_worker = run_worker
-        self.links = LineLinks(butler.path, clock=clock)
-        self.inbox = Inbox(inbox_path(butler.path), clock=clock)
+        self.links = LineLinks(butler.database, clock=clock)
+        self.inbox = Inbox(database(inbox_path(butler.path)), clock=clock)
         self.channel = LineChannel(butler, self.links, settings.channel_secret)
         self.worker = LineWorker(self.channel, self.inbox, settings, concurrency=concurrency, clock=clock)
         self._worker_butler = worker_butler

@@ -15,7 +15,6 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from .. import store as db
 from ._schema import LINE_SCHEMA
@@ -50,14 +49,15 @@ class Link:
 
 class LineLinks:
     def __init__(
-        self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, LINE_SCHEMA)
+        database.ensure(LINE_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def new_code(self, household: str, member: str) -> str:
         """A fresh code for a verified member; their earlier unused codes stop working."""

@@ -1,19 +1,21 @@
 """Database access: one API over SQLite and PostgreSQL, write transactions and named migrations
-(each package owns its set)."""
+(each package owns its set); one ``Database`` per process and target, handed to every store."""
 
+from ._api import Database, Dialect, Rows, Tx
+from ._attach import with_next_write
 from ._database import (
     BUSY_TIMEOUT_S,
-    Database,
-    Dialect,
     PostgresDatabase,
-    Rows,
     SQLiteDatabase,
-    Tx,
+    close_databases,
     close_pools,
+    database,
     is_postgres,
     open_database,
+    pools,
     redact,
 )
+from ._files import private_file, private_folder
 from ._migrations import PER_PACKAGE, Migration, Schema, migrate, ordered, postgres_ddl
 
 __all__ = [
@@ -27,11 +29,17 @@ __all__ = [
     "SQLiteDatabase",
     "Schema",
     "Tx",
+    "close_databases",
     "close_pools",
+    "database",
     "is_postgres",
     "migrate",
     "open_database",
     "ordered",
+    "pools",
     "postgres_ddl",
+    "private_file",
+    "private_folder",
     "redact",
+    "with_next_write",
 ]

@@ -67,9 +67,9 @@ class Backend:
         self.service = butler.service
         self.store = butler.store
         self.memory = butler.memory
-        self.accounts = Accounts(butler.path, audit=butler.audit)
-        self.invitations = Invitations(butler.path)
-        self.line_links = LineLinks(butler.path)
+        self.accounts = Accounts(butler.database, audit=butler.audit)
+        self.invitations = Invitations(butler.database)
+        self.line_links = LineLinks(butler.database)
         self.memories = MemoryBrowser(butler.memory, butler.store, butler.conversations)
         self.hub = Hub()
         self.local_model: LocalServer | None = None  # found by `serve` when no endpoint is set
