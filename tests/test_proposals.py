@@ -187,12 +187,11 @@ asyncio.run(Proposals(database(sys.argv[1])).approve(sys.argv[2], WIFE, Toolbox(
 """
 
 
-def test_an_approval_killed_mid_run_is_never_run_again(
+def test_an_approval_killed_mid_run_is_interrupted_and_never_approved_again(
     proposals: Proposals, target: str, tmp_path: Path
 ) -> None:
-    """kill -9 of the process carrying out an approved card: the card stays "being carried out" and no
-    later approval runs the write again (at most once: whether the dead process's write landed is
-    unknown, so nobody repeats it)."""
+    """kill -9 of the process carrying out an approved card: the card shows "interrupted" and no
+    later approval or rejection runs it again (only its owner's ``retry`` does: test_crash_recovery)."""
     effect = tmp_path / "effect.txt"
     proposals = Proposals(database(target))  # the real clock, as in the approving process
     p = proposals.propose(slow_write, {"path": str(effect)}, WIFE)
@@ -207,7 +206,7 @@ def test_an_approval_killed_mid_run_is_never_run_again(
     assert victim.stdout is not None and victim.stdout.readline() == "running\n", victim.communicate()
     victim.send_signal(signal.SIGKILL)
     victim.communicate(timeout=10)
-    assert proposals.get(p.id).status == "running"
+    assert proposals.get(p.id).status == "running" and proposals.get(p.id).interrupted
     again = asyncio.run(proposals.approve(p.id, WIFE, Toolbox([slow_write])))
-    assert not again.done and again.code == "running" and not proposals.reject(p.id, WIFE).done
+    assert not again.done and again.code == "interrupted" and not proposals.reject(p.id, WIFE).done
     assert not effect.exists()

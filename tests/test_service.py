@@ -407,9 +407,11 @@ def test_two_processes_on_one_conversation_run_one_turn_the_other_is_told_it_is_
     assert third.returncode == 0
 
 
-def test_a_claim_left_by_a_killed_process_expires(
+def test_a_claim_left_by_a_process_killed_mid_turn_blocks_nothing(
     target: str, household: None, slow_api: tuple[FakeMessagesAPI, dict[str, str]]
 ) -> None:
+    """kill -9 of a process mid-turn, then the next message: answered at once, not refused until the
+    dead claim's lease runs out (it names its process, which is gone)."""
     api, env = slow_api
     conversation = make_butler(target, []).conversations.start("futari", "wife", "app").id
     api.reply(text_response("遅い返事"), delay_s=30.0)
@@ -418,12 +420,8 @@ def test_a_claim_left_by_a_killed_process_expires(
     victim.send_signal(signal.SIGKILL)
     victim.communicate(timeout=10)
     claims = TurnClaims(database(target))
-    with pytest.raises(Busy):
-        claims.claim(conversation)  # the dead holder's lease still runs
-    later = TurnClaims(
-        database(target), clock=lambda: datetime.now(UTC) + claims.lease + timedelta(seconds=1)
-    )
-    later.release(later.claim(conversation))  # …and then it expires
+    assert claims.held(conversation)  # within the dead holder's lease…
+    claims.release(claims.claim(conversation))  # …and yet the next turn may start at once
     stored = make_butler(target, []).conversations.get(conversation, "futari", "wife")
     assert stored.messages == [{"role": "user", "content": "途中で止まる話"}]  # nothing lost
 

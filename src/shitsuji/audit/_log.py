@@ -7,24 +7,22 @@ the local command line), the channel and conversation, the action (``tool.ran``,
 its subject's id, and for memory events the memory's scope — so a member is shown their
 household's events, and private memory events only when they are their own.
 
-Writing the log never stops the change it records: a failure to record is logged and
-the change stands (the row of the change is the truth; this is its history).
+An event is written in the same transaction as the change it records (``record(event, tx)``,
+or ``record(event)`` from inside the writer's own ``db.write()``: a savepoint there): the change and
+its history commit together or not at all, so no event is ever dropped while its change stands.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from .. import store as db
-from ..errors import StoreError
 from ._schema import AUDIT_SCHEMA
 
-log = logging.getLogger(__name__)
 HOUSEHOLD_ROOT = "household"
 
 
@@ -62,7 +60,10 @@ class AuditEvent:
         }
 
 
-_COLUMNS = "seq, at, household, actor, channel, conversation, action, subject, scope, detail"
+EVENTS = db.Table(
+    "audit_events",
+    ("seq", "at", "household", "actor", "channel", "conversation", "action", "subject", "scope", "detail"),
+)
 
 
 class AuditLog:
@@ -74,30 +75,34 @@ class AuditLog:
         self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
+    @property
+    def database(self) -> db.Database:
+        return self._conn
+
     def close(self) -> None:
         """Nothing to let go: the database is the process's, closed by its edge."""
 
-    def record(self, event: AuditEvent) -> None:
-        """Append one event (its time is now); a failure is logged, never raised."""
+    def record(self, event: AuditEvent, tx: db.Tx | None = None) -> None:
+        """Append one event (its time is now) in ``tx``, the transaction of the change it records
+        (else in a transaction of its own, or a savepoint of this thread's open one). A failure
+        raises: the change it records fails with it."""
         household = event.household or (household_of_scope(event.scope) if event.scope else None)
-        try:
-            with self._conn.write() as conn:
-                conn.execute(
-                    f"INSERT INTO audit_events ({_COLUMNS.removeprefix('seq, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        self.clock().isoformat(),
-                        household,
-                        event.actor,
-                        event.channel,
-                        event.conversation,
-                        event.action,
-                        event.subject,
-                        event.scope,
-                        json.dumps(dict(event.detail), ensure_ascii=False, default=str),
-                    ),
-                )
-        except StoreError as exc:
-            log.warning("could not record %s in the audit log: %s", event.action, exc)
+        values = {
+            "at": self.clock().isoformat(),
+            "household": household,
+            "actor": event.actor,
+            "channel": event.channel,
+            "conversation": event.conversation,
+            "action": event.action,
+            "subject": event.subject,
+            "scope": event.scope,
+            "detail": json.dumps(dict(event.detail), ensure_ascii=False, default=str),
+        }
+        if tx is not None:
+            tx.execute(EVENTS.insert(skip=("seq",)), EVENTS.values(values, skip=("seq",)))
+            return
+        with self._conn.write() as own:
+            own.execute(EVENTS.insert(skip=("seq",)), EVENTS.values(values, skip=("seq",)))
 
     def events(
         self,
@@ -117,20 +122,17 @@ class AuditLog:
         if viewer is not None:
             where.append("(scope IS NULL OR scope = ? OR scope = ?)")
             params += [shared_scope or "", private_scope or ""]
-        sql = f"SELECT {_COLUMNS} FROM audit_events" + (" WHERE " + " AND ".join(where) if where else "")
+        sql = EVENTS.select + (" WHERE " + " AND ".join(where) if where else "")
         rows = self._conn.execute(sql + " ORDER BY seq DESC LIMIT ?", [*params, limit]).fetchall()
-        return [
-            AuditEvent(
-                seq=r[0],
-                at=datetime.fromisoformat(r[1]),
-                household=r[2],
-                actor=r[3],
-                channel=r[4],
-                conversation=r[5],
-                action=r[6],
-                subject=r[7],
-                scope=r[8],
-                detail=json.loads(r[9]),
-            )
-            for r in rows
-        ]
+        return [_event(EVENTS.named(r)) for r in rows]
+
+
+def _event(row: dict[str, Any]) -> AuditEvent:
+    return AuditEvent(
+        **{
+            k: row[k]
+            for k in ("seq", "household", "actor", "channel", "conversation", "action", "subject", "scope")
+        },
+        at=datetime.fromisoformat(row["at"]),
+        detail=json.loads(row["detail"]),
+    )

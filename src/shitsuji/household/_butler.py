@@ -84,6 +84,7 @@ class Butler:
         self.proposals = Proposals(database, audit=self.audit)
         self.conversations = Conversations(database)
         self.claims = TurnClaims(database)
+        self.claims.release_dead()  # turns of a process that died (kill -9) block nobody
         self.deps = HouseholdDeps(self.store, memory, self.segments)
         self.toolbox = butler_toolbox(panels=panels, extra_tools=extra_tools)
         assistant = None

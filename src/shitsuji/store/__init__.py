@@ -2,7 +2,7 @@
 (each package owns its set); one ``Database`` per process and target, handed to every store."""
 
 from ._api import Database, Dialect, Rows, Tx
-from ._attach import with_next_write
+from ._attach import Attached, with_next_write
 from ._database import (
     BUSY_TIMEOUT_S,
     PostgresDatabase,
@@ -17,10 +17,12 @@ from ._database import (
 )
 from ._files import private_file, private_folder
 from ._migrations import PER_PACKAGE, Migration, Schema, migrate, ordered, postgres_ddl
+from ._table import Table
 
 __all__ = [
     "BUSY_TIMEOUT_S",
     "PER_PACKAGE",
+    "Attached",
     "Database",
     "Dialect",
     "Migration",
@@ -28,6 +30,7 @@ __all__ = [
     "Rows",
     "SQLiteDatabase",
     "Schema",
+    "Table",
     "Tx",
     "close_databases",
     "close_pools",

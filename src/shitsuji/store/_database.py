@@ -347,6 +347,7 @@ class _PostgresTx:
 
 # a process's holder lock: (pid, url) -> (holder name, the pooled connection that holds it)
 _HOLDERS: dict[tuple[int, str], tuple[str, Any]] = {}
+_HOLDERS_LOCK = threading.Lock()
 _HOLDER_SPACE = 0x5348_4F4C  # pg_advisory_lock(classid, objid): classid for holders ("SHOL")
 
 
@@ -411,7 +412,7 @@ class PostgresDatabase(_Schemas):
         connection kept out of the pool for the process's life: the server lets go of it when the
         process dies (``kill -9`` included), so ``holder_alive`` sees it gone at once."""
         key = (os.getpid(), self.url)
-        with _POOLS_LOCK:
+        with _HOLDERS_LOCK:  # call it outside a transaction: it may wait for a pooled connection
             held = _HOLDERS.get(key)
             if held is None:
                 name = this_process()
