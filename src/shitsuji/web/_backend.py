@@ -158,7 +158,7 @@ class Backend:
     def state(self, p: Proposal) -> str:
         if p.status == "pending" and p.expires_at <= self.butler.proposals.clock():
             return "expired"
-        return p.status
+        return "interrupted" if p.interrupted else p.status
 
     # -- turns --------------------------------------------------------------
 
