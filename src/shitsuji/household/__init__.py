@@ -12,6 +12,7 @@ from ._bench import estimate_tokens, prompt_tokens_benchmark
 from ._butler import Butler, butler_toolbox
 from ._deps import Ctx, HouseholdDeps
 from ._index import count_index, format_counts, household_now
+from ._line_links import CODE_TTL, LINE_SCHEMA, LineLinks, Link, looks_like_code
 from ._panels import (
     PANELS,
     OpenPanel,
@@ -30,8 +31,10 @@ from ._tools import TOOLS, household_toolbox
 
 __all__ = [
     "ACTIONS",
+    "CODE_TTL",
     "HOUSEHOLD_CHANNEL",
     "HOUSEHOLD_SCHEMA",
+    "LINE_SCHEMA",
     "PANELS",
     "TOOLS",
     "Anniversary",
@@ -44,6 +47,8 @@ __all__ = [
     "Household",
     "HouseholdDeps",
     "HouseholdStore",
+    "LineLinks",
+    "Link",
     "OpenPanel",
     "Panel",
     "PanelAction",
@@ -59,6 +64,7 @@ __all__ = [
     "household_now",
     "household_toolbox",
     "label_of",
+    "looks_like_code",
     "open_panel",
     "panel_of",
     "panel_view",

@@ -8,11 +8,11 @@ only after it sent a one-time code (``LineLinks``). ``FakeLineAPI`` is a local f
 the Messaging API for tests and benchmarks.
 """
 
+from ..household._line_links import CODE_TTL, LineLinks, Link, looks_like_code
 from ._app import LineApp
 from ._channel import CHANNEL, LineChannel
 from ._fake import FakeLineAPI, Sent
 from ._inbox import Inbox, Pending
-from ._links import CODE_TTL, LineLinks, Link, looks_like_code
 from ._messenger import LineApiError, LineRateLimited, LineUnavailable, Messenger, RateLimiter
 from ._pasted import looks_pasted
 from ._render import Tap, card, nonce, parse_tap, shopping_list, text_messages

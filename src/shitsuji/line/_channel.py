@@ -39,8 +39,7 @@ from ..agent import (
     UiEffect,
 )
 from ..errors import NotFoundError, UserInputError
-from ..household import Butler, HouseholdDeps
-from ._links import LineLinks, Link, looks_like_code
+from ..household import Butler, HouseholdDeps, LineLinks, Link, looks_like_code
 from ._pasted import looks_pasted
 from ._render import card, effect_messages, parse_tap, text_messages
 from ._words import Lang, language_of, say

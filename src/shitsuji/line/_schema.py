@@ -4,35 +4,10 @@ acknowledge LINE never waits for a turn's writes)."""
 
 from __future__ import annotations
 
+from ..household._line_links import LINE_SCHEMA
 from ..store import Migration, Schema, is_postgres
 
-LINE_SCHEMA = Schema(
-    "line",
-    (
-        Migration(
-            "0101_line_links",
-            """
-            CREATE TABLE line_links (
-                line_user TEXT PRIMARY KEY,
-                household TEXT NOT NULL,
-                member TEXT NOT NULL,
-                linked_at TEXT NOT NULL,
-                lang TEXT,
-                UNIQUE (household, member)
-            );
-            CREATE TABLE line_link_codes (
-                code_hash TEXT PRIMARY KEY,
-                household TEXT NOT NULL,
-                member TEXT NOT NULL,
-                created_at TEXT NOT NULL,
-                expires_at TEXT NOT NULL,
-                used_at TEXT
-            );
-            CREATE INDEX line_link_codes_member ON line_link_codes (household, member)
-            """,
-        ),
-    ),
-)
+__all__ = ["LINE_INBOX_SCHEMA", "LINE_SCHEMA", "inbox_path"]
 
 LINE_INBOX_SCHEMA = Schema(
     "line-inbox",

@@ -32,9 +32,11 @@ from ..agent import (
 from ..audit import AuditEvent
 from ..errors import NotFoundError, ShitsujiError
 from ..household import (
+    CODE_TTL,
     Applied,
     Butler,
     HouseholdDeps,
+    LineLinks,
     OpenPanel,
     Panel,
     PanelAction,
@@ -44,7 +46,6 @@ from ..household import (
     panel_of,
     panel_view,
 )
-from ..line import CODE_TTL, LineLinks
 from ..llm import LocalServer
 from ._accounts import Accounts
 from ._hub import Hub

@@ -5,6 +5,9 @@ the household that is. So a member asks for a code where they are already signed
 web app, or ``shitsuji line link`` on the machine) and sends it to the bot: the code is
 random, short-lived, single use and stored hashed, and redeeming it links the LINE user
 to the pair (household, member). Until then nothing the sender writes reaches the butler.
+
+It lives in the household app, below the channels: the LINE channel redeems codes, the web app makes
+them, and neither channel imports the other.
 """
 
 from __future__ import annotations
@@ -15,10 +18,40 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 from .. import store as db
-from ._schema import LINE_SCHEMA
-from ._words import Lang
+from ..store import Migration, Schema
+
+Lang = Literal["ja", "en"]  # the member's language on LINE (``line._words`` speaks both)
+
+LINE_SCHEMA = Schema(
+    "line",
+    (
+        Migration(
+            "0101_line_links",
+            """
+            CREATE TABLE line_links (
+                line_user TEXT PRIMARY KEY,
+                household TEXT NOT NULL,
+                member TEXT NOT NULL,
+                linked_at TEXT NOT NULL,
+                lang TEXT,
+                UNIQUE (household, member)
+            );
+            CREATE TABLE line_link_codes (
+                code_hash TEXT PRIMARY KEY,
+                household TEXT NOT NULL,
+                member TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL,
+                used_at TEXT
+            );
+            CREATE INDEX line_link_codes_member ON line_link_codes (household, member)
+            """,
+        ),
+    ),
+)
 
 __all__ = ["CODE_TTL", "LineLinks", "Link", "looks_like_code"]
 
