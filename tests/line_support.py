@@ -19,9 +19,8 @@ from typing import Any
 
 import httpx
 
-from shitsuji.config import LineSettings
 from shitsuji.household import Butler, HouseholdStore
-from shitsuji.line import FakeLineAPI, LineApp
+from shitsuji.line import FakeLineAPI, LineApp, LineSettings
 from shitsuji.llm import ModelRequest, ModelResponse, ScriptedModel, text_response
 from shitsuji.store import database
 from shitsuji.web import Backend, create_app

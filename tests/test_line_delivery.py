@@ -17,8 +17,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from shitsuji.config import LineSettings
-from shitsuji.line import FakeLineAPI, LineApp, Messenger, RateLimiter
+from shitsuji.line import FakeLineAPI, LineApp, LineSettings, Messenger, RateLimiter
 from shitsuji.line._fake import PUSH, REPLY
 from shitsuji.llm import text_response
 from shitsuji.store import database

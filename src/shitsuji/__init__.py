@@ -7,7 +7,8 @@ the prompt hook's client asks a running hook server before it imports numpy at a
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .config import Settings, open_memory
+    from ._open import open_memory
+    from .config import Settings
     from .errors import ShitsujiError
     from .memory import Hit, Memory, MemoryEngine, RememberResult
 
@@ -15,7 +16,7 @@ __version__ = "0.1.0"
 
 _HOMES = {
     "Settings": "config",
-    "open_memory": "config",
+    "open_memory": "_open",
     "ShitsujiError": "errors",
     "Hit": "memory",
     "Memory": "memory",

@@ -67,9 +67,8 @@ def serve(db: Path, senders: int, fake_url: str, concurrency: int, worker: str) 
 
     import uvicorn
 
-    from ..config import LineSettings
     from ..household import Butler, HouseholdStore
-    from ..line import LineApp, LineLinks
+    from ..line import LineApp, LineLinks, LineSettings
     from ..llm import ScriptedModel
     from ..memory import HashEmbedder, MemoryEngine, SQLiteMemoryStore
     from ..store import database

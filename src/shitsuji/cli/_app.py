@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from ..config import Settings
-from ..memory import MemoryEngine
+from ..memory import MemoryEngine, open_engine
 from ..store import Database, database
 
 if TYPE_CHECKING:
@@ -55,7 +55,8 @@ class State:
 
     def engine(self) -> MemoryEngine:
         if self._engine is None:
-            self._engine = self.settings().memory()
+            settings = self.settings()
+            self._engine = open_engine(settings.database, settings.embedder, cache_dir=settings.cache_dir)
         return self._engine
 
     def butler(self, *, need_model: bool = True, panels: bool = False) -> Butler:

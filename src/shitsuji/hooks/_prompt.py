@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import open_memory
+from .._open import open_memory
 from ..errors import UserInputError
 from ..memory import MemoryEngine
 from ..memory._project import project_scope

@@ -17,6 +17,7 @@ from ._messenger import LineApiError, LineRateLimited, LineUnavailable, Messenge
 from ._pasted import looks_pasted
 from ._render import Tap, card, nonce, parse_tap, shopping_list, text_messages
 from ._schema import LINE_INBOX_SCHEMA, LINE_SCHEMA, inbox_path
+from ._settings import LineSettings
 from ._webhook import WEBHOOK_PATH, not_configured_router, webhook_router
 from ._words import Lang, language_of, say
 from ._worker import REPLY_WINDOW, LineWorker, chat_of, retry_key
@@ -36,6 +37,7 @@ __all__ = [
     "LineChannel",
     "LineLinks",
     "LineRateLimited",
+    "LineSettings",
     "LineUnavailable",
     "LineWorker",
     "Link",

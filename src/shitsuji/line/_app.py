@@ -20,12 +20,12 @@ from datetime import UTC, datetime
 
 from fastapi import APIRouter
 
-from ..config import LineSettings
 from ..household import Butler, LineLinks
 from ..store import database
 from ._channel import LineChannel
 from ._inbox import Inbox
 from ._schema import inbox_path
+from ._settings import LineSettings
 from ._webhook import webhook_router
 from ._worker import LineWorker
 

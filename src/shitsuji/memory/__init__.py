@@ -16,6 +16,7 @@ from ._embedders import (
     load_embedder,
 )
 from ._engine import BackgroundIndexer, MemoryEngine, NewMemory
+from ._open import open_engine
 from ._recall import RecallWeights
 from ._records import CATEGORIES, SOURCES, Hit, Memory, RememberResult
 from ._scopes import distance, lineage, normalize_scope
@@ -60,6 +61,7 @@ __all__ = [
     "load_embedder",
     "normalize",
     "normalize_scope",
+    "open_engine",
     "open_store",
     "parse_lines",
     "terms",
