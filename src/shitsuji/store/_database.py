@@ -296,7 +296,9 @@ def pools() -> int:
 
 def close_pools() -> None:
     """Close this process's PostgreSQL pools (tests, and a process about to exit)."""
-    _HOLDERS.clear()
+    with _HOLDERS_LOCK:  # the holder locks end with their connections
+        for key in [k for k in _HOLDERS if k[0] == os.getpid()]:
+            _HOLDERS.pop(key)[1].close()
     with _POOLS_LOCK:
         for key in [k for k in _POOLS if k[0] == os.getpid()]:
             _POOLS.pop(key).close()
