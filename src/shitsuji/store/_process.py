@@ -41,9 +41,16 @@ def start_time(pid: int) -> str | None:
     return stat.rsplit(")", 1)[1].split()[19]  # field 22, after the command name in parentheses
 
 
+_MINE: dict[int, str] = {}
+
+
 def this_process() -> str:
+    """This process's name (worked out once per pid: a forked child has its own)."""
     pid = os.getpid()
-    return f"{socket.gethostname()}|{boot_id()}|{pid}|{start_time(pid) or '-'}"
+    name = _MINE.get(pid)
+    if name is None:
+        name = _MINE[pid] = f"{socket.gethostname()}|{boot_id()}|{pid}|{start_time(pid) or '-'}"
+    return name
 
 
 def local_alive(holder: str) -> bool:
