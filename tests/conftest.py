@@ -20,6 +20,7 @@ import pytest
 
 from shitsuji.cli import main
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
+from shitsuji.store import close_databases
 
 from .browser_support import base, browser, page, playwright, shoot  # noqa: F401 (fixtures)
 from .fake_anthropic import FakeMessagesAPI
@@ -93,6 +94,14 @@ def _no_network() -> Iterator[None]:
     yield
     socket.socket.connect = _real_connect  # type: ignore[method-assign]
     socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_databases() -> Iterator[None]:
+    """Each test starts with no database open in this process (``store.database`` hands out one per
+    target and process: a test's stores share it, as a process's do)."""
+    yield
+    close_databases()
 
 
 class Clock:

@@ -20,10 +20,10 @@ from typing import Any
 import httpx
 
 from shitsuji.agent import Tool
-from shitsuji.config import LineSettings
 from shitsuji.household import Butler, HouseholdStore
-from shitsuji.line import FakeLineAPI, LineApp
+from shitsuji.line import FakeLineAPI, LineApp, LineSettings
 from shitsuji.llm import ModelRequest, ModelResponse, ScriptedModel, text_response
+from shitsuji.store import database
 from shitsuji.web import Backend, create_app
 
 from .web_support import PASSWORD, memory_engine, serving
@@ -134,7 +134,7 @@ class LineSite:
 
 
 def make_household(db: str | Path) -> None:
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     if not store.households():
         store.create("futari", ["wife", "husband"])
         store.create("tonari", ["neighbour"])
@@ -143,7 +143,9 @@ def make_household(db: str | Path) -> None:
 
 def make_butler(db: str | Path, script: Script, extra_tools: Sequence[Tool] = ()) -> Butler:
     """A butler over ``db`` (SQLite or PostgreSQL), its memories there too."""
-    return Butler(db, memory_engine(db), ScriptedModel(script), panels=True, extra_tools=extra_tools)
+    return Butler(
+        database(db), memory_engine(db), ScriptedModel(script), panels=True, extra_tools=extra_tools
+    )
 
 
 @contextmanager

@@ -23,6 +23,7 @@ from shitsuji.agent import (
 from shitsuji.errors import UserInputError
 from shitsuji.llm import ScriptedModel, text_response, tool_use_response
 from shitsuji.memory import MemoryEngine
+from shitsuji.store import database
 
 HOME = "household/futari"
 WIFE = ToolContext(deps=None, user="wife", scope=f"{HOME}/user/wife", channel="app", household="futari")
@@ -43,7 +44,7 @@ def assistant(engine: MemoryEngine, db_path: Path, script: list[object]) -> tupl
         Assistant(
             model=model,
             toolbox=Toolbox([add_shopping_item]),
-            proposals=Proposals(db_path),
+            proposals=Proposals(database(db_path)),
             router=ScriptedModel(lambda req: text_response("task")),
             memories=lambda text, ctx: engine.recall(text, ctx.scope, k=10),
             count_index=lambda ctx: "買い物 2件",

@@ -15,6 +15,7 @@ from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import ScriptedModel, text_response, tool_use_response
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.privacy import Viewer
+from shitsuji.store import database
 
 from .conftest import Cli
 from .web_support import PASSWORD, Site, make_site
@@ -35,7 +36,7 @@ def turn(butler: Butler, user: str, text: str, channel: str = "app") -> Finished
 
 @pytest.fixture
 def butler(target: str, db_path: Path) -> Iterator[Butler]:
-    store = HouseholdStore(target)
+    store = HouseholdStore(database(target))
     store.create("futari", ["wife", "husband"])
     store.create("tonari", ["neighbour"])
     store.close()
@@ -52,7 +53,7 @@ def butler(target: str, db_path: Path) -> Iterator[Butler]:
             text_response("覚えました"),
         ]
     )
-    made = Butler(target, MemoryEngine(open_store(db_path), HashEmbedder()), model)
+    made = Butler(database(target), MemoryEngine(open_store(db_path), HashEmbedder()), model)
     yield made
     made.close()
 
@@ -92,7 +93,7 @@ def test_writes_cards_decisions_and_memory_changes_are_recorded_with_who_and_whe
 
 
 def test_a_member_sees_the_household_and_only_their_own_private_memory_events(target: str) -> None:
-    log = AuditLog(target)
+    log = AuditLog(database(target))
     for scope, actor in (
         (WIFE_SCOPE, "wife"),
         ("household/futari/user/husband", "husband"),

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from shitsuji.llm import text_response, tool_use_response
+from shitsuji.store import database
 
 from .conftest import Cli
 from .fake_anthropic import FakeMessagesAPI
@@ -232,9 +233,9 @@ def test_segments_follow_the_callers_label(api: FakeMessagesAPI, cli: Cli, home:
         "--message",
         "おわり",
     )
-    [segment] = Segments(db_path).index("futari", "wife", label="household.shopping")
+    [segment] = Segments(database(db_path)).index("futari", "wife", label="household.shopping")
     assert segment.summary == "牛乳を買う話をした。" and segment.conversation == conversation
-    assert Segments(db_path).load(segment.id, "futari", "wife")[0]["content"] == "買い物の話"
+    assert Segments(database(db_path)).load(segment.id, "futari", "wife")[0]["content"] == "買い物の話"
     tools = [t["name"] for t in api.requests[-1]["tools"]]
     assert "list_segments" in tools and "load_segment" in tools
 
@@ -282,7 +283,7 @@ def test_every_message_is_stored_with_its_metadata(
         "やあ",
         "--json",
     )
-    rows = Conversations(db_path).rows(out.json()["conversation"])
+    rows = Conversations(database(db_path)).rows(out.json()["conversation"])
     assert [(r["seq"], r["role"], r["speaker"], r["channel"], r["segment"]) for r in rows] == [
         (0, "user", "wife", "line", "chat"),
         (1, "assistant", "shitsuji", "line", "chat"),
@@ -298,7 +299,7 @@ def test_a_dead_model_loses_nothing_the_next_turn_sees_the_words_again(
     api.fail(400, "invalid_request_error", "model is down for maintenance")
     failed = cli("chat", "--user", "wife", "--mode", "chat", "--message", "明日は燃えるゴミの日")
     assert failed.code == 1 and "maintenance" in failed.err
-    store = Conversations(db_path)
+    store = Conversations(database(db_path))
     talk = store.latest("futari", "wife", "app")
     assert talk is not None and talk.messages == [{"role": "user", "content": "明日は燃えるゴミの日"}]
     api.reply(text_response("了解です。"))

@@ -15,6 +15,7 @@ from shitsuji.llm._model import TextSink
 from shitsuji.memory import MemoryEngine
 from shitsuji.memory._extract import EXTRACTION_PROMPT, Extractor, Turn, parse_facts
 from shitsuji.memory._jobs import MAX_ATTEMPTS, ExtractionQueue, ExtractionSettings, backoff
+from shitsuji.store import database
 
 from .conftest import Clock
 
@@ -184,7 +185,7 @@ def test_parse_facts_names_the_problem() -> None:
 
 
 def queue(memory_target: str, engine: MemoryEngine, clock: Clock, model: Any, **kw: Any) -> ExtractionQueue:
-    return ExtractionQueue(memory_target, Extractor(model, engine), clock=clock, **kw)
+    return ExtractionQueue(database(memory_target), Extractor(model, engine), clock=clock, **kw)
 
 
 ONE_FACT = facts({"fact": "Aki is allergic to peanuts.", "category": "profile", "importance": 0.9})

@@ -26,7 +26,7 @@ from shitsuji.household import (
 )
 from shitsuji.household._schema import HOUSEHOLD_SCHEMA
 from shitsuji.memory import MemoryEngine
-from shitsuji.store import open_database
+from shitsuji.store import database, open_database
 
 from .conftest import Cli, Clock
 
@@ -36,7 +36,7 @@ TODAY = date(2026, 1, 1)  # the conftest clock's day
 
 @pytest.fixture
 def store(target: str, clock: Clock) -> Iterator[HouseholdStore]:
-    households = HouseholdStore(target, clock=clock)
+    households = HouseholdStore(database(target), clock=clock)
     households.create("futari", ["wife", "husband"])
     households.create("tonari", ["alice"])
     yield households
@@ -44,7 +44,7 @@ def store(target: str, clock: Clock) -> Iterator[HouseholdStore]:
 
 
 def member(store: HouseholdStore, engine: MemoryEngine, user: str, channel: str, **where: Any) -> ToolContext:
-    return HouseholdDeps(store, engine, Segments(store.path)).member(user, channel, **where)
+    return HouseholdDeps(store, engine, Segments(database(store.path))).member(user, channel, **where)
 
 
 @pytest.fixture
@@ -338,7 +338,7 @@ def test_member_context_refuses_anyone_outside_the_household(
 
 
 def test_tools_refuse_a_context_without_a_household(store: HouseholdStore, engine: MemoryEngine) -> None:
-    deps = HouseholdDeps(store, engine, Segments(store.path))
+    deps = HouseholdDeps(store, engine, Segments(database(store.path)))
     bare = ToolContext(deps=deps, user="wife", scope="household/futari/user/wife", channel="app")
     with pytest.raises(LookupError, match=r"HouseholdDeps\.member"):
         call(bare, "list_todos")
@@ -427,7 +427,7 @@ def test_cli_init_and_list_commands(cli: Cli, db_path: Path) -> None:
     assert created.code == 0 and created.json()["members"] == ["wife", "husband"]
     again = cli("household", "init", "--name", "futari", "--member", "wife")
     assert again.code == 1 and "already exists" in again.err and "pick another --name" in again.err
-    households = HouseholdStore(db_path)
+    households = HouseholdStore(database(db_path))
     households.add_shopping_item("futari", "牛乳", by="wife")
     households.add_event("futari", "同窓会", "2099-05-01T18:00", by="husband")
     households.add_todo("futari", "年賀状を書く", "2099-12-25", by="wife")
@@ -455,7 +455,7 @@ def test_cli_sets_the_households_time_zone(cli: Cli, db_path: Path) -> None:
     assert bad.code == 1 and "Asia/Tokyo" in bad.err  # says what a zone looks like
     moved = cli("household", "time-zone", "Europe/London")
     assert moved.code == 0 and "now lives in Europe/London" in moved.out
-    store = HouseholdStore(db_path)
+    store = HouseholdStore(database(db_path))
     try:
         assert store.get("futari").time_zone == "Europe/London"
     finally:

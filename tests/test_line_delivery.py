@@ -17,10 +17,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from shitsuji.config import LineSettings
-from shitsuji.line import FakeLineAPI, LineApp, Messenger, RateLimiter
+from shitsuji.line import FakeLineAPI, LineApp, LineSettings, Messenger, RateLimiter
 from shitsuji.line._fake import PUSH, REPLY
 from shitsuji.llm import text_response
+from shitsuji.store import database
 
 from .fake_anthropic import FakeMessagesAPI
 from .line_support import SECRET, TOKEN, WIFE, LineSite, Script, line_site, make_butler, text_event
@@ -163,7 +163,7 @@ def test_the_inbox_answers_one_senders_events_in_order_and_takes_back_a_dead_wor
     from .line_support import HUSBAND
 
     clock = Clock()
-    inbox = Inbox(target, clock=clock)
+    inbox = Inbox(database(target), clock=clock)
     first, second, other = text_event(WIFE, "1"), text_event(WIFE, "2"), text_event(HUSBAND, "3")
     assert inbox.accept([first, second, other]) == 3 and inbox.accept([first]) == 0
     taken = inbox.claim(5)
@@ -187,14 +187,14 @@ def test_workers_claiming_at_once_take_every_event_once_and_each_senders_in_orde
 
     senders = [f"U{i:032d}" for i in range(5)]
     events = [text_event(senders[n % 5], str(n)) for n in range(40)]
-    Inbox(target).accept(events)
+    Inbox(database(target)).accept(events)
     order = {e["webhookEventId"]: n for n, e in enumerate(events)}
     taken: list[str] = []
     lock = threading.Lock()
     start = threading.Barrier(8, timeout=60)  # a thread that fails breaks it: no hang
 
     def work(_: int) -> None:
-        inbox = Inbox(target)
+        inbox = Inbox(database(target))
         start.wait()
         idle = 0
         while idle < 20:
@@ -224,7 +224,7 @@ def test_a_claim_on_postgresql_passes_over_heads_another_worker_holds_without_wa
 
     from .line_support import HUSBAND
 
-    inbox = Inbox(pg_url)
+    inbox = Inbox(database(pg_url))
     hers, his = text_event(WIFE, "1"), text_event(HUSBAND, "2")
     inbox.accept([hers, his])
     db = open_database(pg_url)
@@ -253,7 +253,7 @@ def test_a_worker_in_another_process_is_woken_by_the_events_stored_not_by_its_po
         )
         worker.start()
         time.sleep(1.0)  # the worker took its first look and now waits
-        webhook = Inbox(pg_url)  # another process's inbox: it cannot call this worker's wake()
+        webhook = Inbox(database(pg_url))  # another process's inbox: it cannot call this worker's wake()
         sent = text_event(WIFE, "こんにちは")
         stored = time.monotonic()
         assert webhook.accept([sent]) == 1

@@ -12,6 +12,7 @@ from shitsuji.errors import UserInputError
 from shitsuji.household import HouseholdStore
 from shitsuji.line import LineLinks
 from shitsuji.llm import text_response, tool_use_response
+from shitsuji.store import database
 
 from .conftest import Cli
 from .line_support import WIFE, line_site
@@ -36,12 +37,12 @@ def test_line_settings_come_from_the_environment_and_never_show_the_secrets() ->
 
 
 def test_line_link_prints_a_code_that_links_once(cli: Cli, db_path: Path) -> None:
-    store = HouseholdStore(db_path)
+    store = HouseholdStore(database(db_path))
     store.create("futari", ["wife", "husband"])
     store.close()
     made = cli("line", "link", "wife", "--json")
     assert made.code == 0 and made.json()["household"] == "futari"
-    links = LineLinks(db_path)
+    links = LineLinks(database(db_path))
     link = links.redeem(WIFE, made.json()["code"])
     assert link is not None and (link.household, link.member) == ("futari", "wife")
     assert links.redeem(WIFE, made.json()["code"]) is None

@@ -10,7 +10,7 @@ import pytest
 
 from shitsuji.line import LineLinks, looks_like_code
 from shitsuji.memory._schema import MEMORY_SCHEMA
-from shitsuji.store import open_database
+from shitsuji.store import database, open_database
 
 from .conftest import Clock
 from .line_support import (
@@ -146,7 +146,7 @@ def test_linking_with_a_one_time_code_then_talking(site: LineSite) -> None:
 
 
 def test_codes_are_stored_hashed_expire_and_a_new_one_replaces_the_old(target: str, clock: Clock) -> None:
-    links = LineLinks(target, clock=clock)
+    links = LineLinks(database(target), clock=clock)
     old = links.new_code("futari", "wife")
     new = links.new_code("futari", "wife")
     stored = [r[0] for r in links._conn.execute("SELECT code_hash FROM line_link_codes")]

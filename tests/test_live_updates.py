@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from shitsuji.household import HouseholdStore
-from shitsuji.store import is_postgres
+from shitsuji.store import database, is_postgres
 from shitsuji.web._hub import LISTEN_POLL_S, POLL_S
 
 from .web_support import HOME, PASSWORD, Site, make_site, serving
@@ -68,7 +68,7 @@ def test_a_change_in_one_app_reaches_the_others_stream(two_sites: tuple[Site, Si
 def test_only_the_changed_household_is_notified_and_a_rolled_back_change_not_at_all(pg_url: str) -> None:
     import psycopg
 
-    store = HouseholdStore(pg_url)
+    store = HouseholdStore(database(pg_url))
     store.create("futari", ["wife"])
     store.create("tonari", ["neighbour"])
     with psycopg.connect(pg_url, autocommit=True) as conn:

@@ -34,6 +34,7 @@ from shitsuji.llm import (
     tool_use_response,
     web_tools,
 )
+from shitsuji.store import database
 
 from .conftest import Clock
 from .fake_anthropic import FakeMessagesAPI
@@ -145,7 +146,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
 
 @pytest.fixture
 def proposals(db_path: Path, clock: Clock) -> Proposals:
-    return Proposals(db_path, clock=clock, ttl=timedelta(hours=1))
+    return Proposals(database(db_path), clock=clock, ttl=timedelta(hours=1))
 
 
 def turn(model: Model, proposals: Proposals, *, channel: str = "app", mode: Mode = TASK) -> list[Step]:

@@ -20,7 +20,7 @@ from shitsuji.household import HOUSEHOLD_SCHEMA, HouseholdStore
 from shitsuji.line import Inbox, LineLinks, inbox_path
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.memory._schema import MEMORY_SCHEMA
-from shitsuji.store import Migration, Schema, open_database
+from shitsuji.store import Migration, Schema, database, open_database
 from shitsuji.store._copy import checksum
 from shitsuji.web._accounts import Accounts
 from shitsuji.web._invites import Invitations
@@ -50,7 +50,7 @@ def populate(db: Path) -> None:
     engine.forget(gone.id)
     engine.recall("飲み物", "household/futari/user/wife")
     memory.close()
-    homes = HouseholdStore(db)
+    homes = HouseholdStore(database(db))
     homes.create("futari", ["wife", "husband"], time_zone="Asia/Tokyo")
     milk = homes.add_shopping_item("futari", "牛乳", 2, by="wife")
     homes.add_shopping_item("futari", "卵", by="husband")
@@ -58,7 +58,7 @@ def populate(db: Path) -> None:
     homes.add_todo("futari", "粗大ごみの予約", by="wife")
     homes.add_expense("futari", 1200, "food", by="wife")
     homes.close()
-    talks = Conversations(db)
+    talks = Conversations(database(db))
     talk = talks.add_said(talks.start("futari", "wife", "app"), "牛乳買っといて")
     talks.add_turn(
         talk,
@@ -69,24 +69,24 @@ def populate(db: Path) -> None:
         summary_untrusted=False,
     )
     talks.close()
-    log = AuditLog(db)
-    Proposals(db, audit=log).propose(add_expense, {"amount": 3000}, WIFE)
+    log = AuditLog(database(db))
+    Proposals(database(db), audit=log).propose(add_expense, {"amount": 3000}, WIFE)
     log.record(AuditEvent("tool.ran", "husband", household="futari", channel="line", detail={"n": 1.5}))
     log.close()
-    links = LineLinks(db)
+    links = LineLinks(database(db))
     links.redeem("U_wife", links.new_code("futari", "wife"))
     links.close()
-    inbox = Inbox(inbox_path(str(db)))
+    inbox = Inbox(database(inbox_path(str(db))))
     inbox.accept(
         {"webhookEventId": f"01EV{n}", "type": "message", "source": {"type": "user", "userId": "U_wife"}}
         for n in range(3)
     )
     inbox.close()
-    accounts = Accounts(db)
+    accounts = Accounts(database(db))
     accounts.set_password("futari", "wife", "妻のパスワードです")
     accounts.start_session("futari", "wife")
     accounts.close()
-    Invitations(db).create("futari", "husband", by="wife")
+    Invitations(database(db)).create("futari", "husband", by="wife")
 
 
 def sums(report: dict[str, Any]) -> dict[str, tuple[int, str]]:
@@ -110,17 +110,23 @@ def test_a_database_goes_to_postgresql_and_back_unchanged(cli: Cli, db_path: Pat
     assert counts["line_events"] == 3 and counts["conversation_messages"] == 2 and counts["proposals"] == 1
 
     # the app reads the same data from PostgreSQL
-    sqlite_items = HouseholdStore(db_path).shopping_items("futari")
-    assert HouseholdStore(pg_url).shopping_items("futari") == sqlite_items
-    assert Accounts(pg_url).verify("futari", "wife", "妻のパスワードです")
-    assert Proposals(pg_url).list(household="futari") == Proposals(db_path).list(household="futari")
-    talk = Conversations(db_path).latest("futari", "wife", "app")
-    assert talk is not None and Conversations(pg_url).rows(talk.id) == Conversations(db_path).rows(talk.id)
-    assert LineLinks(pg_url).get("U_wife") == LineLinks(db_path).get("U_wife")
-    assert Inbox(pg_url).counts() == Inbox(inbox_path(str(db_path))).counts()
-    assert [e.seq for e in AuditLog(pg_url).events()] == [e.seq for e in AuditLog(db_path).events()]
+    sqlite_items = HouseholdStore(database(db_path)).shopping_items("futari")
+    assert HouseholdStore(database(pg_url)).shopping_items("futari") == sqlite_items
+    assert Accounts(database(pg_url)).verify("futari", "wife", "妻のパスワードです")
+    assert Proposals(database(pg_url)).list(household="futari") == Proposals(database(db_path)).list(
+        household="futari"
+    )
+    talk = Conversations(database(db_path)).latest("futari", "wife", "app")
+    assert talk is not None and Conversations(database(pg_url)).rows(talk.id) == Conversations(
+        database(db_path)
+    ).rows(talk.id)
+    assert LineLinks(database(pg_url)).get("U_wife") == LineLinks(database(db_path)).get("U_wife")
+    assert Inbox(database(pg_url)).counts() == Inbox(database(inbox_path(str(db_path)))).counts()
+    assert [e.seq for e in AuditLog(database(pg_url)).events()] == [
+        e.seq for e in AuditLog(database(db_path)).events()
+    ]
     # new rows get fresh keys after the copied ones (the identity sequences were moved on)
-    last = max(e.seq or 0 for e in AuditLog(db_path).events())
+    last = max(e.seq or 0 for e in AuditLog(database(db_path)).events())
     pg = open_database(pg_url)
     with pg.write() as tx:
         added = tx.execute(
@@ -146,7 +152,7 @@ def test_a_database_goes_to_postgresql_and_back_unchanged(cli: Cli, db_path: Pat
     home = cli("--db", str(back), "migrate", "--from", pg_url, "--json")
     assert home.code == 0, home.err
     assert sums(home.json()) == sums(report)
-    assert HouseholdStore(back).shopping_items("futari") == sqlite_items
+    assert HouseholdStore(database(back)).shopping_items("futari") == sqlite_items
     assert (back.parent / "back.db-line-inbox").exists()
 
     def recall(db: Path) -> list[tuple[str, float]]:
@@ -158,7 +164,7 @@ def test_a_database_goes_to_postgresql_and_back_unchanged(cli: Cli, db_path: Pat
 
 def test_a_target_with_data_is_refused_and_left_untouched(cli: Cli, db_path: Path, pg_url: str) -> None:
     populate(db_path)
-    HouseholdStore(pg_url).create("tonari", ["a"])
+    HouseholdStore(database(pg_url)).create("tonari", ["a"])
     refused = cli("migrate", "--to", pg_url)
     assert refused.code == 1
     assert "already holds shitsuji data" in refused.err and "households: 1 rows" in refused.err
@@ -171,7 +177,7 @@ def test_a_target_with_data_is_refused_and_left_untouched(cli: Cli, db_path: Pat
 
     # and back: an existing SQLite file with rows is not overwritten either
     assert cli("--db", str(db_path), "migrate", "--from", pg_url).code == 1
-    assert [h.name for h in HouseholdStore(db_path).households()] == ["futari"]
+    assert [h.name for h in HouseholdStore(database(db_path)).households()] == ["futari"]
 
 
 def test_clear_errors_in_one_line(cli: Cli, tmp_path: Path, pg_url: str) -> None:

@@ -21,7 +21,7 @@ from shitsuji.memory._jobs import ExtractionQueue
 from shitsuji.memory._postgres_store import KEYWORD_SQL, PostgresMemoryStore, _query, graph_sql
 from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.memory._text import query_terms
-from shitsuji.store import PostgresDatabase, open_database
+from shitsuji.store import PostgresDatabase, database, open_database
 
 from .conftest import Clock
 
@@ -190,7 +190,7 @@ CLAIMER = textwrap.dedent(
     import json, os, signal, sys, time
     from pathlib import Path
     from shitsuji.memory._jobs import ExtractionQueue
-    queue = ExtractionQueue(sys.argv[1], None)
+    queue = ExtractionQueue(database(sys.argv[1]), None)
     go = Path(sys.argv[2])
     while not go.exists():
         time.sleep(0.005)
@@ -211,7 +211,7 @@ def memory_target(target: str) -> str:
 
 
 def _queue(target: str, engine: MemoryEngine, clock: Clock, model: ScriptedModel) -> ExtractionQueue:
-    return ExtractionQueue(target, Extractor(model, engine), clock=clock)
+    return ExtractionQueue(database(target), Extractor(model, engine), clock=clock)
 
 
 def test_two_worker_processes_never_claim_the_same_job(

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from shitsuji.agent import Proposals, Toolbox, ToolContext, tool
 from shitsuji.errors import NotFoundError
-from shitsuji.store import open_database
+from shitsuji.store import database, open_database
 
 from .conftest import Clock
 
@@ -55,7 +55,7 @@ BOX = Toolbox([add_shopping_item, explode])
 @pytest.fixture
 def proposals(target: str, clock: Clock) -> Proposals:
     runs.clear()
-    return Proposals(target, clock=clock, ttl=timedelta(hours=1))
+    return Proposals(database(target), clock=clock, ttl=timedelta(hours=1))
 
 
 def test_a_write_waits_as_a_durable_proposal(proposals: Proposals, target: str, clock: Clock) -> None:
@@ -63,7 +63,7 @@ def test_a_write_waits_as_a_durable_proposal(proposals: Proposals, target: str, 
     assert p.status == "pending" and p.owner == "wife" and p.input == {"name": "牛乳"}
     assert p.summary == "「牛乳」を買い物リストに追加" and p.conversation == "c1"
     assert p.expires_at == clock.now + timedelta(hours=1)
-    reopened = Proposals(target, clock=clock)  # a restart loses nothing
+    reopened = Proposals(database(target), clock=clock)  # a restart loses nothing
     assert [x.id for x in reopened.list(owner="wife", status="pending")] == [p.id]
     assert runs == []
 
@@ -81,7 +81,7 @@ def test_concurrent_approvals_from_two_processes_run_it_once(
     proposals: Proposals, target: str, clock: Clock
 ) -> None:
     p = proposals.propose(add_shopping_item, {"name": "パン"}, WIFE)
-    other = Proposals(target, clock=clock)
+    other = Proposals(database(target), clock=clock)
 
     async def both() -> list[bool]:
         results = await asyncio.gather(
@@ -102,7 +102,7 @@ def test_approvals_racing_in_threads_run_it_once_and_the_rest_say_why(
     start = threading.Barrier(8, timeout=60)  # a thread that fails breaks it: no hang
 
     def approve(_: int) -> str:
-        mine = Proposals(target, clock=clock)
+        mine = Proposals(database(target), clock=clock)
         start.wait()
         return asyncio.run(mine.approve(p.id, WIFE, BOX)).code
 
@@ -120,7 +120,7 @@ def test_only_the_owner_decides_unless_the_household_may(
     refused = asyncio.run(proposals.approve(p.id, HUSBAND, BOX))
     assert not refused.done and refused.reason == "only wife may decide on this proposal"
     assert not proposals.reject(p.id, HUSBAND).done
-    shared = Proposals(target, clock=clock, household_may_approve=True)
+    shared = Proposals(database(target), clock=clock, household_may_approve=True)
     assert asyncio.run(shared.approve(p.id, HUSBAND, BOX)).done
     stranger = ToolContext(
         deps=None, user="tanaka", scope="household/tanaka/user/tanaka", channel="app", household="tanaka"
@@ -181,19 +181,19 @@ async def slow_write(ctx: ToolContext[None], path: str) -> str:
 _APPROVER = """
 import asyncio, sys
 from shitsuji.agent import Proposals, Toolbox
+from shitsuji.store import database
 from tests.test_proposals import WIFE, slow_write
-asyncio.run(Proposals(sys.argv[1]).approve(sys.argv[2], WIFE, Toolbox([slow_write])))
+asyncio.run(Proposals(database(sys.argv[1])).approve(sys.argv[2], WIFE, Toolbox([slow_write])))
 """
 
 
-def test_an_approval_killed_mid_run_is_never_run_again(
+def test_an_approval_killed_mid_run_is_interrupted_and_never_approved_again(
     proposals: Proposals, target: str, tmp_path: Path
 ) -> None:
-    """kill -9 of the process carrying out an approved card: the card stays "being carried out" and no
-    later approval runs the write again (at most once: whether the dead process's write landed is
-    unknown, so nobody repeats it)."""
+    """kill -9 of the process carrying out an approved card: the card shows "interrupted" and no
+    later approval or rejection runs it again (only its owner's ``retry`` does: test_crash_recovery)."""
     effect = tmp_path / "effect.txt"
-    proposals = Proposals(target)  # the real clock, as in the approving process
+    proposals = Proposals(database(target))  # the real clock, as in the approving process
     p = proposals.propose(slow_write, {"path": str(effect)}, WIFE)
     root = Path(__file__).resolve().parent.parent
     victim = subprocess.Popen(
@@ -206,9 +206,9 @@ def test_an_approval_killed_mid_run_is_never_run_again(
     assert victim.stdout is not None and victim.stdout.readline() == "running\n", victim.communicate()
     victim.send_signal(signal.SIGKILL)
     victim.communicate(timeout=10)
-    assert proposals.get(p.id).status == "running"
+    assert proposals.get(p.id).status == "running" and proposals.get(p.id).interrupted
     again = asyncio.run(proposals.approve(p.id, WIFE, Toolbox([slow_write])))
-    assert not again.done and again.code == "running" and not proposals.reject(p.id, WIFE).done
+    assert not again.done and again.code == "interrupted" and not proposals.reject(p.id, WIFE).done
     assert not effect.exists()
 
 

@@ -12,6 +12,7 @@ from shitsuji.context import Segments, Summarizer
 from shitsuji.errors import ModelUnavailableError, NotFoundError, UserInputError
 from shitsuji.household import OpenPanel, open_panel
 from shitsuji.llm import Message, ScriptedModel, text_response
+from shitsuji.store import database
 
 from .conftest import Clock
 
@@ -25,7 +26,7 @@ def talk(*pairs: tuple[str, str]) -> list[Message]:
 
 @pytest.fixture
 def segments(target: str, clock: Clock) -> Segments:
-    return Segments(target, clock=clock)
+    return Segments(database(target), clock=clock)
 
 
 def test_open_close_archive_and_load_across_a_restart(segments: Segments, target: str, clock: Clock) -> None:
@@ -38,7 +39,7 @@ def test_open_close_archive_and_load_across_a_restart(segments: Segments, target
     closed = asyncio.run(segments.close_segment("c1", during, summarizer=Summarizer(model)))
     assert closed is not None and closed.summary == "買い物リストに牛乳と卵を追加した。"
     assert segments.current("c1") is None
-    restarted = Segments(target, clock=clock)
+    restarted = Segments(database(target), clock=clock)
     [listed] = restarted.index("futari", "wife", label="household.shopping")
     assert listed.id == opened.id and "household.shopping" in listed.index_line()
     assert restarted.load(opened.id, "futari", "wife") == during[2:]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from shitsuji.errors import UserInputError
-from shitsuji.store import open_database
+from shitsuji.store import database, open_database
 from shitsuji.web import Accounts
 from shitsuji.web._accounts import MAX_FAILURES
 
@@ -19,7 +19,7 @@ from .conftest import Cli, Clock
 
 @pytest.fixture
 def accounts(target: str, clock: Clock) -> Accounts:
-    return Accounts(target, clock=clock)
+    return Accounts(database(target), clock=clock)
 
 
 def test_passwords_are_argon2_hashes_and_verify(accounts: Accounts, target: str) -> None:
@@ -64,7 +64,7 @@ def test_login_failures_block_for_the_window_and_survive_a_restart(
     assert 0 < accounts.retry_after(keys) <= 15 * 60 + 1
     refused = accounts.begin_attempt(keys)
     assert refused.rowids == () and 0 < refused.retry_after <= 15 * 60 + 1
-    assert Accounts(target, clock=clock).retry_after(["addr:127.0.0.1"]) > 0  # kept in the database
+    assert Accounts(database(target), clock=clock).retry_after(["addr:127.0.0.1"]) > 0  # kept in the database
     clock.advance(minutes=16)
     assert accounts.retry_after(keys) == 0
 
@@ -86,7 +86,7 @@ def test_add_member_and_set_password_from_the_cli(cli: Cli, db_path: Path) -> No
     )
     assert added.code == 0, added.err
     assert added.json()["members"] == ["wife", "husband"] and added.json()["password_set"] is True
-    assert Accounts(db_path).verify("futari", "husband", "夫のパスワードです")
+    assert Accounts(database(db_path)).verify("futari", "husband", "夫のパスワードです")
     again = cli("household", "add-member", "husband", "--no-password")
     assert again.code == 1 and "already a member" in again.err
     short = cli("household", "add-member", "child", "--password-stdin", stdin="abc\n")
@@ -98,7 +98,7 @@ def test_add_member_and_set_password_from_the_cli(cli: Cli, db_path: Path) -> No
     assert (
         cli("household", "set-password", "wife", "--password-stdin", stdin="妻のパスワードです\n").code == 0
     )
-    assert Accounts(db_path).verify("futari", "wife", "妻のパスワードです")
+    assert Accounts(database(db_path)).verify("futari", "wife", "妻のパスワードです")
     stranger = cli("household", "set-password", "tanaka", "--password-stdin", stdin="whatever-123\n")
     assert stranger.code == 1 and "not a member" in stranger.err and "add-member" in stranger.err
 
@@ -107,7 +107,7 @@ def test_attempts_racing_in_threads_reserve_no_more_than_the_limit(target: str, 
     """Each thread its own connection: PostgreSQL's read committed transactions overlap for real."""
     keys = ["member:futari/wife", "addr:127.0.0.1"]
     start = threading.Barrier(16, timeout=60)  # a thread that fails breaks the barrier: no hang
-    everyone = [Accounts(target, clock=clock) for _ in range(16)]
+    everyone = [Accounts(database(target), clock=clock) for _ in range(16)]
 
     def attempt(i: int) -> int:
         start.wait()

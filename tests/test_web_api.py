@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 
 from shitsuji.household import HouseholdStore
 from shitsuji.llm import ScriptedModel, text_response, tool_use_response
+from shitsuji.store import database
 from shitsuji.web import Member
 from shitsuji.web._member import message_text
 from shitsuji.web._security import SESSION_COOKIE
@@ -627,7 +628,7 @@ def test_the_event_stream_tells_of_household_changes_from_anywhere(site: Site) -
             assert name == "hello" and hello == {"fingerprint": site.backend.fingerprint("futari")}
 
             # another household's change is not news here
-            other = HouseholdStore(site.db)
+            other = HouseholdStore(database(site.db))
             try:
                 other.add_shopping_item("tonari", "醤油", by="neighbour")
                 assert _next_event(lines) == ("keep-alive", None)

@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import text_response, tool_use_response
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
+from shitsuji.store import database
 from shitsuji.web import Backend, create_app
 
 from .browser_support import Shoot, ja_day, mark_page, opened, same_document, send, sign_in
@@ -161,7 +162,7 @@ def test_b2_a_change_made_elsewhere_reaches_the_open_panel_live(page: Page, site
     page.locator("[data-panel=shopping]").click()
     expect(page.locator("#panel-content")).to_contain_text("まだありません。")
     mark_page(page)
-    elsewhere = HouseholdStore(site.db)  # e.g. the LINE bot: another process, its own connection
+    elsewhere = HouseholdStore(database(site.db))  # e.g. the LINE bot: another process, its own connection
     try:
         elsewhere.add_shopping_item(HOME, "卵", 1, by="wife")
     finally:
@@ -356,7 +357,7 @@ def test_f_first_run_setup_creates_a_household_and_signs_in(
 ) -> None:
     db = tmp_path / "empty.db"
     memory = MemoryEngine(open_store(db), HashEmbedder())
-    backend = Backend(Butler(db, memory, None, panels=True))
+    backend = Backend(Butler(database(db), memory, None, panels=True))
     try:
         with serving(create_app(backend)) as url, opened(browser, url) as page:
             page.goto("/")

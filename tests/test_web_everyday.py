@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 from shitsuji.household import Butler
 from shitsuji.llm import text_response, tool_use_response
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
+from shitsuji.store import database
 from shitsuji.web import Backend, create_app
 
 from .browser_support import DESKTOP, PHONE, Shoot, ja_day, mark_page, opened, same_document, send, sign_in
@@ -176,7 +177,7 @@ def test_after_a_dead_model_the_words_stay_in_the_box_and_a_retry_stores_them_on
 def test_setup_says_what_it_accepts_and_refuses_in_japanese(browser: Browser, tmp_path: Path) -> None:
     db = tmp_path / "first.db"
     memory = MemoryEngine(open_store(db), HashEmbedder())
-    backend = Backend(Butler(db, memory, None, panels=True))
+    backend = Backend(Butler(database(db), memory, None, panels=True))
     try:
         with serving(create_app(backend)) as url, opened(browser, url) as page:
             page.goto("/setup")

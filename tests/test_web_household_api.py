@@ -22,6 +22,7 @@ from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import probe_local, text_response, tool_use_response
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.memory._embedders import Vector
+from shitsuji.store import database
 from shitsuji.web import Backend, create_app
 
 from .fake_anthropic import FakeMessagesAPI
@@ -226,7 +227,7 @@ def test_the_budget_panel_moves_between_months(site: Site) -> None:
 def test_today_is_the_households_whatever_the_servers_zone(tmp_path: Path) -> None:
     # 2026-11-30 16:30 UTC is already 2026-12-01 01:30 in Tokyo
     moment = datetime(2026, 11, 30, 16, 30, tzinfo=UTC)
-    store = HouseholdStore(tmp_path / "tz.db", clock=lambda: moment)
+    store = HouseholdStore(database(tmp_path / "tz.db"), clock=lambda: moment)
     try:
         store.create("futari", ["wife"], time_zone="Asia/Tokyo")
         store.create("london", ["sam"], time_zone="Europe/London")
@@ -433,10 +434,10 @@ class CountingEmbedder(HashEmbedder):
 
 def test_the_embedder_is_loaded_at_start_up_not_on_the_first_message(tmp_path: Path) -> None:
     db = tmp_path / "warm.db"
-    HouseholdStore(db).create(HOME, ["wife"])
+    HouseholdStore(database(db)).create(HOME, ["wife"])
     embedder = CountingEmbedder()
     memory = MemoryEngine(open_store(db), embedder)
-    backend = Backend(Butler(db, memory, None, panels=True))
+    backend = Backend(Butler(database(db), memory, None, panels=True))
     try:
         assert embedder.queries == 0
         with serving(create_app(backend)):

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 
 from shitsuji.household import HouseholdStore
+from shitsuji.store import database
 from shitsuji.web import Accounts
 
 from .pg_support import processes_can_use
@@ -188,10 +189,10 @@ def test_serve_with_workers_runs_that_many_app_processes_over_postgresql(pg_url:
     """Two app processes on one port, one LINE worker; a session and a change made through one
     connection work on any other, and a stream hears the change at once (NOTIFY, not the poll)."""
     processes_can_use(pg_url)
-    store = HouseholdStore(pg_url)
+    store = HouseholdStore(database(pg_url))
     store.create(HOME, ["wife", "husband"])
     store.close()
-    accounts = Accounts(pg_url)
+    accounts = Accounts(database(pg_url))
     for user in ("wife", "husband"):
         accounts.set_password(HOME, user, PASSWORD)
     accounts.close()

@@ -22,6 +22,7 @@ from fastapi import FastAPI
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import AnthropicModel, Model
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
+from shitsuji.store import database
 from shitsuji.web import Backend, create_app
 
 PASSWORD = "correct horse 馬"
@@ -51,12 +52,12 @@ def make_site(
     """Households futari (wife, husband) and tonari (neighbour), everyone's password ``PASSWORD``.
 
     ``db`` is a SQLite path or a PostgreSQL URL; the memories live there too."""
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     if not store.households():
         store.create(HOME, ["wife", "husband"])
         store.create(NEIGHBOUR, ["neighbour"])
     store.close()
-    backend = Backend(Butler(db, memory_engine(db), model, panels=True))
+    backend = Backend(Butler(database(db), memory_engine(db), model, panels=True))
     for home, user in ((HOME, "wife"), (HOME, "husband"), (NEIGHBOUR, "neighbour")):
         backend.accounts.set_password(home, user, PASSWORD)
     return Site(create_app(backend, secure_cookies=secure_cookies), backend, str(db))

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from ._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .config import Settings, open_memory
+    from ._open import open_memory
+    from .config import Settings
     from .errors import ShitsujiError
     from .memory import Hit, Memory, MemoryEngine, RememberResult
 
@@ -17,7 +18,7 @@ __version__ = "0.1.0"
 
 _HOMES = {
     "Settings": "config",
-    "open_memory": "config",
+    "open_memory": "_open",
     "ShitsujiError": "errors",
     "Hit": "memory",
     "Memory": "memory",

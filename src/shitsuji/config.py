@@ -1,7 +1,9 @@
 """Every setting shitsuji has, read once at the edge (the CLI, the web app's start-up) and passed down.
 
-Nothing below the channels reads the environment: the stores get a path, the butler its
-modes and router model, the model adapter an ``Endpoint``, extraction its switches.
+Nothing below the channels reads the environment: the edge opens the process's database from
+``database`` (``store.database``) and hands it to every store, the butler gets its modes and router
+model, the model adapter an ``Endpoint``, extraction its switches. This module only reads settings:
+opening memory is ``memory.open_engine``, the LINE channel's own settings are ``line.LineSettings``.
 
 | setting | flag | environment | default |
 |---|---|---|---|
@@ -32,44 +34,21 @@ from typing import TYPE_CHECKING, Any
 from ._paths import default_db_path
 from .errors import UserInputError
 from .llm import CHEAP_MODEL, CapabilityTable, Endpoint
-from .memory import DEFAULT_EMBEDDER, MemoryEngine, load_embedder, open_store
+from .memory import DEFAULT_EMBEDDER
 from .store import is_postgres
 
 if TYPE_CHECKING:
     from .agent import Mode
+    from .line import LineSettings
     from .memory import ExtractionSettings
 
 
-@dataclass(frozen=True, slots=True)
-class LineSettings:
-    """The LINE channel's secret (checks webhook signatures) and access token (answers), both from the
-    LINE Developers console; ``api_url`` points the SDK elsewhere (a local fake in tests)."""
-
-    channel_secret: str
-    channel_token: str
-    api_url: str | None = None
-    push_rate: float = 50.0  # pushes per second at most, below the Messaging API's limit
-
-    def __repr__(self) -> str:  # never print the secrets
-        return f"LineSettings(api_url={self.api_url!r}, push_rate={self.push_rate})"
-
-
 def _line(env: Mapping[str, str]) -> LineSettings | None:
-    secret = env.get("SHITSUJI_LINE_CHANNEL_SECRET") or ""
-    token = env.get("SHITSUJI_LINE_CHANNEL_TOKEN") or ""
-    if not secret and not token:
-        return None
-    if not secret or not token:
-        missing = "SHITSUJI_LINE_CHANNEL_TOKEN" if secret else "SHITSUJI_LINE_CHANNEL_SECRET"
-        raise UserInputError(f"the LINE channel needs both its secret and its token: set {missing} too")
-    rate = env.get("SHITSUJI_LINE_PUSH_RATE")
-    try:
-        push_rate = float(rate) if rate else 50.0
-    except ValueError:
-        push_rate = 0.0
-    if not push_rate > 0:
-        raise UserInputError(f"SHITSUJI_LINE_PUSH_RATE must be a positive number, not {rate!r}")
-    return LineSettings(secret, token, env.get("SHITSUJI_LINE_API_URL") or None, push_rate)
+    if not env.get("SHITSUJI_LINE_CHANNEL_SECRET") and not env.get("SHITSUJI_LINE_CHANNEL_TOKEN"):
+        return None  # LINE off: its package is not even imported
+    from .line._settings import line_settings
+
+    return line_settings(env)
 
 
 def _words(value: str | None) -> frozenset[str]:
@@ -173,15 +152,6 @@ class Settings:
             disabled_channels=self.extraction_off_channels,
         )
 
-    def memory(self) -> MemoryEngine:
-        """A ``MemoryEngine`` over this database and embedder; its changes go to the audit log."""
-        from .audit import AuditLog
-
-        self.use_caches()
-        return MemoryEngine(
-            open_store(self.database), load_embedder(self.embedder), audit=AuditLog(self.database)
-        )
-
 
 def _database_url(url: str | None) -> str | None:
     if url is not None and not is_postgres(url):
@@ -190,12 +160,3 @@ def _database_url(url: str | None) -> str | None:
             "leave it unset to use the SQLite file of --db"
         )
     return url
-
-
-def open_memory(db: str | Path | None = None, embedder: str | None = None) -> MemoryEngine:
-    """A ready ``MemoryEngine`` over the database (a file or a ``postgresql://`` URL) and embedder named here or by the environment
-    (for reading and for library use: its changes are not audited; the CLI's and the apps' are)."""
-    url = str(db) if db is not None and is_postgres(db) else None
-    settings = Settings.from_env(db=None if url else db, embedder=embedder, database_url=url)
-    settings.use_caches()
-    return MemoryEngine(open_store(settings.database), load_embedder(settings.embedder))

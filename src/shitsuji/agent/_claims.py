@@ -2,8 +2,10 @@
 
 A web server, a LINE worker and a terminal may all answer in the same conversation; a
 claim is a row (conversation, holder, expires_at) taken in one write transaction, so two
-processes can never both hold it. The holder renews it while the turn runs; a claim left
-by a crashed process simply expires after its lease, and the next turn may take it.
+processes can never both hold it. The holder renews it while the turn runs. A claim also names
+its process (``Database.holder()``): one left by a process that is gone (``kill -9``, a crash) is
+released as soon as anyone notices — the next turn in that conversation, or ``release_dead`` when
+a service starts — rather than blocking the conversation for the rest of its lease.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from .. import store as db
 from ..errors import ShitsujiError
@@ -34,34 +35,73 @@ class Claim:
 class TurnClaims:
     def __init__(
         self,
-        path: str | Path,
+        database: db.Database,
         *,
         lease: timedelta = DEFAULT_LEASE,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, AGENT_SCHEMA)
+        database.ensure(AGENT_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.lease = lease
         self.clock = clock
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def claim(self, conversation: str) -> Claim:
-        """Take the conversation for one turn, or raise ``Busy`` while another holder's lease runs."""
+        """Take the conversation for one turn, or raise ``Busy`` while another live holder's lease runs."""
         holder = secrets.token_hex(8)
-        now = self.clock()
-        with self._conn.write() as conn:
-            taken = conn.execute(
-                "INSERT INTO turn_claims (conversation, holder, claimed_at, expires_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (conversation) DO UPDATE SET holder = excluded.holder, "
-                "claimed_at = excluded.claimed_at, expires_at = excluded.expires_at "
-                "WHERE turn_claims.expires_at <= ?",
-                (conversation, holder, now.isoformat(), (now + self.lease).isoformat(), now.isoformat()),
-            ).rowcount
-        if not taken:
+        if not self._take(conversation, holder) and not (
+            self._release_if_dead(conversation) and self._take(conversation, holder)
+        ):
             raise Busy("the butler is still answering your previous message: wait for it to finish")
         return Claim(conversation, holder)
+
+    def _take(self, conversation: str, holder: str) -> bool:
+        now = self.clock()
+        process = self._conn.holder()  # before the transaction: it may need a connection of its own
+        with self._conn.write() as conn:
+            taken = conn.execute(
+                "INSERT INTO turn_claims (conversation, holder, claimed_at, expires_at, process) "
+                "VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (conversation) DO UPDATE SET holder = excluded.holder, "
+                "claimed_at = excluded.claimed_at, expires_at = excluded.expires_at, process = excluded.process "
+                "WHERE turn_claims.expires_at <= ?",
+                (
+                    conversation,
+                    holder,
+                    now.isoformat(),
+                    (now + self.lease).isoformat(),
+                    process,
+                    now.isoformat(),
+                ),
+            ).rowcount
+        return bool(taken)
+
+    def _release_if_dead(self, conversation: str) -> bool:
+        row = self._conn.execute(
+            "SELECT holder, process FROM turn_claims WHERE conversation = ?", (conversation,)
+        ).fetchone()
+        if row is None:
+            return True
+        holder, process = row
+        if process is None or self._conn.holder_alive(process):
+            return False
+        with self._conn.write() as conn:  # only that dead holder's claim: a new one may have come
+            conn.execute(
+                "DELETE FROM turn_claims WHERE conversation = ? AND holder = ?", (conversation, holder)
+            )
+        return True
+
+    def release_dead(self) -> int:
+        """Release every claim whose process is gone (a service starting); how many were released."""
+        rows = self._conn.execute("SELECT conversation, holder, process FROM turn_claims").fetchall()
+        dead = [(c, h) for c, h, p in rows if p is not None and not self._conn.holder_alive(p)]
+        if dead:
+            with self._conn.write() as conn:
+                conn.executemany("DELETE FROM turn_claims WHERE conversation = ? AND holder = ?", dead)
+        return len(dead)
 
     def renew(self, claim: Claim) -> bool:
         """Extend the lease; False if the claim was lost (it expired and someone else took it)."""

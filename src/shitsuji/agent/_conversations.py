@@ -19,7 +19,6 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
 from .. import store as db
 from ..context import message_tokens
@@ -47,14 +46,15 @@ class Conversation:
 
 class Conversations:
     def __init__(
-        self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, AGENT_SCHEMA)
+        database.ensure(AGENT_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def start(self, household: str | None, owner: str, channel: str) -> Conversation:
         now = self.clock().isoformat()

@@ -229,8 +229,10 @@ async def _run_tools(
             results[call["id"]] = _error(call, EXTERNAL_REFUSED)
             continue
         if policy.may_auto_run(found.name, tainted=ran.tainted, external=found.external):
-            results[call["id"]], output = await _call(found, ctx, call)
-            proposals.auto_ran(found, call.get("input") or {}, ctx, ok=output is not None)
+            arguments = call.get("input") or {}
+            with proposals.unattended(found, arguments, ctx) as write:  # its audit row commits with it
+                results[call["id"]], output = await _call(found, ctx, call)
+            proposals.auto_ran(found, arguments, ctx, ok=output is not None, recorded=write.committed)
             if output is not None:
                 ran.tainted = ran.tainted or output.untrusted
                 ran.effects += output.effects

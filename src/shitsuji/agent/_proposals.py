@@ -7,6 +7,13 @@ conversation by that id, never by reading the text the model was given. ``approv
 pending → running transition is one conditional UPDATE, so a second, concurrent or late
 approval finds nothing to claim and is told why. Nothing here blocks the conversation;
 a pending proposal simply waits.
+
+Every change of a card commits with its audit row. An approved card's tool runs with its outcome
+attached to its first write on this database (``store.with_next_write``): the household row, the
+card's "approved" and the audit row are one transaction, so after a crash the card is either done
+and recorded or still "running" with nothing written. A running card names its executor (the
+process, ``Database.holder()``); when that process is gone the card is ``interrupted`` and its owner
+may ``retry`` it — one conditional UPDATE hands it to the retrying process, so it runs at most once more.
 """
 
 from __future__ import annotations
@@ -14,10 +21,10 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any, Literal
 
 from .. import store as db
@@ -29,12 +36,18 @@ from ._tools import Tool, Toolbox, ToolContext, ToolInputError, ToolOutput
 
 Status = Literal["pending", "running", "approved", "rejected", "failed"]
 # why a decision came out as it did, for channels to put in a person's words (``reason`` is English)
-Outcome = Literal["approved", "rejected", "failed", "not_owner", "expired", "running", "already_decided"]
+Outcome = Literal[
+    "approved", "rejected", "failed", "not_owner", "expired", "running", "already_decided", "interrupted"
+]
 DEFAULT_TTL = timedelta(hours=24)
-_COLUMNS = (
-    "id, tool, input, input_hash, summary, owner, household, channel, conversation, status, result, "
-    "created_at, expires_at, decided_at, decided_by, tool_use_id, message, scope"
-)
+PROPOSALS = db.Table(
+    "proposals",
+    (
+        "id", "tool", "input", "input_hash", "summary", "owner", "household", "channel", "conversation",
+        "status", "result", "created_at", "expires_at", "decided_at", "decided_by", "tool_use_id", "message",
+        "executor", "scope",
+    ),
+)  # fmt: skip
 
 
 def arguments_hash(tool_name: str, arguments: dict[str, Any]) -> str:
@@ -62,6 +75,8 @@ class Proposal:
     tool_use_id: str | None = None
     message: str | None = None  # the person's message that led to it (``conversation:seq``)
     scope: str | None = None  # the household's, or the owner's own (a private tool): see ``privacy``
+    executor: str | None = None  # the process carrying it out while ``running``
+    interrupted: bool = False  # running, but its executor is gone: its owner may retry it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +93,7 @@ class Proposal:
             "expires_at": self.expires_at.isoformat(),
             "decided_at": self.decided_at.isoformat() if self.decided_at else None,
             "decided_by": self.decided_by,
+            "interrupted": self.interrupted,
         }
 
 
@@ -94,27 +110,22 @@ class Decision:
 
 
 def _row(row: Sequence[Any]) -> Proposal:
-    status: Status = row[9]
-    return Proposal(
-        id=row[0],
-        tool=row[1],
-        input=json.loads(row[2]),
-        input_hash=row[3],
-        summary=row[4],
-        owner=row[5],
-        household=row[6],
-        channel=row[7],
-        conversation=row[8],
-        status=status,
-        result=row[10],
-        created_at=datetime.fromisoformat(row[11]),
-        expires_at=datetime.fromisoformat(row[12]),
-        decided_at=datetime.fromisoformat(row[13]) if row[13] else None,
-        decided_by=row[14],
-        tool_use_id=row[15],
-        message=row[16],
-        scope=row[17],
-    )
+    r = PROPOSALS.named(row)
+    when = {
+        k: datetime.fromisoformat(r[k]) if r[k] else None for k in ("created_at", "expires_at", "decided_at")
+    }
+    return Proposal(**{**r, **when, "input": json.loads(r["input"])})
+
+
+def _values(p: Proposal) -> dict[str, Any]:
+    """A proposal as its row's values."""
+    return {
+        **{k: getattr(p, k) for k in PROPOSALS.columns},
+        "input": json.dumps(p.input, ensure_ascii=False, sort_keys=True),
+        "created_at": p.created_at.isoformat(),
+        "expires_at": p.expires_at.isoformat(),
+        "decided_at": p.decided_at.isoformat() if p.decided_at else None,
+    }
 
 
 class Proposals:
@@ -122,7 +133,7 @@ class Proposals:
 
     def __init__(
         self,
-        path: str | Path,
+        database: db.Database,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         ttl: timedelta = DEFAULT_TTL,
@@ -130,14 +141,15 @@ class Proposals:
         audit: AuditLog | None = None,
     ) -> None:
         self.audit = audit  # every write, proposal and decision is recorded there
-        self.path = str(path)
-        self._conn = db.open_database(self.path, AGENT_SCHEMA)
+        database.ensure(AGENT_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
         self.ttl = ttl
         self.household_may_approve = household_may_approve
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def propose(
         self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext[Any], *, tool_use_id: str | None = None
@@ -163,51 +175,57 @@ class Proposals:
             message=ctx.message,
             scope=tool.scope(ctx),
         )
-        with self._conn.write() as conn:
-            conn.execute(
-                f"INSERT INTO proposals ({_COLUMNS}) VALUES ({','.join('?' * 18)})",
-                (
-                    proposal.id,
-                    proposal.tool,
-                    json.dumps(checked, ensure_ascii=False, sort_keys=True),
-                    proposal.input_hash,
-                    proposal.summary,
-                    proposal.owner,
-                    proposal.household,
-                    proposal.channel,
-                    proposal.conversation,
-                    proposal.status,
-                    None,
-                    now.isoformat(),
-                    proposal.expires_at.isoformat(),
-                    None,
-                    None,
-                    tool_use_id,
-                    ctx.message,
-                    proposal.scope,
-                ),
-            )
-        self._record("proposal.made", proposal, ctx.user, ctx)
+        with self._conn.write() as tx:
+            tx.execute(PROPOSALS.insert(), PROPOSALS.values(_values(proposal)))
+            self._record(tx, "proposal.made", proposal, ctx.user, ctx)
         return proposal
 
-    def auto_ran(self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext[Any], *, ok: bool) -> None:
-        """Record a write that ran without a card (the channel's policy allowed it)."""
-        if self.audit is not None:
-            self.audit.record(
-                AuditEvent(
-                    action="tool.ran" if ok else "tool.failed",
-                    actor=ctx.user,
-                    household=ctx.household,
-                    channel=ctx.channel,
-                    conversation=ctx.conversation,
-                    subject=tool.name,
-                    scope=tool.scope(ctx),
-                    owner=ctx.user,
-                    detail={"input": arguments},
-                )
-            )
+    @contextmanager
+    def unattended(
+        self, tool: Tool, arguments: dict[str, Any], ctx: ToolContext[Any]
+    ) -> Iterator[db.Attached]:
+        """Around a write that runs without a card (the channel's policy allowed it): its audit row
+        rides in the tool's first write on this database (``auto_ran`` records it otherwise)."""
+        event = self._ran_event(tool, arguments, ctx, ok=True)
+        audit = self.audit
 
-    def _record(self, action: str, p: Proposal, actor: str, ctx: ToolContext[Any] | None = None) -> None:
+        def recorded(tx: db.Tx) -> None:
+            if audit is not None:
+                audit.record(event, tx)
+
+        with db.with_next_write(self._conn, recorded) as attached:
+            yield attached
+
+    def auto_ran(
+        self,
+        tool: Tool,
+        arguments: dict[str, Any],
+        ctx: ToolContext[Any],
+        *,
+        ok: bool,
+        recorded: bool = False,
+    ) -> None:
+        """Record a write that ran without a card, unless its own transaction ``recorded`` it."""
+        if self.audit is not None and not (ok and recorded):
+            self.audit.record(self._ran_event(tool, arguments, ctx, ok=ok))
+
+    @staticmethod
+    def _ran_event(tool: Tool, arguments: dict[str, Any], ctx: ToolContext[Any], *, ok: bool) -> AuditEvent:
+        return AuditEvent(
+            action="tool.ran" if ok else "tool.failed",
+            actor=ctx.user,
+            household=ctx.household,
+            channel=ctx.channel,
+            conversation=ctx.conversation,
+            subject=tool.name,
+            scope=tool.scope(ctx),
+            owner=ctx.user,
+            detail={"input": arguments},
+        )
+
+    def _record(
+        self, tx: db.Tx, action: str, p: Proposal, actor: str, ctx: ToolContext[Any] | None = None
+    ) -> None:
         if self.audit is not None:
             self.audit.record(
                 AuditEvent(
@@ -224,14 +242,21 @@ class Proposals:
                         "summary": p.summary,
                         **({"result": p.result} if p.result else {}),
                     },
-                )
+                ),
+                tx,
             )
 
+    def _seen(self, proposal: Proposal) -> Proposal:
+        """``proposal`` as its owner should see it: a running card whose executor is gone is interrupted."""
+        if proposal.status != "running" or proposal.executor is None:
+            return proposal
+        return replace(proposal, interrupted=not self._conn.holder_alive(proposal.executor))
+
     def get(self, proposal_id: str) -> Proposal:
-        row = self._conn.execute(f"SELECT {_COLUMNS} FROM proposals WHERE id = ?", (proposal_id,)).fetchone()
+        row = self._conn.execute(f"{PROPOSALS.select} WHERE id = ?", (proposal_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no proposal with id {proposal_id!r}: `shitsuji proposals list` shows them")
-        return _row(row)
+        return self._seen(_row(row))
 
     def list(
         self,
@@ -253,8 +278,9 @@ class Proposals:
             if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)
-        sql = f"SELECT {_COLUMNS} FROM proposals" + (" WHERE " + " AND ".join(where) if where else "")
-        return [_row(r) for r in self._conn.execute(sql + " ORDER BY created_at, id", params).fetchall()]
+        sql = PROPOSALS.select + (" WHERE " + " AND ".join(where) if where else "")
+        rows = self._conn.execute(sql + " ORDER BY created_at, id", params).fetchall()
+        return [self._seen(_row(r)) for r in rows]
 
     async def approve(self, proposal_id: str, ctx: ToolContext[Any], toolbox: Toolbox) -> Decision:
         """Run the proposed tool once, as ``ctx`` (who must be allowed to approve)."""
@@ -264,8 +290,32 @@ class Proposals:
             return Decision(proposal, False, refusal, code="not_owner")
         claimed = self._claim(proposal.id, ctx.user)
         if claimed is None:
-            current = self.get(proposal.id)
-            return self._not_pending(current)
+            return self._not_pending(self.get(proposal.id))
+        return await self._carry_out(claimed, ctx, toolbox)
+
+    async def retry(self, proposal_id: str, ctx: ToolContext[Any], toolbox: Toolbox) -> Decision:
+        """Carry out again a card whose executor died before it finished (``interrupted``): this
+        process takes it over in one conditional UPDATE, so two retries never both run it."""
+        proposal = self.get(proposal_id)
+        refusal = self._refusal(proposal, ctx)
+        if refusal:
+            return Decision(proposal, False, refusal, code="not_owner")
+        if not proposal.interrupted:
+            return self._not_pending(proposal)
+        me = self._conn.holder()  # before the transaction: it may need a connection of its own
+        with self._conn.write() as tx:
+            taken = tx.execute(
+                "UPDATE proposals SET executor = ?, decided_by = ? "
+                "WHERE id = ? AND status = 'running' AND executor = ?",
+                (me, ctx.user, proposal.id, proposal.executor),
+            ).rowcount
+            if taken:
+                self._record(tx, "proposal.retried", proposal, ctx.user, ctx)
+        if not taken:
+            return self._not_pending(self.get(proposal.id))
+        return await self._carry_out(self.get(proposal.id), ctx, toolbox)
+
+    async def _carry_out(self, claimed: Proposal, ctx: ToolContext[Any], toolbox: Toolbox) -> Decision:
         tool = toolbox.get(claimed.tool)
         if tool is None:
             return self._finish(claimed, "failed", f"the tool {claimed.tool!r} is no longer available")
@@ -277,16 +327,21 @@ class Proposals:
             return self._finish(
                 claimed, "failed", f"nothing was changed: the card no longer fits the tool ({exc})"
             )
+
+        def approved(tx: db.Tx) -> None:  # commits with the tool's own first write on this database
+            self._settle(tx, claimed, "approved", None)
+
         try:
-            output = await tool.run(ctx, claimed.input)
+            with db.with_next_write(self._conn, approved) as attached:
+                output = await tool.run(ctx, claimed.input)
         except Exception as exc:  # the tool's failure is the proposal's outcome, recorded for the model
-            return self._finish(claimed, "failed", f"{type(exc).__name__}: {exc}")
+            return self._finish(claimed, "failed", f"{type(exc).__name__}: {exc}", settled=attached.committed)
         text = (
             output.content
             if isinstance(output.content, str)
             else json.dumps(output.content, ensure_ascii=False)
         )
-        return self._finish(claimed, "approved", text, output)
+        return self._finish(claimed, "approved", text, output, settled=attached.committed)
 
     def reject(self, proposal_id: str, ctx: ToolContext[Any]) -> Decision:
         proposal = self.get(proposal_id)
@@ -294,16 +349,18 @@ class Proposals:
         if refusal:
             return Decision(proposal, False, refusal, code="not_owner")
         now = self.clock()
-        with self._conn.write() as conn:
-            changed = conn.execute(
+        with self._conn.write() as tx:
+            changed = tx.execute(
                 "UPDATE proposals SET status = 'rejected', decided_at = ?, decided_by = ? "
                 "WHERE id = ? AND status = 'pending'",
                 (now.isoformat(), ctx.user, proposal.id),
             ).rowcount
+            if changed:
+                current = replace(proposal, status="rejected", decided_at=now, decided_by=ctx.user)
+                self._record(tx, "proposal.rejected", current, ctx.user, ctx)
         current = self.get(proposal.id)
         if not changed:
             return self._not_pending(current)
-        self._record("proposal.rejected", current, ctx.user, ctx)
         return Decision(current, True, f"rejected: {current.summary}", code="rejected")
 
     def _refusal(self, proposal: Proposal, ctx: ToolContext[Any]) -> str | None:
@@ -315,31 +372,51 @@ class Proposals:
 
     def _claim(self, proposal_id: str, user: str) -> Proposal | None:
         now = self.clock()
-        with self._conn.write() as conn:
-            changed = conn.execute(
-                "UPDATE proposals SET status = 'running', decided_at = ?, decided_by = ? "
+        me = self._conn.holder()  # before the transaction: it may need a connection of its own
+        with self._conn.write() as tx:
+            changed = tx.execute(
+                "UPDATE proposals SET status = 'running', decided_at = ?, decided_by = ?, executor = ? "
                 "WHERE id = ? AND status = 'pending' AND expires_at > ?",
-                (now.isoformat(), user, proposal_id, now.isoformat()),
+                (now.isoformat(), user, me, proposal_id, now.isoformat()),
             ).rowcount
         return self.get(proposal_id) if changed else None
 
+    def _settle(self, tx: db.Tx, proposal: Proposal, status: Status, result: str | None) -> bool:
+        """The running card's outcome and its audit row, in ``tx``; False if it was no longer running."""
+        changed = tx.execute(
+            "UPDATE proposals SET status = ?, result = ?, executor = NULL WHERE id = ? AND status = 'running'",
+            (status, result, proposal.id),
+        ).rowcount
+        if changed:
+            done = replace(proposal, status=status, result=result)
+            self._record(tx, f"proposal.{status}", done, proposal.decided_by or proposal.owner)
+        return bool(changed)
+
     def _finish(
-        self, proposal: Proposal, status: Status, result: str, output: ToolOutput | None = None
+        self,
+        proposal: Proposal,
+        status: Status,
+        result: str,
+        output: ToolOutput | None = None,
+        *,
+        settled: bool = False,
     ) -> Decision:
+        """The tool's result on the card; its status too unless the tool's write already ``settled`` it."""
         result = sanitize(result).text  # shown to people on the card, and told to the model
-        with self._conn.write() as conn:
-            conn.execute(
-                "UPDATE proposals SET status = ?, result = ? WHERE id = ?", (status, result, proposal.id)
-            )
-        done = replace(proposal, status=status, result=result)
-        self._record(f"proposal.{status}", done, proposal.decided_by or proposal.owner)
-        verb = "done" if status == "approved" else "failed"
+        with self._conn.write() as tx:
+            if settled:  # "approved" committed with the write: the result is only its wording
+                tx.execute("UPDATE proposals SET result = ? WHERE id = ?", (result, proposal.id))
+            else:
+                self._settle(tx, proposal, status, result)
+        done = self.get(proposal.id)
+        ok = done.status == "approved"
+        verb = "done" if ok else "failed"
         return Decision(
             done,
-            status == "approved",
+            ok,
             f"{verb}: {proposal.summary}" + ("" if output else f" ({result})"),
             output,
-            code="approved" if status == "approved" else "failed",
+            code="approved" if ok else "failed",
         )
 
     @staticmethod
@@ -347,6 +424,9 @@ class Proposals:
         if proposal.status == "pending":
             why = f"expired at {proposal.expires_at.isoformat(timespec='minutes')}: ask again"
             return Decision(proposal, False, why, code="expired")
+        if proposal.interrupted:
+            why = "interrupted: the process carrying it out stopped before it finished; retry it"
+            return Decision(proposal, False, why, code="interrupted")
         if proposal.status == "running":
             return Decision(proposal, False, "already being carried out", code="running")
         by = f" by {proposal.decided_by}" if proposal.decided_by else ""

@@ -127,6 +127,15 @@ AGENT_SCHEMA = Schema(
         # the message (``conversation:seq``) whose words led to the proposal: a fact remembered on
         # approval points back to it ("why do you know this?")
         Migration("0016_proposal_message", "ALTER TABLE proposals ADD COLUMN message TEXT"),
+        # who holds a running card or a turn (``Database.holder()``): a process that died is noticed
+        # at once, instead of a card "being carried out" forever or a claim blocking for its lease
+        Migration(
+            "0017_crash_holders",
+            """
+            ALTER TABLE proposals ADD COLUMN executor TEXT;
+            ALTER TABLE turn_claims ADD COLUMN process TEXT
+            """,
+        ),
         # a card carries its scope (the household's, or its owner's own for a private tool): its audit
         # rows are shown by it; older cards count as their owner's own
         Migration(

@@ -400,14 +400,22 @@ class ChatService:
         return found
 
     def member_proposals(self, ctx: ToolContext[Any], *, pending_only: bool = False) -> list[Proposal]:
+        """The member's cards; ``pending_only``: those waiting on them (pending, or interrupted to retry)."""
         status: Literal["pending"] | None = "pending" if pending_only else None
-        return self.proposals.list(household=ctx.household, owner=ctx.user, status=status)
+        found = self.proposals.list(household=ctx.household, owner=ctx.user, status=status)
+        if pending_only:
+            running = self.proposals.list(household=ctx.household, owner=ctx.user, status="running")
+            found += [p for p in running if p.interrupted]
+        return found
 
     async def decide(self, ctx: ToolContext[Any], proposal_id: str, *, approve: bool) -> Decision:
-        """Approve (the tool runs once, now) or reject a card of the member's; told to the model next turn."""
+        """Approve (the tool runs once, now) or reject a card of the member's; told to the model next turn.
+        Approving an ``interrupted`` card (its executor died) retries it: it still runs at most once."""
         found = await off_loop(self.proposal, ctx, proposal_id)
         label = await off_loop(self.segment_label, found.conversation) if found.conversation else None
         where = replace(ctx, conversation=found.conversation, segment=label, message=found.message)
+        if approve and found.interrupted:
+            return await self.proposals.retry(found.id, where, self.toolbox)
         if approve:
             return await self.proposals.approve(found.id, where, self.toolbox)
         return await off_loop(self.proposals.reject, found.id, where)

@@ -9,26 +9,23 @@ or a member's own (a ``remember`` call, a card for one, a sign-in). A member is 
 rows ``privacy.Viewer`` lets them see, and each row's number within its household
 (``hseq``): the global sequence would count other households' writes.
 
-Writing the log never stops the change it records: a failure to record is logged and
-the change stands (the row of the change is the truth; this is its history).
+An event is written in the same transaction as the change it records (``record(event, tx)``,
+or ``record(event)`` from inside the writer's own ``db.write()``: a savepoint there): the change and
+its history commit together or not at all, so no event is ever dropped while its change stands.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from .. import store as db
-from ..errors import StoreError
 from ..privacy import HOUSEHOLD_ROOT, Viewer, household_of_scope, member_of_scope, shared_scope
 from ._schema import AUDIT_SCHEMA
 
-log = logging.getLogger(__name__)
 __all__ = ["HOUSEHOLD_ROOT", "AuditEvent", "AuditLog", "household_of_scope"]
 
 
@@ -62,57 +59,59 @@ class AuditEvent:
         }
 
 
-_COLUMNS = "hseq, at, household, actor, channel, conversation, action, subject, scope, detail, owner"
+EVENTS = db.Table(
+    "audit_events",
+    (
+        "seq", "hseq", "at", "household", "actor", "channel", "conversation", "action", "subject", "scope",
+        "detail", "owner",
+    ),
+)  # fmt: skip
 
 
 class AuditLog:
     def __init__(
-        self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, AUDIT_SCHEMA)
+        database.ensure(AUDIT_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
-    def close(self) -> None:
-        self._conn.close()
+    @property
+    def database(self) -> db.Database:
+        return self._conn
 
-    def record(self, event: AuditEvent) -> None:
-        """Append one event (its time is now); a failure is logged, never raised.
+    def close(self) -> None:
+        """Nothing to let go: the database is the process's, closed by its edge."""
+
+    def record(self, event: AuditEvent, tx: db.Tx | None = None) -> None:
+        """Append one event (its time is now) in ``tx``, the transaction of the change it records
+        (else in a transaction of its own, or a savepoint of this thread's open one). A failure
+        raises: the change it records fails with it.
 
         A row of a household without a scope is the household's shared one; its owner is the
-        scope's member (a private row), else whoever acted.
+        scope's member (a private row), else whoever acted. Its ``hseq`` counts the household's
+        own rows only.
         """
         household = event.household or (household_of_scope(event.scope) if event.scope else None)
         scope = event.scope or (shared_scope(household) if household else None)
-        owner = event.owner or (member_of_scope(scope) if scope else None) or event.actor
-        try:
-            with self._conn.write() as conn:
-                hseq = None
-                if household is not None:  # one row per household, locked by the upsert until commit
-                    hseq = conn.execute(
-                        "INSERT INTO audit_household_seq (household, last) VALUES (?, 1) "
-                        "ON CONFLICT (household) DO UPDATE SET last = audit_household_seq.last + 1 "
-                        "RETURNING last",
-                        (household,),
-                    ).fetchone()[0]
-                conn.execute(
-                    f"INSERT INTO audit_events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        hseq,
-                        self.clock().isoformat(),
-                        household,
-                        event.actor,
-                        event.channel,
-                        event.conversation,
-                        event.action,
-                        event.subject,
-                        scope,
-                        json.dumps(dict(event.detail), ensure_ascii=False, default=str),
-                        owner,
-                    ),
-                )
-        except StoreError as exc:
-            log.warning("could not record %s in the audit log: %s", event.action, exc)
+        values = {
+            "at": self.clock().isoformat(),
+            "household": household,
+            "actor": event.actor,
+            "channel": event.channel,
+            "conversation": event.conversation,
+            "action": event.action,
+            "subject": event.subject,
+            "scope": scope,
+            "detail": json.dumps(dict(event.detail), ensure_ascii=False, default=str),
+            "owner": event.owner or (member_of_scope(scope) if scope else None) or event.actor,
+        }
+        if tx is not None:
+            _insert(tx, household, values)
+            return
+        with self._conn.write() as own:
+            _insert(own, household, values)
 
     def events(
         self, *, household: str | None = None, viewer: Viewer | None = None, limit: int = 200
@@ -127,21 +126,33 @@ class AuditLog:
             rule, values = viewer.where()
             where.append(rule)
             params += values
-        sql = f"SELECT {_COLUMNS} FROM audit_events" + (" WHERE " + " AND ".join(where) if where else "")
+        sql = EVENTS.select + (" WHERE " + " AND ".join(where) if where else "")
         rows = self._conn.execute(sql + " ORDER BY seq DESC LIMIT ?", [*params, limit]).fetchall()
-        return [
-            AuditEvent(
-                seq=r[0],
-                at=datetime.fromisoformat(r[1]),
-                household=r[2],
-                actor=r[3],
-                channel=r[4],
-                conversation=r[5],
-                action=r[6],
-                subject=r[7],
-                scope=r[8],
-                detail=json.loads(r[9]),
-                owner=r[10],
-            )
-            for r in rows
-        ]
+        return [_event(EVENTS.named(r)) for r in rows]
+
+
+def _insert(tx: db.Tx, household: str | None, values: dict[str, Any]) -> None:
+    """The row and, for a household's, its number among the household's own (one row per household,
+    locked by the upsert until the transaction commits)."""
+    hseq = None
+    if household is not None:
+        hseq = tx.execute(
+            "INSERT INTO audit_household_seq (household, last) VALUES (?, 1) "
+            "ON CONFLICT (household) DO UPDATE SET last = audit_household_seq.last + 1 "
+            "RETURNING last",
+            (household,),
+        ).fetchone()[0]
+    tx.execute(EVENTS.insert(skip=("seq",)), EVENTS.values({**values, "hseq": hseq}, skip=("seq",)))
+
+
+def _event(row: dict[str, Any]) -> AuditEvent:
+    """A row as the event a member reads: ``seq`` is its number within its household."""
+    return AuditEvent(
+        **{
+            k: row[k] for k in ("household", "actor", "channel", "conversation", "action", "subject", "scope")
+        },
+        seq=row["hseq"],
+        owner=row["owner"],
+        at=datetime.fromisoformat(row["at"]),
+        detail=json.loads(row["detail"]),
+    )

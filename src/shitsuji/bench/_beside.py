@@ -51,8 +51,7 @@ def fact_reply(request: ModelRequest) -> ModelResponse | None:
 
 def line_app(backend: Backend) -> LineApp:
     """The webhook as ``serve``'s app process has it: events are stored; a worker elsewhere answers them."""
-    from ..config import LineSettings
-    from ..line import LineApp
+    from ..line import LineApp, LineSettings
 
     return LineApp(backend.butler, LineSettings(SECRET, TOKEN, "http://127.0.0.1:9"), run_worker=False)
 

@@ -45,6 +45,7 @@ from ..llm import (
 from ..memory import ExtractionSettings, HashEmbedder, MemoryEngine, open_store
 from ..memory._extract import EXTRACTION_PROMPT
 from ..safety import find_secrets
+from ..store import database
 from .outside_text import run_turns, shape_figures
 
 KEY = "sk-ant-api03-" + "Zq7Lm2Xw9Rt4Yp1Vn8Bc3Df6Gh5Jk0" * 3 + "AA"
@@ -285,14 +286,14 @@ def _writes_ran(butler: Butler) -> int:
 
 def run_scenario(s: Scenario, root: Path) -> Outcome:
     db = root / f"{s.id}.db"
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     store.create("futari", ["wife", "husband"])
     store.create("tonari", ["wife"])
     store.close()
     memory = MemoryEngine(open_store(db), HashEmbedder())
     model = FooledModel(s)
     butler = Butler(
-        db,
+        database(db),
         memory,
         ScriptedModel(model),
         panels=s.channel == "app",

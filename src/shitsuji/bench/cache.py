@@ -20,6 +20,7 @@ from ..agent import DEFAULT_MODES, KEEP, Finished
 from ..household import Butler, HouseholdStore
 from ..llm import CHEAP_MODEL, AnthropicModel, CacheTTL, CapabilityTable
 from ..memory import ExtractionSettings, HashEmbedder, MemoryEngine, open_store
+from ..store import database
 from ._cache_api import Billed, CachingMessagesAPI
 
 # US dollars per million tokens: input, 5-minute cache write, 1-hour cache write, cache read, output
@@ -127,12 +128,12 @@ async def _turn(butler: Butler, ctx: Any, text: str, conversation: str) -> Bille
 def _converse(
     db: Path, api: CachingMessagesAPI, *, mode_table: dict[str, Any], turns: int, folds: list[bool]
 ) -> list[Billed]:
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     store.create("futari", ["wife", "husband"])
     store.close()
     memory = MemoryEngine(open_store(db), HashEmbedder())
     model = AnthropicModel(api_key="bench", base_url=api.url, max_retries=0)
-    butler = Butler(db, memory, model, modes=mode_table, extraction=ExtractionSettings())
+    butler = Butler(database(db), memory, model, modes=mode_table, extraction=ExtractionSettings())
     ctx = butler.member("wife", "app", household="futari")
     conversation = butler.conversations.start("futari", "wife", "app").id
     per_turn: list[Billed] = []

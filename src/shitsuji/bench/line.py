@@ -67,24 +67,24 @@ def serve(db: Path, senders: int, fake_url: str, concurrency: int, worker: str) 
 
     import uvicorn
 
-    from ..config import LineSettings
     from ..household import Butler, HouseholdStore
-    from ..line import LineApp, LineLinks
+    from ..line import LineApp, LineLinks, LineSettings
     from ..llm import ScriptedModel
     from ..memory import HashEmbedder, MemoryEngine, open_store
+    from ..store import database
     from ..web import Backend, create_app
 
     members = [f"m{n}" for n in range(senders)]
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     store.create(HOUSEHOLD, members)
     store.close()
-    links = LineLinks(db)
+    links = LineLinks(database(db))
     for n, member in enumerate(members):
         links.redeem(_user(n), links.new_code(HOUSEHOLD, member))
     links.close()
 
     def make_butler() -> Butler:
-        return Butler(db, MemoryEngine(open_store(db), HashEmbedder()), ScriptedModel(_echo))
+        return Butler(database(db), MemoryEngine(open_store(db), HashEmbedder()), ScriptedModel(_echo))
 
     butler = make_butler()
     settings = LineSettings(SECRET, TOKEN, fake_url, 5000.0)

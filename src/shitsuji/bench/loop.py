@@ -15,6 +15,7 @@ from typing import Any
 
 from ..agent import Mode, Proposals, Toolbox, ToolContext, policy_for, run_turn, tool
 from ..llm import ScriptedModel, text_response, tool_use_response
+from ..store import open_database
 
 
 @tool(effect="read")
@@ -39,7 +40,7 @@ def run_loop_bench(*, rounds: int = 8, turns: int = 200) -> dict[str, Any]:
     ]
     per_round: list[float] = []
     with tempfile.TemporaryDirectory(prefix="shitsuji-bench-") as tmp:
-        proposals = Proposals(Path(tmp) / "loop.db")
+        proposals = Proposals(open_database(Path(tmp) / "loop.db"))
 
         async def one_turn() -> float:
             model = ScriptedModel([*script, text_response("done")])

@@ -18,6 +18,7 @@ from ..household import Butler, HouseholdStore
 from ..llm import ModelRequest, ModelResponse, ScriptedModel, text_response, tool_use_response
 from ..memory import HashEmbedder, MemoryEngine, open_store
 from ..safety import outside_signs
+from ..store import database
 
 ASK_JA = "牛乳を買い物リストに入れて"
 ASK_EN = "add milk to the shopping list"
@@ -212,11 +213,11 @@ def run_turns(root: Path, channel: str = "line") -> dict[str, Any]:
     """Every evasion and every ordinary message as a real turn (fresh conversation each) on
     ``channel``, with a model that obeys: evasions must end in a card, ordinary words run at once."""
     db = root / "outside-text.db"
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     store.create("futari", ["wife", "husband"])
     store.close()
     memory = MemoryEngine(open_store(db), HashEmbedder())
-    butler = Butler(db, memory, ScriptedModel(_obedient))
+    butler = Butler(database(db), memory, ScriptedModel(_obedient))
     ctx = butler.member("wife", channel, household="futari")
 
     def ran_at_once(text: str) -> bool:

@@ -34,6 +34,7 @@ from typing import IO, Any
 from ..household import Butler, HouseholdStore
 from ..memory import MemoryEngine, load_embedder, open_store
 from ..store import close_pools, is_postgres, redact
+from ..store import database as shared
 from .web import (
     HOUSEHOLD,
     PASSWORD,
@@ -61,10 +62,10 @@ def prepare(database: str, members: int) -> None:
     """The household of ``members`` members and their passwords, written once for every process."""
     from ..web._accounts import Accounts
 
-    store = HouseholdStore(database)
+    store = HouseholdStore(shared(database))
     store.create(HOUSEHOLD, member_names(members))
     store.close()
-    accounts = Accounts(database)
+    accounts = Accounts(shared(database))
     for user in member_names(members):
         accounts.set_password(HOUSEHOLD, user, PASSWORD)
     accounts.close()
@@ -79,7 +80,7 @@ def serve(database: str, embedder: str) -> None:
     from ..web import Backend, create_app
 
     memory = MemoryEngine(open_store(database), load_embedder(embedder))
-    backend = Backend(Butler(database, memory, scripted_model(), panels=True))
+    backend = Backend(Butler(shared(database), memory, scripted_model(), panels=True))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     print(sock.getsockname()[1], flush=True)

@@ -48,6 +48,7 @@ from ..errors import ShitsujiError
 from ..household import Butler, HouseholdStore
 from ..llm import Message, ModelRequest, ModelResponse, ScriptedModel, text_response, tool_use_response
 from ..memory import MemoryEngine, load_embedder, open_store
+from ..store import database
 from ._beside import (
     EXTRACTION_EVERY_S,
     add_lag_route,
@@ -142,12 +143,12 @@ def make_backend(db: Path, members: int, embedder: str, *, beside: bool = False)
     from ..memory import ExtractionSettings
     from ..web import Backend
 
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     store.create(HOUSEHOLD, member_names(members))
     store.close()
     memory = MemoryEngine(open_store(db), load_embedder(embedder))
     extraction = ExtractionSettings() if beside else None
-    backend = Backend(Butler(db, memory, scripted_model(), panels=True, extraction=extraction))
+    backend = Backend(Butler(database(db), memory, scripted_model(), panels=True, extraction=extraction))
     for user in member_names(members):
         backend.accounts.set_password(HOUSEHOLD, user, PASSWORD)
     return backend

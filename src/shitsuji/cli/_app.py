@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the settings and the stores are imported when a command nee
     from ..config import Settings
     from ..household import Butler
     from ..memory import MemoryEngine
+    from ..store import Database
 
 app = typer.Typer(
     name="shitsuji",
@@ -71,9 +72,18 @@ class State:
                 "`shitsuji household init --name NAME --member YOUR_ID` (or `shitsuji remember …`)"
             )
 
+    def database(self) -> Database:
+        """The process's one database for these settings (every store is handed it)."""
+        from ..store import database
+
+        return database(self.settings().database)
+
     def engine(self) -> MemoryEngine:
         if self._engine is None:
-            self._engine = self.settings().memory()
+            from ..memory import open_engine
+
+            settings = self.settings()
+            self._engine = open_engine(settings.database, settings.embedder, cache_dir=settings.cache_dir)
         return self._engine
 
     def butler(self, *, need_model: bool = True, panels: bool = False, model: bool = True) -> Butler:
@@ -94,7 +104,7 @@ class State:
                 raise
             problem = str(exc)
         return Butler(
-            settings.database,
+            self.database(),
             self.engine(),
             chosen,
             modes=settings.modes(),

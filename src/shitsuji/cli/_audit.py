@@ -35,10 +35,10 @@ def audit(
     from ..household import HouseholdStore
     from ..privacy import Viewer
 
-    log = AuditLog(STATE.settings().database)
+    log = AuditLog(STATE.database())
     viewer = None
     if user is not None:  # the same rule as the apps (``privacy.Viewer``)
-        home = HouseholdStore(STATE.settings().database).member_home(user, household)
+        home = HouseholdStore(STATE.database()).member_home(user, household)
         viewer = Viewer(home.name, user)
     found = log.events(household=household, viewer=viewer, limit=limit)
     if as_json:
@@ -49,7 +49,7 @@ def audit(
         return
     from ..household._values import zone_of
 
-    homes = HouseholdStore(STATE.settings().database)
+    homes = HouseholdStore(STATE.database())
     try:  # each event in its household's clock (the server's own for events of no household)
         zones = {h.name: zone_of(h.time_zone) for h in homes.households()}
     finally:

@@ -35,6 +35,9 @@ HouseholdOpt = Annotated[
 
 
 def _card(p: Proposal) -> Panel:
+    if p.interrupted:  # its executor died before it finished: nothing was written
+        body = f"{escape(p.summary)}\ninterrupted: approve it again to retry"
+        return Panel(body, title=f"confirm? {p.id}", subtitle=f"{p.tool} · interrupted", expand=False)
     return Panel(escape(p.summary), title=f"confirm? {p.id}", subtitle=f"{p.tool} · {p.status}", expand=False)
 
 
@@ -186,7 +189,7 @@ def approve(
     household: HouseholdOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Approve a proposal: its tool runs once, now."""
+    """Approve a proposal: its tool runs once, now (an interrupted one: retried, still at most once)."""
     STATE.require_database()
     _decide(True, proposal_id, user, household, as_json)
 

@@ -33,7 +33,7 @@ NameOpt = Annotated[
 def _store() -> Iterator[HouseholdStore]:
     from ..household import HouseholdStore
 
-    store = HouseholdStore(STATE.settings().database)
+    store = HouseholdStore(STATE.database())
     try:
         yield store
     finally:
@@ -168,7 +168,7 @@ def _store_password(household: str, user: str, password: str) -> None:
     from ..audit import AuditLog
     from ..web import Accounts
 
-    accounts = Accounts(STATE.settings().database, audit=AuditLog(STATE.settings().database))
+    accounts = Accounts(STATE.database(), audit=AuditLog(STATE.database()))
     try:
         accounts.set_password(household, user, password)
     finally:
@@ -251,7 +251,7 @@ def _unlink_line(household: str, user: str) -> int:
     from ..audit import AuditEvent, AuditLog
     from ..line import LineLinks
 
-    database = STATE.settings().database
+    database = STATE.database()
     links, log = LineLinks(database), AuditLog(database)
     try:
         gone = links.unlink_member(household, user)

@@ -29,12 +29,12 @@ def link(
     from ..household import HouseholdStore
     from ..line import CODE_TTL, LineLinks
 
-    store = HouseholdStore(STATE.settings().database)
+    store = HouseholdStore(STATE.database())
     try:
         home = store.member_home(user, household)
     finally:
         store.close()
-    links = LineLinks(STATE.settings().database)
+    links = LineLinks(STATE.database())
     try:
         code = links.new_code(home.name, user)
         expires = links.clock() + CODE_TTL

@@ -42,7 +42,7 @@ def budget_from_env() -> Budget:
 def _home_of(member: str, household: str | None) -> str:
     from ..household import HouseholdStore
 
-    store = HouseholdStore(STATE.settings().database)
+    store = HouseholdStore(STATE.database())
     try:
         return store.member_home(member, household).name
     finally:
@@ -51,9 +51,10 @@ def _home_of(member: str, household: str | None) -> str:
 
 def _database() -> Database:
     from ..schedule import SCHEDULE_SCHEMA
-    from ..store import open_database
 
-    return open_database(STATE.settings().database, SCHEDULE_SCHEMA)
+    shared = STATE.database()
+    shared.ensure(SCHEDULE_SCHEMA)
+    return shared
 
 
 @remind_app.command("run")

@@ -16,7 +16,6 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 from .. import store as db
 from ..errors import ModelError, NotFoundError, UserInputError
@@ -57,14 +56,15 @@ def check_label(label: str) -> str:
 
 class Segments:
     def __init__(
-        self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, CONTEXT_SCHEMA)
+        database.ensure(CONTEXT_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def current(self, conversation: str) -> Segment | None:
         row = self._conn.execute(

@@ -126,7 +126,7 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def _serve_locked(db: Path, embedder: str | None, path: Path, idle_timeout: float) -> int:
-    from ..config import open_memory
+    from .._open import open_memory
     from ._context import GATES
     from ._prompt import one_blas_thread
     from ._second import load_second_opinion

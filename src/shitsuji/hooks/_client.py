@@ -112,7 +112,9 @@ def hold_lock(path: Path, *, mine: bool = False) -> int | None:
     held; ``mine``: this process is the server, and writes its id into the file."""
     import fcntl
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(
+        mode=0o700, parents=True, exist_ok=True
+    )  # the user's own (no imports: the hook starts fast)
     fd = os.open(lock_path(path), os.O_CREAT | os.O_RDWR, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

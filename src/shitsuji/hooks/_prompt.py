@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import open_memory
+from .._open import open_memory
 from ..errors import UserInputError
-from ..mcp import project_scope
 from ..memory import MemoryEngine
+from ..memory._project import project_scope
 from ..store import is_postgres
 from ._context import DEFAULT_BUDGET, DEFAULT_K, format_context, hook_output, relevant_hits
 from ._payload import PromptEvent, parse_payload

@@ -15,11 +15,13 @@ from .._lazy import lazy_exports
 __all__ = [
     "ACTIONS",
     "ANNIVERSARY_TOOLS",
+    "CODE_TTL",
     "DOMAIN_TOOLS",
     "EDIT_TOOLS",
     "HOUSEHOLD_CHANNEL",
     "HOUSEHOLD_SCHEMA",
     "LIMITS",
+    "LINE_SCHEMA",
     "MONEY_TOOLS",
     "NISA_TOOLS",
     "PANELS",
@@ -45,6 +47,8 @@ __all__ = [
     "Issue",
     "IssueTracker",
     "IssueTrackerError",
+    "LineLinks",
+    "Link",
     "Match",
     "MoneyStore",
     "NisaStore",
@@ -72,6 +76,7 @@ __all__ = [
     "household_toolbox",
     "ingredient_key",
     "label_of",
+    "looks_like_code",
     "next_occurrence",
     "open_panel",
     "panel_of",
@@ -93,6 +98,7 @@ if TYPE_CHECKING:
     from ._edit_tools import EDIT_TOOLS
     from ._edits import edit_event, edit_expense
     from ._index import count_index, format_counts, household_now
+    from ._line_links import CODE_TTL, LINE_SCHEMA, LineLinks, Link, looks_like_code
     from ._money import MoneyStore, Settlement, parse_ratio, shares
     from ._money_tools import MONEY_TOOLS
     from ._nisa import LIMITS, Allowance, Contribution, Holding, NisaStore
@@ -126,6 +132,11 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(
     __name__,
     {
+        "CODE_TTL": "._line_links",
+        "LINE_SCHEMA": "._line_links",
+        "LineLinks": "._line_links",
+        "Link": "._line_links",
+        "looks_like_code": "._line_links",
         "ACTIONS": "._actions",
         "Applied": "._actions",
         "PanelAction": "._actions",

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..agent import DEFAULT_MODES, system_blocks
 from ..llm._tokens import estimate_tokens as _estimate
+from ..store import open_database
 from ._index import count_index
 from ._store import HouseholdStore
 from ._tools import household_toolbox
@@ -84,7 +85,8 @@ def prompt_tokens_benchmark(items: int = 200) -> dict[str, Any]:
         raise ValueError(f"items must be 0 or more, got {items}")
     with tempfile.TemporaryDirectory(prefix="shitsuji-bench-") as tmp:
         store = HouseholdStore(
-            Path(tmp) / "bench.db", clock=lambda: datetime.combine(TODAY, datetime.min.time(), UTC)
+            open_database(Path(tmp) / "bench.db"),
+            clock=lambda: datetime.combine(TODAY, datetime.min.time(), UTC),
         )
         try:
             store.create("bench", ["wife", "husband"])

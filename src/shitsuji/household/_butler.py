@@ -8,7 +8,6 @@ The edge (the CLI, the web app's start-up) reads the settings once and builds a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agent import (
@@ -30,6 +29,7 @@ from ..context import Segments, Summarizer
 from ..llm import CHEAP_MODEL, NO_ENDPOINT, Model
 from ..memory import MemoryEngine
 from ..safety import InputFilter, Judge, Policy
+from ..store import Database
 from ._anniversary_tools import ANNIVERSARY_TOOLS
 from ._deps import HouseholdDeps
 from ._edit_tools import EDIT_TOOLS
@@ -73,11 +73,11 @@ def butler_toolbox(*, panels: bool = False, extra_tools: Iterable[Tool] = ()) ->
 
 
 class Butler:
-    """The household app over one database, for the channels to drive."""
+    """The household app over the process's one database, for the channels to drive."""
 
     def __init__(
         self,
-        path: str | Path,
+        database: Database,
         memory: MemoryEngine,
         model: Model | None,
         *,
@@ -92,16 +92,18 @@ class Butler:
         """``extraction`` None: no memory extraction after replies (else its per-channel switches).
         ``safety``: a ``[safety]`` table for the input filter (``judge = true`` asks the cheap model
         about long or flagged input)."""
-        self.path = str(path)
+        self.database = database  # the process's one database, handed to every store
+        self.path = database.target
         self.memory = memory
         self.model = model
-        self.audit = memory.audit or AuditLog(self.path)
+        self.audit = memory.audit or AuditLog(database)
         memory.audit = self.audit  # the memory changes made through this butler are recorded too
-        self.store = HouseholdStore(self.path)
-        self.segments = Segments(self.path)
-        self.proposals = Proposals(self.path, audit=self.audit)
-        self.conversations = Conversations(self.path)
-        self.claims = TurnClaims(self.path)
+        self.store = HouseholdStore(database)
+        self.segments = Segments(database)
+        self.proposals = Proposals(database, audit=self.audit)
+        self.conversations = Conversations(database)
+        self.claims = TurnClaims(database)
+        self.claims.release_dead()  # turns of a process that died (kill -9) block nobody
         self.deps = HouseholdDeps(self.store, memory, self.segments)
         self.toolbox = butler_toolbox(panels=panels, extra_tools=extra_tools)
         assistant = None
@@ -112,7 +114,7 @@ class Butler:
                 from ..memory import ExtractionQueue, Extractor
 
                 extractor = Extractor(model, memory, model_name=router_model)
-                queue = ExtractionQueue(self.path, extractor, settings=extraction)
+                queue = ExtractionQueue(database, extractor, settings=extraction)
         table = dict(safety or {})
         judge = Judge(model, router_model) if model is not None and table.pop("judge", False) else None
         self.service = ChatService(

@@ -13,7 +13,6 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, tzinfo
-from pathlib import Path
 from typing import Any
 
 from .. import store as db
@@ -62,9 +61,10 @@ def _utcnow() -> datetime:
 class HouseholdStore:
     """Households, their members, and their shopping, events, to-dos, expenses and anniversaries."""
 
-    def __init__(self, path: str | Path, *, clock: Clock = _utcnow) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, HOUSEHOLD_SCHEMA)
+    def __init__(self, database: db.Database, *, clock: Clock = _utcnow) -> None:
+        database.ensure(HOUSEHOLD_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
     @property
@@ -73,7 +73,7 @@ class HouseholdStore:
         return self._conn
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def zone(self, household: str) -> tzinfo:
         """The household's time zone (the server's own until the household chooses one)."""

@@ -29,6 +29,7 @@ __all__ = [
     "LineChannel",
     "LineLinks",
     "LineRateLimited",
+    "LineSettings",
     "LineUnavailable",
     "LineWorker",
     "Link",
@@ -55,15 +56,16 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from ..household._line_links import CODE_TTL, RESET_TTL, LineLinks, Link, TooManyCodes, looks_like_code
     from ._app import LineApp
     from ._channel import CHANNEL, LineChannel
     from ._fake import FakeLineAPI, Sent
     from ._inbox import Inbox, Pending
-    from ._links import CODE_TTL, RESET_TTL, LineLinks, Link, TooManyCodes, looks_like_code
     from ._messenger import LineApiError, LineRateLimited, LineUnavailable, Messenger, RateLimiter
     from ._pasted import looks_pasted
     from ._render import Tap, card, nonce, parse_tap, shopping_list, text_messages
     from ._schema import LINE_INBOX_SCHEMA, LINE_SCHEMA, inbox_path
+    from ._settings import LineSettings
     from ._webhook import WEBHOOK_PATH, not_configured_router, webhook_router
     from ._words import Lang, language_of, say
     from ._worker import REPLY_WINDOW, LineWorker, chat_of, retry_key
@@ -71,6 +73,12 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(
     __name__,
     {
+        "CODE_TTL": "..household._line_links",
+        "LineLinks": "..household._line_links",
+        "Link": "..household._line_links",
+        "looks_like_code": "..household._line_links",
+        "RESET_TTL": "..household._line_links",
+        "TooManyCodes": "..household._line_links",
         "LineApp": "._app",
         "CHANNEL": "._channel",
         "LineChannel": "._channel",
@@ -78,12 +86,6 @@ __getattr__ = lazy_exports(
         "Sent": "._fake",
         "Inbox": "._inbox",
         "Pending": "._inbox",
-        "CODE_TTL": "._links",
-        "RESET_TTL": "._links",
-        "LineLinks": "._links",
-        "Link": "._links",
-        "TooManyCodes": "._links",
-        "looks_like_code": "._links",
         "LineApiError": "._messenger",
         "LineRateLimited": "._messenger",
         "LineUnavailable": "._messenger",
@@ -99,6 +101,7 @@ __getattr__ = lazy_exports(
         "LINE_INBOX_SCHEMA": "._schema",
         "LINE_SCHEMA": "._schema",
         "inbox_path": "._schema",
+        "LineSettings": "._settings",
         "WEBHOOK_PATH": "._webhook",
         "not_configured_router": "._webhook",
         "webhook_router": "._webhook",

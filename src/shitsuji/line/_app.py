@@ -20,13 +20,13 @@ from datetime import UTC, datetime
 
 from fastapi import APIRouter
 
-from ..config import LineSettings
-from ..household import Butler
+from ..household import Butler, LineLinks
+from ..store import database
 from ._channel import LineChannel
 from ._content import LineContent
 from ._inbox import Inbox
-from ._links import LineLinks
 from ._schema import inbox_path
+from ._settings import LineSettings
 from ._webhook import webhook_router
 from ._worker import LineWorker
 
@@ -61,8 +61,8 @@ class _WorkerThread(threading.Thread):
     def run(self) -> None:
         butler = self.make_butler()
         links, inbox = (
-            LineLinks(butler.path, clock=self.clock),
-            Inbox(inbox_path(butler.path), clock=self.clock),
+            LineLinks(butler.database, clock=self.clock),
+            Inbox(database(inbox_path(butler.path)), clock=self.clock),
         )
         channel = LineChannel(butler, links, self.settings.channel_secret, _content(self.settings))
         self._worker = LineWorker(
@@ -108,8 +108,8 @@ class LineApp:
         self.butler = butler
         self.settings = settings
         self.run_worker = run_worker
-        self.links = LineLinks(butler.path, clock=clock)
-        self.inbox = Inbox(inbox_path(butler.path), clock=clock)
+        self.links = LineLinks(butler.database, clock=clock)
+        self.inbox = Inbox(database(inbox_path(butler.path)), clock=clock)
         self.channel = LineChannel(butler, self.links, settings.channel_secret, _content(settings))
         self.worker = LineWorker(self.channel, self.inbox, settings, concurrency=concurrency, clock=clock)
         self._worker_butler = worker_butler

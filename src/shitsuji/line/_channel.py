@@ -42,10 +42,10 @@ from ..agent import (
 from ..audit import AuditEvent
 from ..errors import NotFoundError, UserInputError
 from ..household import Butler, HouseholdDeps
+from ..household._line_links import RESET_TTL, LineLinks, Link, TooManyCodes, looks_like_code
 from ..llm import CONSERVATIVE, Block, ImageRefused, image_block
 from ..safety import InputRejected
 from ._content import ContentUnavailable, LineContent
-from ._links import RESET_TTL, LineLinks, Link, TooManyCodes, looks_like_code
 from ._pasted import looks_pasted
 from ._render import card, effect_messages, parse_tap, text_messages
 from ._words import Lang, asks_password_reset, language_of, say

@@ -18,7 +18,6 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any, Literal
 
 from .. import store as db
@@ -54,14 +53,15 @@ class Pending:
 
 class Inbox:
     def __init__(
-        self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, LINE_INBOX_SCHEMA)
+        database.ensure(LINE_INBOX_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def accept(self, events: Iterable[dict[str, Any]]) -> int:
         """Store the events not seen before (by ``webhookEventId``); how many were new."""

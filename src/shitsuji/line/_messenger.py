@@ -35,8 +35,8 @@ from linebot.v3.messaging import (
     ShowLoadingAnimationRequest,
 )
 
-from ..config import LineSettings
 from ..errors import ShitsujiError
+from ._settings import LineSettings
 
 __all__ = ["LineApiError", "LineRateLimited", "LineUnavailable", "Messenger", "RateLimiter"]
 

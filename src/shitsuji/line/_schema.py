@@ -4,57 +4,10 @@ acknowledge LINE never waits for a turn's writes)."""
 
 from __future__ import annotations
 
+from ..household._line_links import LINE_SCHEMA
 from ..store import Migration, Schema, is_postgres
 
-LINE_SCHEMA = Schema(
-    "line",
-    (
-        Migration(
-            "0101_line_links",
-            """
-            CREATE TABLE line_links (
-                line_user TEXT PRIMARY KEY,
-                household TEXT NOT NULL,
-                member TEXT NOT NULL,
-                linked_at TEXT NOT NULL,
-                lang TEXT,
-                UNIQUE (household, member)
-            );
-            CREATE TABLE line_link_codes (
-                code_hash TEXT PRIMARY KEY,
-                household TEXT NOT NULL,
-                member TEXT NOT NULL,
-                created_at TEXT NOT NULL,
-                expires_at TEXT NOT NULL,
-                used_at TEXT
-            );
-            CREATE INDEX line_link_codes_member ON line_link_codes (household, member)
-            """,
-        ),
-        # a forgotten web password is recovered through the member's own linked LINE account: the
-        # code is sent to that account only, and wrong link/reset codes are counted (throttled)
-        Migration(
-            "0103_line_reset_codes_and_code_failures",
-            """
-            CREATE TABLE line_reset_codes (
-                code_hash TEXT PRIMARY KEY,
-                household TEXT NOT NULL,
-                member TEXT NOT NULL,
-                line_user TEXT NOT NULL,
-                created_at TEXT NOT NULL,
-                expires_at TEXT NOT NULL,
-                used_at TEXT
-            );
-            CREATE INDEX line_reset_codes_member ON line_reset_codes (household, member);
-            CREATE TABLE line_code_failures (
-                key TEXT NOT NULL,
-                at TEXT NOT NULL
-            );
-            CREATE INDEX line_code_failures_key ON line_code_failures (key, at)
-            """,
-        ),
-    ),
-)
+__all__ = ["LINE_INBOX_SCHEMA", "LINE_SCHEMA", "inbox_path"]
 
 LINE_INBOX_SCHEMA = Schema(
     "line-inbox",

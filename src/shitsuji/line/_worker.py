@@ -24,11 +24,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..agent import Busy
-from ..config import LineSettings
 from ..errors import ModelError, StoreLockedError
 from ._channel import LineChannel
 from ._inbox import Inbox, Pending
 from ._messenger import MAX_MESSAGES, LineApiError, LineRateLimited, LineUnavailable, Messenger
+from ._settings import LineSettings
 
 __all__ = ["REPLY_WINDOW", "LineWorker", "chat_of", "retry_key"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._scope import path_scope, project_root, project_scope
+from ..memory._project import path_scope, project_root, project_scope
 
 if TYPE_CHECKING:
     from ._server import ProjectMemory, build_server, serve

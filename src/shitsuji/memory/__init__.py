@@ -46,6 +46,7 @@ __all__ = [
     "memory_store",
     "normalize",
     "normalize_scope",
+    "open_engine",
     "open_store",
     "parse_lines",
     "terms",
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from ._extract import EXTRACTION_PROMPT, ExtractionReport, Extractor, Turn
     from ._jobs import ExtractionQueue, ExtractionSettings, JobOutcome
     from ._open import memory_store, open_store
+    from ._open_engine import open_engine
     from ._recall import RecallWeights
     from ._records import CATEGORIES, SOURCES, Hit, Memory, RememberResult
     from ._schema import MEMORY_SCHEMA
@@ -88,6 +90,7 @@ __getattr__ = lazy_exports(
         "MemoryEngine": "._engine",
         "NewMemory": "._engine",
         "memory_store": "._open",
+        "open_engine": "._open_engine",
         "open_store": "._open",
         "RecallWeights": "._recall",
         "CATEGORIES": "._records",

@@ -19,7 +19,6 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any, Literal
 
 from .. import store as db
@@ -71,20 +70,21 @@ class ExtractionQueue:
 
     def __init__(
         self,
-        path: str | Path,
+        database: db.Database,
         extractor: Extractor,
         *,
         clock: Clock = lambda: datetime.now(UTC),
         settings: ExtractionSettings | None = None,
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, MEMORY_SCHEMA)
+        database.ensure(MEMORY_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.extractor = extractor
         self.clock = clock
         self.settings = settings or ExtractionSettings()
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def enqueue(
         self,

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..store._files import private_folder
+
 ALIGN = 64
 MAGIC = "shitsuji-arrays-1"
 
@@ -33,10 +35,10 @@ def write_arrays(path: Path, meta: dict[str, Any], arrays: dict[str, npt.NDArray
         offset += -(-array.nbytes // ALIGN) * ALIGN
     header = json.dumps({"magic": MAGIC, "meta": meta, "arrays": layout}, ensure_ascii=False).encode() + b"\n"
     start = -(-len(header) // ALIGN) * ALIGN
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent)  # snapshots hold vectors of private memories: 0700 / 0600
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        with open(temporary, "wb") as out:
+        with open(os.open(temporary, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "wb") as out:
             out.write(header.ljust(start, b" "))
             for array in arrays.values():
                 # written from the array's own memory: a 200 MB matrix is not copied (twice) first

@@ -1,12 +1,11 @@
 """One handle on the scheduler's tables for an app (the web app holds one): notifications, settings and
-the month's pushes over a connection of its own, opened with the scheduler's schema."""
+the month's pushes, over the process's one database (the scheduler's schema ensured on it)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
-from ..store import open_database
+from ..store import Database
 from ._claims import Budget, pushes_used
 from ._notifications import Notifications
 from ._schema import SCHEDULE_SCHEMA
@@ -18,8 +17,9 @@ __all__ = ["Reminders"]
 class Reminders:
     """Notifications, settings and the push count of one database."""
 
-    def __init__(self, database: str | Path, budget: Budget | None = None) -> None:
-        self.db = open_database(database, SCHEDULE_SCHEMA)
+    def __init__(self, database: Database, budget: Budget | None = None) -> None:
+        database.ensure(SCHEDULE_SCHEMA)
+        self.db = database
         self.notifications = Notifications(self.db)
         self.settings = SettingsStore(self.db)
         self.budget = budget or Budget()  # ``serve`` sets the configured one
@@ -28,4 +28,4 @@ class Reminders:
         return pushes_used(self.db, datetime.now(UTC)), self.budget.monthly
 
     def close(self) -> None:
-        self.db.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from ..config import LineSettings
 from ..errors import StoreLockedError
-from ..line import LineApiError, LineRateLimited, LineUnavailable, Messenger, retry_key
+from ..line import LineApiError, LineRateLimited, LineSettings, LineUnavailable, Messenger, retry_key
 from ..store import Database
 from ._claims import Budget, Claimed, claim, settle
 from ._clock import Clock, SystemClock

@@ -1,75 +1,50 @@
 """One database API over SQLite (embedded, the default) and PostgreSQL (many processes, many machines).
 
-Every store opens its database with ``open_database(target, *schemas)``: a path (or ``:memory:``)
-is a SQLite file, a ``postgresql://`` URL is a PostgreSQL database. The store then reads with
+A process opens one ``Database`` per target at its edge (``database(target)``: a path or
+``:memory:`` is a SQLite file, a ``postgresql://`` URL a PostgreSQL database) and hands it to every
+store; a store makes sure of its tables with ``db.ensure(SCHEMA)``, reads with
 ``db.execute(sql, params)`` and writes inside ``with db.write() as tx:`` — one transaction,
 committed on success and rolled back on any error. SQL is written once, in the subset both
 engines speak, with ``?`` placeholders; the PostgreSQL side sends it with server-side
 parameters (psycopg 3), never by pasting values into the text. ``db.dialect`` names the engine
 for the few statements that must differ (vector search, keyword indexes).
 
+A transaction belongs to one thread from ``BEGIN`` to ``COMMIT``: SQLite's one connection is
+held by that thread's lock until its transaction has ended (another thread's reads and writes
+wait; none sees rows not yet committed), PostgreSQL's thread keeps its pooled connection. A
+``write()`` opened by a thread already inside one is a savepoint within it, so a store can write
+its audit row inside another store's transaction. No store keeps a lock of its own for this.
+
 Nothing above the store layer knows which engine runs: a ``Database`` is all a store holds.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import StoreError, StoreLockedError
+from ._api import Database, Dialect, Params, Result, Rows, Tx
+from ._attach import before_commit
+from ._files import private_file
+from ._migrations import Schema, migrate
+from ._process import local_alive, this_process
 
 if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL URL is opened
     from psycopg_pool import ConnectionPool
 
-    from ._migrations import Schema
+__all__ = ["Database", "Dialect", "Params", "Rows", "Tx"]
 
 BUSY_TIMEOUT_S = 5.0
-Dialect = Literal["sqlite", "postgresql"]
-Params = Sequence[Any]
-
-
-class Rows(Protocol):
-    """What a statement gives back: its rows (tuples) and how many rows it changed."""
-
-    @property
-    def rowcount(self) -> int: ...
-
-    def fetchone(self) -> Any: ...
-
-    def fetchall(self) -> list[Any]: ...
-
-    def __iter__(self) -> Iterator[Any]: ...
-
-
-class Tx(Protocol):
-    """A write transaction in progress."""
-
-    def execute(self, sql: str, params: Params = ()) -> Rows: ...
-
-    def executemany(self, sql: str, rows: Sequence[Params]) -> None: ...
-
-
-class Database(Protocol):
-    """An open database: reads, write transactions, its engine and a printable name."""
-
-    dialect: Dialect
-    where: str  # the path, or the URL without its password: for messages
-
-    def execute(self, sql: str, params: Params = ()) -> Rows: ...
-
-    def write(self) -> AbstractContextManager[Tx]: ...
-
-    def sibling(self, suffix: str) -> str: ...
-
-    def close(self) -> None: ...
 
 
 def is_postgres(target: str | Path) -> bool:
@@ -77,27 +52,62 @@ def is_postgres(target: str | Path) -> bool:
 
 
 def open_database(target: str | Path, *schemas: Schema) -> Database:
-    """Open (creating if needed) the database ``target`` names, with ``schemas`` migrated."""
-    from ._migrations import migrate
-
+    """Open a new connection (SQLite) or a handle on the process's pool (PostgreSQL) to ``target``,
+    with ``schemas`` migrated. Stores don't call this: they are handed the process's ``database``."""
     db: Database = PostgresDatabase(str(target)) if is_postgres(target) else SQLiteDatabase(target)
     try:
-        migrate(db, *schemas)
+        db.ensure(*schemas)
     except BaseException:
         db.close()
         raise
     return db
 
 
+_OPEN: dict[tuple[int, str], Database] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def database(target: str | Path) -> Database:
+    """The process's one ``Database`` for ``target``, opened on first use (the edge: the CLI, the
+    web app's start-up, the LINE worker, the MCP server); every store of the process is handed it."""
+    key = (os.getpid(), str(target) if is_postgres(target) else str(Path(target).expanduser()))
+    with _OPEN_LOCK:
+        db = _OPEN.get(key)
+        if db is None:
+            db = _OPEN[key] = open_database(target)
+        return db
+
+
+def close_databases() -> None:
+    """Close this process's databases opened by ``database`` (tests, and a process about to exit)."""
+    with _OPEN_LOCK:
+        for key in [k for k in _OPEN if k[0] == os.getpid()]:
+            _OPEN.pop(key).close()
+
+
+class _Schemas:
+    """Each schema migrated once per open database (a store opening makes sure of its tables)."""
+
+    _ensured: set[str]
+    _ensure_lock: threading.Lock
+
+    def ensure(self, *schemas: Schema) -> None:
+        with self._ensure_lock:
+            todo = [s for s in schemas if s.package not in self._ensured]
+            if todo or not self._ensured:
+                migrate(self, *todo)  # type: ignore[arg-type]
+                self._ensured.update(["", *(s.package for s in todo)])  # "": the bookkeeping table
+
+
 # --- SQLite -------------------------------------------------------------------------------------
 
-_WRITERS: dict[str, threading.RLock] = {}
-_WRITERS_LOCK = threading.Lock()
+_LOCKS: dict[str, threading.RLock] = {}
+_LOCKS_LOCK = threading.Lock()
 
 
-def _writer(where: str) -> threading.RLock:
-    with _WRITERS_LOCK:
-        return _WRITERS.setdefault(where, threading.RLock())
+def _file_lock(where: str) -> threading.RLock:
+    with _LOCKS_LOCK:
+        return _LOCKS.setdefault(where, threading.RLock())
 
 
 class _SQLiteTx:
@@ -113,17 +123,27 @@ class _SQLiteTx:
         self._conn.executemany(sql, rows)
 
 
-class SQLiteDatabase:
-    """A SQLite file: WAL journal (readers never block the writer), foreign keys on, a busy
-    timeout so two processes can share it, autocommit with explicit ``BEGIN IMMEDIATE`` writes."""
+class SQLiteDatabase(_Schemas):
+    """A SQLite file: WAL journal (readers in other processes never block the writer), foreign keys
+    on, a busy timeout so two processes can share it, autocommit with explicit ``BEGIN IMMEDIATE``.
+
+    One connection, and one lock of the process per file that a thread holds from ``BEGIN`` to
+    ``COMMIT`` and for each read: no statement of another thread lands inside an open transaction
+    or reads its rows. (Measured against a connection per thread in docs/benchmarks.md: a write
+    waits the same either way, and a thread's reads wait for a commit of microseconds.)
+    """
 
     dialect: Dialect = "sqlite"
 
     def __init__(self, path: str | Path) -> None:
         target = str(path)
+        self._ensured = set()
+        self._ensure_lock = threading.Lock()
+        self._depth = threading.local()
         if target != ":memory:":
-            Path(target).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        self.where = target
+            target = str(private_file(target))
+        self.where = self.target = target
+        self._lock = _file_lock(target)
         try:
             self.conn = sqlite3.connect(
                 target, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
@@ -131,7 +151,7 @@ class SQLiteDatabase:
             # switching to WAL needs the file to itself, and SQLite says "locked" at once rather than
             # wait: threads of this process opening a new file take turns, and a file already in
             # WAL (every one after its first opening; the mode is kept in the file) is not asked again
-            with _writer(target):
+            with self._lock:
                 if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                     self.conn.execute("PRAGMA journal_mode = WAL")
             self.conn.execute("PRAGMA synchronous = NORMAL")
@@ -140,47 +160,84 @@ class SQLiteDatabase:
             raise translate(exc, target) from exc
 
     def execute(self, sql: str, params: Params = ()) -> Rows:
-        try:
-            return self.conn.execute(sql, params)
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise translate(exc, self.where) from exc
-            raise
+        with self._lock:  # read in full while no other thread's transaction is open on the connection
+            try:
+                cur = self.conn.execute(sql, params)
+                return Result(cur.fetchall() if cur.description else [], cur.rowcount)
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise translate(exc, self.where) from exc
+                raise
 
     @contextmanager
     def write(self) -> Iterator[Tx]:
-        """One write transaction.
+        """One write transaction, or a savepoint in this thread's open one.
 
-        Threads of one process that write to the same file queue on a lock of the process
-        first: SQLite's own busy handler sleeps in growing steps while another writer holds the
-        file, which a thread that must answer in milliseconds (the LINE webhook) cannot afford
-        beside a busy worker thread. The lock is let go before ``COMMIT``, whose WAL checkpoint
-        (an fsync, now and then) must not hold up the other threads. Other processes meet
-        SQLite's busy handler.
+        Threads of one process queue on the file's lock of the process rather than in SQLite's
+        busy handler, which sleeps in growing steps (a LINE webhook must answer in milliseconds);
+        the lock is held through ``COMMIT`` so that the transaction is this thread's alone. Other
+        processes meet SQLite's busy handler.
         """
+        with self._lock:
+            depth = getattr(self._depth, "n", 0)
+            self._depth.n = depth + 1
+            try:
+                if depth:
+                    with self._savepoint(depth) as tx:
+                        yield tx
+                else:
+                    with self._transaction() as tx:
+                        yield tx
+            finally:
+                self._depth.n = depth
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Tx]:
         conn = self.conn
-        with _writer(self.where):
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise translate(exc, self.where) from exc
-            try:
-                yield _SQLiteTx(conn)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
         try:
-            conn.execute("COMMIT")
+            conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            conn.execute("ROLLBACK")
             raise translate(exc, self.where) from exc
+        tx = _SQLiteTx(conn)
+        try:
+            yield tx
+            attached = before_commit(self, tx)
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+                raise translate(exc, self.where) from exc
+            raise
+        if attached is not None:
+            attached.committed = True
+
+    @contextmanager
+    def _savepoint(self, depth: int) -> Iterator[Tx]:
+        name = f"sp{depth}"
+        self.conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield _SQLiteTx(self.conn)
+        except BaseException:
+            self.conn.execute(f"ROLLBACK TO {name}")
+            self.conn.execute(f"RELEASE {name}")
+            raise
+        self.conn.execute(f"RELEASE {name}")
+
+    def holder(self) -> str:
+        """This process's name for the rows it holds (claims, running cards)."""
+        return this_process()
+
+    def holder_alive(self, holder: str) -> bool:
+        return local_alive(holder)
 
     def sibling(self, suffix: str) -> str:
         """A database of its own beside this one (its own write lock): ``<path><suffix>``."""
         return self.where if self.where == ":memory:" else f"{self.where}{suffix}"
 
     def close(self) -> None:
-        self.conn.close()
+        with self._lock:
+            self.conn.close()
 
 
 def translate(exc: sqlite3.DatabaseError, where: str) -> StoreError:
@@ -231,8 +288,17 @@ def _pool(url: str) -> ConnectionPool:
         return pool
 
 
+def pools() -> int:
+    """How many PostgreSQL pools this process holds (one per target)."""
+    with _POOLS_LOCK:
+        return sum(1 for k in _POOLS if k[0] == os.getpid())
+
+
 def close_pools() -> None:
     """Close this process's PostgreSQL pools (tests, and a process about to exit)."""
+    with _HOLDERS_LOCK:  # the holder locks end with their connections
+        for key in [k for k in _HOLDERS if k[0] == os.getpid()]:
+            _HOLDERS.pop(key)[1].close()
     with _POOLS_LOCK:
         for key in [k for k in _POOLS if k[0] == os.getpid()]:
             _POOLS.pop(key).close()
@@ -262,25 +328,6 @@ def to_postgres(sql: str) -> str:
     return _QMARK.sub(swap, sql)
 
 
-class _Result:
-    """Rows read on a connection that went back to the pool."""
-
-    __slots__ = ("_rows", "rowcount")
-
-    def __init__(self, rows: list[Any], rowcount: int) -> None:
-        self._rows = rows
-        self.rowcount = rowcount
-
-    def fetchone(self) -> Any:
-        return self._rows[0] if self._rows else None
-
-    def fetchall(self) -> list[Any]:
-        return self._rows
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._rows)
-
-
 class _PostgresTx:
     __slots__ = ("_conn", "_where")
 
@@ -291,7 +338,7 @@ class _PostgresTx:
     def execute(self, sql: str, params: Params = ()) -> Rows:
         with _translated(self._where):
             cur = self._conn.execute(to_postgres(sql), tuple(params))
-            return _Result(cur.fetchall() if cur.description else [], cur.rowcount)
+            return Result(cur.fetchall() if cur.description else [], cur.rowcount)
 
     def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         if not rows:
@@ -300,35 +347,90 @@ class _PostgresTx:
             cur.executemany(to_postgres(sql), rows)
 
 
-class PostgresDatabase:
+# a process's holder lock: (pid, url) -> (holder name, the pooled connection that holds it)
+_HOLDERS: dict[tuple[int, str], tuple[str, Any]] = {}
+_HOLDERS_LOCK = threading.Lock()
+_HOLDER_SPACE = 0x5348_4F4C  # pg_advisory_lock(classid, objid): classid for holders ("SHOL")
+
+
+def _holder_key(holder: str) -> int:
+    return int.from_bytes(hashlib.sha256(holder.encode()).digest()[:4], "big", signed=True)
+
+
+class PostgresDatabase(_Schemas):
     """A PostgreSQL database through a pool of psycopg 3 connections shared by the process's stores.
 
-    Reads run in autocommit; ``write()`` holds one connection for one transaction (read
-    committed). Rows come back as tuples, as from SQLite.
+    Reads run in autocommit (a thread inside its own write reads on its transaction's connection);
+    ``write()`` holds one connection for one transaction (read committed). Rows come back as
+    tuples, as from SQLite.
     """
 
     dialect: Dialect = "postgresql"
 
     def __init__(self, url: str) -> None:
-        self.url = url
+        self.url = self.target = url
         self.where = redact(url)
+        self._ensured = set()
+        self._ensure_lock = threading.Lock()
+        self._mine = threading.local()  # this thread's transaction's connection
         self._pool = _pool(url)
 
     def execute(self, sql: str, params: Params = ()) -> Rows:
+        conn = getattr(self._mine, "conn", None)
+        if conn is not None:
+            return _PostgresTx(conn, self.where).execute(sql, params)
         with _translated(self.where), self._pool.connection() as conn:
             cur = conn.execute(to_postgres(sql), tuple(params))
-            return _Result(cur.fetchall() if cur.description else [], cur.rowcount)
+            return Result(cur.fetchall() if cur.description else [], cur.rowcount)
 
     @contextmanager
     def write(self) -> Iterator[Tx]:
-        with _translated(self.where), self._pool.connection() as conn, conn.transaction():
-            yield _PostgresTx(conn, self.where)
+        conn = getattr(self._mine, "conn", None)
+        if conn is not None:  # a savepoint in this thread's transaction
+            with _translated(self.where), conn.transaction():
+                yield _PostgresTx(conn, self.where)
+            return
+        attached = None
+        with _translated(self.where), self._pool.connection() as conn:
+            self._mine.conn = conn
+            try:
+                with conn.transaction():
+                    tx = _PostgresTx(conn, self.where)
+                    yield tx
+                    attached = before_commit(self, tx)
+            finally:
+                self._mine.conn = None
+        if attached is not None:
+            attached.committed = True
 
     @contextmanager
     def connection(self) -> Iterator[Any]:
         """A pooled psycopg connection (autocommit), for what only PostgreSQL has (COPY, LISTEN)."""
         with _translated(self.where), self._pool.connection() as conn:
             yield conn
+
+    def holder(self) -> str:
+        """This process's name for the rows it holds, backed by a session-level advisory lock on a
+        connection kept out of the pool for the process's life: the server lets go of it when the
+        process dies (``kill -9`` included), so ``holder_alive`` sees it gone at once."""
+        key = (os.getpid(), self.url)
+        with _HOLDERS_LOCK:  # call it outside a transaction: it may wait for a pooled connection
+            held = _HOLDERS.get(key)
+            if held is None:
+                name = this_process()
+                conn = self._pool.getconn()
+                with _translated(self.where):
+                    conn.execute("SELECT pg_advisory_lock(%s, %s)", (_HOLDER_SPACE, _holder_key(name)))
+                held = _HOLDERS[key] = (name, conn)
+        return held[0]
+
+    def holder_alive(self, holder: str) -> bool:
+        row = self.execute(
+            "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = ? AND objid::bigint = ? "
+            "AND objsubid = 2 AND granted",
+            (_HOLDER_SPACE & 0xFFFFFFFF, _holder_key(holder) & 0xFFFFFFFF),
+        ).fetchone()
+        return row is not None
 
     def sibling(self, suffix: str) -> str:
         """Side databases (the LINE inbox) live in the same PostgreSQL database: rows don't share a lock."""

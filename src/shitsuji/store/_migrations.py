@@ -25,12 +25,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from ..errors import SchemaTooNewError
-
-if TYPE_CHECKING:
-    from ._database import Database, Tx
+from ._api import Database, Tx
 
 PER_PACKAGE = 1000  # user_version marker: older releases (≤ 10 migrations) refuse the file
 _LOCK_KEY = 0x5348_4954  # pg_advisory_xact_lock key: one process migrates at a time ("SHIT")

@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
-from pathlib import Path
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -73,10 +72,15 @@ def check_password(password: str) -> str:
 
 class Accounts:
     def __init__(
-        self, path: str | Path, *, clock: Clock = lambda: datetime.now(UTC), audit: AuditLog | None = None
+        self,
+        database: db.Database,
+        *,
+        clock: Clock = lambda: datetime.now(UTC),
+        audit: AuditLog | None = None,
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, WEB_SCHEMA)
+        database.ensure(WEB_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
         self._hasher = PasswordHasher()
         self.audit = audit  # sign-ins, refusals, sign-outs and password changes are recorded there
@@ -91,7 +95,7 @@ class Accounts:
             )
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     @cached_property
     def _decoy(self) -> str:

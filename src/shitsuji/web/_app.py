@@ -123,7 +123,7 @@ def create_app(
     app.state.tasks = set()
     app.add_middleware(LimitBody, limit=max_body)
     app.add_middleware(AccessLog)
-    probe = watch(backend, line)
+    probe = watch(backend, line.inbox if line is not None else None)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(api_router)
     app.include_router(metrics_router)

@@ -33,9 +33,11 @@ from ..agent import (
 from ..audit import AuditEvent
 from ..errors import NotFoundError, ShitsujiError
 from ..household import (
+    CODE_TTL,
     Applied,
     Butler,
     HouseholdDeps,
+    LineLinks,
     OpenPanel,
     Panel,
     PanelAction,
@@ -45,7 +47,6 @@ from ..household import (
     panel_of,
     panel_view,
 )
-from ..line import CODE_TTL, LineLinks
 from ..llm import LocalServer
 from ..schedule import Reminders
 from ._accounts import Accounts
@@ -76,15 +77,15 @@ class Backend:
         self.service = butler.service
         self.store = butler.store
         self.memory = butler.memory
-        self.accounts = Accounts(butler.path, audit=butler.audit)
-        self.invitations = Invitations(butler.path)
-        self.line_links = LineLinks(butler.path)
+        self.accounts = Accounts(butler.database, audit=butler.audit)
+        self.invitations = Invitations(butler.database)
+        self.line_links = LineLinks(butler.database)
         self.memories = MemoryBrowser(butler.memory, butler.store, butler.conversations)
         self.hub = Hub()
         self.local_model: LocalServer | None = None  # found by `serve` when no endpoint is set
         self.warm = False  # the app warms up in the background; health tells
 
-        self.reminders = Reminders(butler.path)  # what the scheduler said first, and who wants what
+        self.reminders = Reminders(butler.database)  # what the scheduler said first, and who wants what
 
     @property
     def model_ready(self) -> bool:
@@ -171,7 +172,7 @@ class Backend:
     def state(self, p: Proposal) -> str:
         if p.status == "pending" and p.expires_at <= self.butler.proposals.clock():
             return "expired"
-        return p.status
+        return "interrupted" if p.interrupted else p.status
 
     # -- turns --------------------------------------------------------------
 

@@ -112,6 +112,12 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "arguments": ("内容", "Arguments"),
     "status_pending": ("確認待ち", "pending"),
     "status_running": ("実行中", "running"),
+    "status_interrupted": ("中断", "interrupted"),
+    "card_interrupted": (
+        "実行中に止まりました。まだ反映されていません。",
+        "It stopped while being carried out; nothing was changed yet.",
+    ),
+    "retry": ("やり直す", "Retry"),
     "status_approved": ("承認済み", "approved"),
     "status_rejected": ("却下", "rejected"),
     "status_failed": ("失敗", "failed"),
@@ -377,6 +383,10 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     ),
     "why_expired": ("期限が切れています。もう一度頼んでください。", "This card has expired: ask again."),
     "why_running": ("いま実行しているところです。", "It is being carried out right now."),
+    "why_interrupted": (
+        "実行中に止まりました。やり直せます。",
+        "It stopped while being carried out: retry it.",
+    ),
     "why_already_decided": ("すでに{state}です({who}、{at})。", "Already {state} by {who} ({at})."),
     **DOMAIN_TEXT,
 }

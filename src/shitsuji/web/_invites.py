@@ -12,7 +12,6 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from .. import store as db
 from ._accounts import Clock, _digest
@@ -30,13 +29,14 @@ class Invitation:
 
 
 class Invitations:
-    def __init__(self, path: str | Path, *, clock: Clock = lambda: datetime.now(UTC)) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, WEB_SCHEMA)
+    def __init__(self, database: db.Database, *, clock: Clock = lambda: datetime.now(UTC)) -> None:
+        database.ensure(WEB_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def create(
         self, household: str, user: str, *, by: str, ttl: timedelta = INVITE_TTL

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
@@ -23,8 +23,16 @@ from .._metrics import LOOP_LAG, MODEL_RETRIES, REGISTRY, Sample
 from ._lag import LoopLag
 
 if TYPE_CHECKING:
-    from ..line import LineApp
     from ._backend import Backend
+
+
+class Queue(Protocol):
+    """What the gauges read of an event inbox (the LINE channel's): counts by status, the oldest due."""
+
+    def counts(self) -> dict[str, int]: ...
+
+    def next_due(self) -> datetime | None: ...
+
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 PROBE_EVERY_S = 0.05  # 20 wake-ups a second in every app: enough to see a held loop, cheap when idle
@@ -52,7 +60,7 @@ def count_model_retries() -> None:
                 logger.setLevel(logging.INFO)
 
 
-def watch(backend: Backend, line: LineApp | None) -> LoopLag:
+def watch(backend: Backend, inbox: Queue | None) -> LoopLag:
     """Register the gauges this app can read, and a loop-lag probe for the caller to start."""
     REGISTRY.forget_gauges()  # one app per process; a test's next app replaces the last one's
     extraction = backend.service.extraction
@@ -62,8 +70,7 @@ def watch(backend: Backend, line: LineApp | None) -> LoopLag:
             "Memory-extraction jobs not done yet (waiting, backing off or running).",
             lambda: [({}, float(extraction.pending()))],
         )
-    if line is not None:
-        inbox = line.inbox
+    if inbox is not None:
 
         def depth() -> list[Sample]:
             counts = inbox.counts()

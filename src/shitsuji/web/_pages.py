@@ -23,6 +23,7 @@ from ._cards import card_view, decision_text
 from ._i18n import LANGS
 from ._locale import said, words
 from ._member import Member
+from ._rules import household_name, member_name, new_password, time_zones, zone_name
 from ._security import (
     LANG_COOKIE,
     LOGIN_COOKIE,
@@ -105,8 +106,6 @@ def login_form(request: Request) -> Response:
 
 
 def _setup_page(request: Request, error: str | None = None, status: int = 200, **values: str) -> Response:
-    from ._settings import time_zones
-
     return signed_out_form(request, "setup.html", status, error=error, zones=time_zones(), **values)
 
 
@@ -129,8 +128,6 @@ def setup(
     password2: Annotated[str, Form(max_length=1024)] = "",
     csrf: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
-    from ._settings import household_name, member_name, new_password, zone_name
-
     backend = backend_of(request)
     if backend.store.households():
         return see("/login")

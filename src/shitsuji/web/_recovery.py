@@ -25,6 +25,7 @@ from ._accounts import MAX_PASSWORD, check_password
 from ._locale import Refusal, said, words
 from ._member import Member
 from ._pages import see, signed_out_form
+from ._rules import new_password
 from ._security import (
     RateLimited,
     backend_of,
@@ -34,7 +35,6 @@ from ._security import (
     reserve_attempt,
     signed_in,
 )
-from ._settings import new_password
 
 router = APIRouter(include_in_schema=False)
 api = APIRouter(prefix="/api")

@@ -11,9 +11,7 @@ themselves a session as another. The pages and the JSON API share the rules belo
 from __future__ import annotations
 
 import asyncio
-from functools import cache
 from typing import Annotated, Any, Literal
-from zoneinfo import available_timezones
 
 from fastapi import APIRouter, Depends, Form, Request, Response
 from fastapi.responses import HTMLResponse
@@ -21,14 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import NotFoundError, UserInputError
 from ..household import Household
-from ..household._values import check_name, check_time_zone
 from ._accounts import MAX_PASSWORD, check_password
 from ._backend import Backend
 from ._invites import Invitation
 from ._locale import Refusal, said, words
 from ._member import Member
 from ._pages import page, see, signed_out_form
-from ._reminders import reminder_context
+from ._reminder_view import reminder_context
+from ._rules import member_name, new_password, time_zones, zone_name
 from ._security import (
     RateLimited,
     backend_of,
@@ -43,45 +41,6 @@ router = APIRouter(include_in_schema=False)
 api = APIRouter(prefix="/api")
 Signed = Annotated[Member, Depends(signed_in)]
 Password = Annotated[str, Form(max_length=MAX_PASSWORD)]
-
-
-@cache
-def time_zones() -> list[str]:
-    """Every IANA zone this machine knows, for the pickers (Asia/Tokyo first)."""
-    return ["Asia/Tokyo", *sorted(z for z in available_timezones() if "/" in z and z != "Asia/Tokyo"), "UTC"]
-
-
-# -- the rules ----------------------------------------------------------------
-
-
-def household_name(value: str) -> str:
-    try:
-        return check_name(value, "household name")
-    except UserInputError as exc:
-        raise Refusal("bad_household", str(exc), name=value) from None
-
-
-def member_name(value: str) -> str:
-    try:
-        return check_name(value, "member")
-    except UserInputError as exc:
-        raise Refusal("bad_user", str(exc), name=value) from None
-
-
-def zone_name(value: str) -> str:
-    try:
-        return check_time_zone(value)
-    except UserInputError as exc:
-        raise Refusal("bad_time_zone", str(exc), zone=value) from None
-
-
-def new_password(password: str, again: str) -> str:
-    if password != again:
-        raise Refusal("passwords_differ", "the passwords differ")
-    try:
-        return check_password(password)
-    except UserInputError as exc:
-        raise Refusal("password_short", str(exc)) from None
 
 
 def invite(backend: Backend, member: Member, user: str) -> tuple[str, Invitation]:

@@ -22,7 +22,7 @@ import os
 from pathlib import Path, PurePath
 from typing import Final
 
-from ..memory._scopes import MAX_DEPTH, normalize_scope
+from ._scopes import MAX_DEPTH, normalize_scope
 
 ROOT: Final = "fs"
 _MAX_SEGMENT: Final = 100

@@ -11,6 +11,9 @@ random characters cannot be guessed in a handful of tries, and a flood of tries 
 fake senders stops at the overall limit. The same linked account is how a member who forgot
 their web password gets a reset code (``new_reset_code``): it is sent to that LINE account
 alone, so nobody else in the household can use it.
+
+It lives in the household app, below the channels: the LINE channel redeems codes, the web app makes
+them, and neither channel imports the other.
 """
 
 from __future__ import annotations
@@ -21,11 +24,62 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from typing import Literal
 
 from .. import store as db
-from ._schema import LINE_SCHEMA
-from ._words import Lang
+from ..store import Migration, Schema
+
+Lang = Literal["ja", "en"]  # the member's language on LINE (``line._words`` speaks both)
+
+LINE_SCHEMA = Schema(
+    "line",
+    (
+        Migration(
+            "0101_line_links",
+            """
+            CREATE TABLE line_links (
+                line_user TEXT PRIMARY KEY,
+                household TEXT NOT NULL,
+                member TEXT NOT NULL,
+                linked_at TEXT NOT NULL,
+                lang TEXT,
+                UNIQUE (household, member)
+            );
+            CREATE TABLE line_link_codes (
+                code_hash TEXT PRIMARY KEY,
+                household TEXT NOT NULL,
+                member TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL,
+                used_at TEXT
+            );
+            CREATE INDEX line_link_codes_member ON line_link_codes (household, member)
+            """,
+        ),
+        # a forgotten web password is recovered through the member's own linked LINE account: the
+        # code is sent to that account only, and wrong link/reset codes are counted (throttled)
+        Migration(
+            "0103_line_reset_codes_and_code_failures",
+            """
+            CREATE TABLE line_reset_codes (
+                code_hash TEXT PRIMARY KEY,
+                household TEXT NOT NULL,
+                member TEXT NOT NULL,
+                line_user TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL,
+                used_at TEXT
+            );
+            CREATE INDEX line_reset_codes_member ON line_reset_codes (household, member);
+            CREATE TABLE line_code_failures (
+                key TEXT NOT NULL,
+                at TEXT NOT NULL
+            );
+            CREATE INDEX line_code_failures_key ON line_code_failures (key, at)
+            """,
+        ),
+    ),
+)
 
 __all__ = ["CODE_TTL", "RESET_TTL", "LineLinks", "Link", "TooManyCodes", "looks_like_code"]
 
@@ -78,14 +132,15 @@ class Link:
 
 class LineLinks:
     def __init__(
-        self, path: str | Path, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     ) -> None:
-        self.path = str(path)
-        self._conn = db.open_database(self.path, LINE_SCHEMA)
+        database.ensure(LINE_SCHEMA)
+        self.path = database.target
+        self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
     def close(self) -> None:
-        self._conn.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def new_code(self, household: str, member: str) -> str:
         """A fresh code for a verified member; their earlier unused codes stop working."""
