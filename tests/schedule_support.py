@@ -8,11 +8,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from shitsuji.config import LineSettings
 from shitsuji.household import HouseholdStore
-from shitsuji.line import FakeLineAPI, LineLinks
+from shitsuji.line import FakeLineAPI, LineLinks, LineSettings
 from shitsuji.schedule import SCHEDULE_SCHEMA, Budget, FakeClock, Scheduler, SettingsStore, Tick
-from shitsuji.store import Database, open_database
+from shitsuji.store import Database, database, open_database
 
 from .line_support import HUSBAND, SECRET, TOKEN, WIFE
 
@@ -64,9 +63,9 @@ def household(target: str, *, start: str, zone: str = "Asia/Tokyo") -> Iterator[
     """A household ``futari`` (wife, husband) in ``zone``, both LINE-linked, the clock at ``start``;
     the scheduler's mark is set at ``start`` (it plans from there)."""
     clock = FakeClock(start)
-    store = HouseholdStore(target, clock=clock.now)
+    store = HouseholdStore(database(target), clock=clock.now)
     store.create("futari", ["wife", "husband"], time_zone=zone)
-    links = LineLinks(target)
+    links = LineLinks(database(target))
     for member, user in LINE_OF.items():
         assert links.redeem(user, links.new_code("futari", member)) is not None
     links.close()

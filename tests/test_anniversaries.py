@@ -48,7 +48,7 @@ def dates(store: HouseholdStore) -> AnniversaryStore:
 
 
 def ctx(store: HouseholdStore, engine: MemoryEngine, user: str) -> ToolContext[HouseholdDeps]:
-    return HouseholdDeps(store, engine, Segments(store.path)).member(user, "app")
+    return HouseholdDeps(store, engine, Segments(store.database)).member(user, "app")
 
 
 def run(context: ToolContext[Any], name: str, **arguments: Any) -> Any:

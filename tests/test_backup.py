@@ -19,8 +19,9 @@ import sys, time
 from pathlib import Path
 from shitsuji.household import HouseholdStore
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
+from shitsuji.store import database
 db, stop = sys.argv[1], Path(sys.argv[2])
-homes, store = HouseholdStore(db), open_store(db)
+homes, store = HouseholdStore(database(db)), open_store(db)
 engine = MemoryEngine(store, HashEmbedder())
 n = 0
 while not stop.exists():

@@ -14,6 +14,7 @@ from shitsuji.audit import AuditLog
 from shitsuji.claude_memory import PATH_KEY, ShitsujiMemoryTool, household_scopes
 from shitsuji.llm import ModelResponse, text_response, tool_use_response
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
+from shitsuji.store import database
 
 from .fake_anthropic import FakeMessagesAPI
 
@@ -35,7 +36,7 @@ def api() -> Iterator[FakeMessagesAPI]:
 @pytest.fixture
 def audited(memory_target: str) -> Iterator[tuple[MemoryEngine, AuditLog]]:
     store = open_store(memory_target)
-    audit = AuditLog(memory_target)
+    audit = AuditLog(database(memory_target))
     yield MemoryEngine(store, HashEmbedder(), audit=audit), audit
     store.close()
 

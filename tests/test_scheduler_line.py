@@ -16,8 +16,7 @@ from zoneinfo import ZoneInfo
 
 import httpx
 
-from shitsuji.config import LineSettings
-from shitsuji.line import FakeLineAPI, Messenger, retry_key
+from shitsuji.line import FakeLineAPI, LineSettings, Messenger, retry_key
 from shitsuji.schedule import LEASE
 
 from .line_support import SECRET, TOKEN, WIFE

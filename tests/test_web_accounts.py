@@ -126,12 +126,12 @@ def test_a_reset_on_the_server_removes_the_line_link_and_is_the_members_own_audi
     from shitsuji.privacy import Viewer
 
     assert cli("household", "init", "--name", "futari", "--member", "wife", "--member", "husband").code == 0
-    links = LineLinks(db_path)
+    links = LineLinks(database(db_path))
     assert links.redeem("U" + "a" * 32, links.new_code("futari", "wife")) is not None
     reset = cli("household", "set-password", "wife", "--password-stdin", "--json", stdin="atarashii-pass\n")
     assert reset.code == 0 and reset.json()["line_unlinked"] == 1
     assert links.of_member("futari", "wife") is None  # a lost phone no longer speaks for her
-    log = AuditLog(db_path)
+    log = AuditLog(database(db_path))
     assert [e.action for e in log.events(viewer=Viewer("futari", "wife"))][:2] == [
         "line.unlinked",
         "password.set",

@@ -14,6 +14,7 @@ import pytest
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.memory._embedders import Vector
+from shitsuji.store import database
 from shitsuji.web import Backend, create_app
 
 from .web_support import HOME, PASSWORD, serving
@@ -40,11 +41,11 @@ class GatedEmbedder(HashEmbedder):
 @pytest.fixture
 def gated(tmp_path: Path) -> Iterator[tuple[str, GatedEmbedder]]:
     db = tmp_path / "loop.db"
-    store = HouseholdStore(db)
+    store = HouseholdStore(database(db))
     store.create(HOME, ["wife"])
     store.close()
     embedder = GatedEmbedder()
-    backend = Backend(Butler(db, MemoryEngine(open_store(str(db)), embedder), None, panels=True))
+    backend = Backend(Butler(database(db), MemoryEngine(open_store(str(db)), embedder), None, panels=True))
     backend.accounts.set_password(HOME, "wife", PASSWORD)
     try:
         with serving(create_app(backend)) as url:

@@ -76,10 +76,10 @@ def test_serve_starts_offline_and_a_fresh_database_goes_to_setup(tmp_path: Path)
 def test_serve_stops_soon_after_ctrl_c_with_a_stream_open_and_logs_json(tmp_path: Path) -> None:
     """An open live-update stream never ends by itself: Ctrl-C must not wait for it (it took 4-14 s)."""
     port = free_port()
-    store = HouseholdStore(tmp_path / "web.db")
+    store = HouseholdStore(database(tmp_path / "web.db"))
     store.create(HOME, ["wife"])
     store.close()
-    accounts = Accounts(tmp_path / "web.db")
+    accounts = Accounts(database(tmp_path / "web.db"))
     accounts.set_password(HOME, "wife", PASSWORD)
     accounts.close()
     server = _serve(_env(tmp_path), "--port", str(port), "--log-format", "json")
