@@ -79,7 +79,6 @@ def test_a_healthy_install_passes_every_check(cli: Cli, healthy: Path) -> None:
 def test_each_problem_is_named_with_its_fix(
     cli: Cli, healthy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    healthy.chmod(0o644)
     monkeypatch.setenv("SHITSUJI_LINE_CHANNEL_TOKEN", "a-wrong-token")
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))
@@ -87,6 +86,7 @@ def test_each_problem_is_named_with_its_fix(
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps({"content": "卵は冷蔵庫の右", "scope": "household/futari"}) + "\n")
     assert cli("import", str(items), "--no-index").code == 0  # a memory without a vector
+    healthy.chmod(0o644)  # after the import: opening the database makes its files 0600 again
     stale = tmp_path / "cache" / "hook-0123456789abcdef.sock"
     stale.parent.mkdir(exist_ok=True)
     dead = socket.socket(socket.AF_UNIX)

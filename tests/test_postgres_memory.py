@@ -190,6 +190,7 @@ CLAIMER = textwrap.dedent(
     import json, os, signal, sys, time
     from pathlib import Path
     from shitsuji.memory._jobs import ExtractionQueue
+    from shitsuji.store import database
     queue = ExtractionQueue(database(sys.argv[1]), None)
     go = Path(sys.argv[2])
     while not go.exists():

@@ -84,6 +84,7 @@ def test_a_database_from_before_per_package_migrations_is_upgraded_in_place(db_p
     for table in ("recipe_ingredients", "recipes", "nisa_contributions", "nisa_holdings", "household_splits"):
         conn.execute(f"DROP TABLE {table}")
     conn.execute("ALTER TABLE expenses DROP COLUMN paid_by")
+    conn.execute("ALTER TABLE proposals DROP COLUMN executor")
     conn.execute("PRAGMA user_version = 10")
     assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 10 >= len(agent_before)
     conn.close()

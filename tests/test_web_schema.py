@@ -27,6 +27,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.core.result import Ok
 
 from shitsuji.llm import ScriptedModel, text_response
+from shitsuji.store import close_databases
 from shitsuji.web import Member
 from shitsuji.web._security import CSRF_HEADER, SESSION_COOKIE
 
@@ -76,6 +77,13 @@ class Running:
         return self.session.get(f"{self.base_url}/api/me", timeout=10).status_code == 200
 
 
+@pytest.fixture(autouse=True)
+def _fresh_databases() -> Iterator[None]:
+    """The server below lives for the module: its database stays open between these tests (``running``
+    closes it at the end), instead of being closed after each test as elsewhere."""
+    yield
+
+
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     db: Path = tmp_path_factory.mktemp("schema") / "web.db"
@@ -87,6 +95,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
             state.session.close()
     finally:
         site.close()
+        close_databases()
 
 
 def operations(running: Running) -> list[APIOperation]:

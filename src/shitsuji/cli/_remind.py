@@ -78,17 +78,14 @@ def run(
                 events.add_signal_handler(sig, stop.set)
         await scheduler.run(stop, poll_s=poll)
 
-    try:
-        if once:
-            done = asyncio.run(scheduler.tick())
-            console.print(
-                f"planned {done.planned}, pushed {done.pushed}, retried {done.retried}, failed {done.failed}"
-            )
-        else:
-            console.print("shitsuji remind: sending reminders and digests (Ctrl-C stops)")
-            asyncio.run(loop())
-    finally:
-        db.close()
+    if once:
+        done = asyncio.run(scheduler.tick())
+        console.print(
+            f"planned {done.planned}, pushed {done.pushed}, retried {done.retried}, failed {done.failed}"
+        )
+    else:
+        console.print("shitsuji remind: sending reminders and digests (Ctrl-C stops)")
+        asyncio.run(loop())
 
 
 @remind_app.command("set")
@@ -138,10 +135,7 @@ def set_(
                 )
             changes["quiet"] = (start, end)
     db = _database()
-    try:
-        now = SettingsStore(db).update(home, member, **changes)
-    finally:
-        db.close()
+    now = SettingsStore(db).update(home, member, **changes)
     if as_json:
         print_json(now.to_json())
         return
@@ -158,10 +152,7 @@ def status(as_json: JsonFlag = False) -> None:
     from ..schedule import Notifications, SystemClock
 
     db = _database()
-    try:
-        found = Notifications(db).status(SystemClock().now(), budget_from_env())
-    finally:
-        db.close()
+    found = Notifications(db).status(SystemClock().now(), budget_from_env())
     if as_json:
         print_json(found)
         return
@@ -184,10 +175,7 @@ def list_(
 
     home = _home_of(member, household)
     db = _database()
-    try:
-        rows = Notifications(db).of_member(home, member)
-    finally:
-        db.close()
+    rows = Notifications(db).of_member(home, member)
     if as_json:
         print_json([n.to_json() for n in rows])
         return
