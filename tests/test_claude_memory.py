@@ -100,7 +100,7 @@ def test_claude_keeps_a_file_as_a_searchable_memory_with_provenance(
     trail = [(e.action, e.actor, e.channel) for e in reversed(audit.events(limit=50))]
     assert trail[0] == ("memory.remembered", "futari/wife", "claude-memory-tool")
     assert [a for a, _, _ in trail].count("memory.edited") == 2 and (
-        "memory.forgotten",
+        "memory.relabelled",
         "futari/wife",
         "claude-memory-tool",
     ) in trail
@@ -173,3 +173,71 @@ def test_the_example_runs_offline(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "household/futari/user/wife: 紅茶が好き（砂糖なし）" in done.stdout
+
+
+def refuse_rows_naming(target: str, name: str) -> None:
+    """The database itself refuses any row whose provenance names ``name`` (a failure mid-rename)."""
+    db = database(target)
+    with db.write() as tx:
+        if db.dialect == "postgresql":
+            tx.execute(
+                "CREATE FUNCTION refuse_name() RETURNS trigger AS $$ BEGIN "
+                f"IF NEW.provenance::text LIKE '%{name}%' THEN RAISE EXCEPTION 'refused'; END IF; "
+                "RETURN NEW; END $$ LANGUAGE plpgsql"
+            )
+            tx.execute(
+                "CREATE TRIGGER refuse_name BEFORE INSERT OR UPDATE ON memories "
+                "FOR EACH ROW EXECUTE FUNCTION refuse_name()"
+            )
+            return
+        for event in ("INSERT", "UPDATE"):
+            tx.execute(
+                f"CREATE TRIGGER refuse_{event.lower()} BEFORE {event} ON memories "
+                f"WHEN NEW.provenance LIKE '%{name}%' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
+
+
+def test_a_rename_that_fails_halfway_loses_nothing(
+    api: FakeMessagesAPI, audited: tuple[MemoryEngine, AuditLog], memory_target: str
+) -> None:
+    engine, audit = audited
+    tool = tool_for(engine)
+    run(api, tool, {"command": "create", "path": "/memories/private/tea.md", "file_text": "紅茶が好き"})
+    refuse_rows_naming(memory_target, "drinks.md")
+    rename = {
+        "command": "rename",
+        "old_path": "/memories/private/tea.md",
+        "new_path": "/memories/private/drinks.md",
+    }
+    [result] = run(api, tool, rename)
+    assert result.get("is_error")  # the database refused it: Claude reads an error
+    [kept] = engine.list_memories(PRIVATE)  # the file is still there, live, under its old name
+    assert kept.content == "紅茶が好き" and kept.provenance[PATH_KEY] == "tea.md" and kept.deleted_at is None
+    assert "memory.forgotten" not in [e.action for e in audit.events(limit=50)]
+
+
+def test_a_rename_keeps_the_memory_and_its_id(
+    api: FakeMessagesAPI, audited: tuple[MemoryEngine, AuditLog]
+) -> None:
+    engine, audit = audited
+    tool = tool_for(engine)
+    run(api, tool, {"command": "create", "path": "/memories/private/tea.md", "file_text": "紅茶が好き"})
+    [before] = engine.list_memories(PRIVATE)
+    run(
+        api,
+        tool,
+        {
+            "command": "rename",
+            "old_path": "/memories/private/tea.md",
+            "new_path": "/memories/private/drinks.md",
+        },
+    )
+    [after] = engine.list_memories(PRIVATE)  # renamed in place: the same row, nothing forgotten
+    assert list(engine.list_memories(PRIVATE, deleted=True)) == []
+    assert after.id == before.id and after.provenance[PATH_KEY] == "drinks.md"
+    assert after.provenance["renamed_from"] == "tea.md" and after.deleted_at is None
+    assert [h.memory.id for h in engine.recall("紅茶", PRIVATE)] == [before.id]
+    renamed = [e for e in audit.events(limit=50) if e.action == "memory.relabelled"]
+    assert [(e.subject, e.actor, e.detail) for e in renamed] == [
+        (before.id, "futari/wife", {PATH_KEY: "drinks.md", "renamed_from": "tea.md"})
+    ]

@@ -178,7 +178,7 @@ class ShitsujiMemoryTool(BetaAbstractMemoryTool):
         return f"Successfully deleted {command.path}"
 
     def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
-        name, _, found = self._existing(command.old_path)
+        name, inner, found = self._existing(command.old_path)
         new_name, new_inner = self._file(command.new_path)
         if new_name != name:
             raise ToolError(
@@ -186,9 +186,11 @@ class ShitsujiMemoryTool(BetaAbstractMemoryTool):
             )
         if self._find(new_name, new_inner) is not None:
             raise ToolError(f"The destination {command.new_path} already exists")
-        self.engine.forget(found.id, by=self.actor)
-        provenance = {**found.provenance, PATH_KEY: new_inner, "renamed_from": found.id}
-        self.engine.remember(found.content, found.scope, category=found.category, provenance=provenance)
+        # the same memory under a new name, in one transaction: nothing is forgotten and re-remembered
+        try:
+            self.engine.relabel(found.id, {PATH_KEY: new_inner, "renamed_from": inner}, by=self.actor)
+        except ShitsujiError as exc:
+            raise ToolError(f"Not renamed: {exc}") from exc
         return f"Successfully renamed {command.old_path} to {command.new_path}"
 
     def clear_all_memory(self) -> str:

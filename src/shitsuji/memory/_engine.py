@@ -465,6 +465,17 @@ class MemoryEngine:
             self._record("restored", memory, by or "cli", superseded=True)
         return memory
 
+    def relabel(self, memory_id: str, patch: dict[str, Any], *, by: str | None = None) -> Memory:
+        """Change a live memory's provenance labels (the file name Claude's memory tool keeps), not its
+        words: the same row, changed in one transaction, so a failure leaves it as it was (a forget and a
+        remember could lose it between the two). Recall, vectors and id stay; audited as ``relabelled``."""
+        memory = self.get(memory_id)
+        if memory.deleted_at is not None or not self.store.patch_provenance(memory.id, patch):
+            raise UserInputError(f"memory {memory.id} is forgotten: restore it before renaming")
+        memory = replace(memory, provenance={**memory.provenance, **patch})
+        self._record("relabelled", memory, by or "cli", **patch)
+        return memory
+
     def edit(
         self,
         memory_id: str,

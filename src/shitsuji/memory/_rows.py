@@ -186,18 +186,32 @@ class MemoryRows:
         self, memory_id: str, valid_until: datetime | None, provenance_patch: dict[str, Any]
     ) -> None:
         stamp = _stamp(valid_until)
-        for_update = " FOR UPDATE" if self._db.dialect == "postgresql" else ""  # SQLite: BEGIN IMMEDIATE
         with self._lock, self._write() as tx:
-            row = tx.execute(
-                f"SELECT provenance FROM memories WHERE id = ?{for_update}", (memory_id,)
-            ).fetchone()
-            if row is None:
+            provenance = self._merged(tx, memory_id, provenance_patch, live_only=False)
+            if provenance is None:
                 return
-            provenance = {**json.loads(row[0]), **provenance_patch}
             tx.execute(
                 "UPDATE memories SET valid_until = ?, provenance = ?, updated_at = coalesce(?, updated_at) WHERE id = ?",
-                (stamp, dumps(provenance), stamp, memory_id),
+                (stamp, provenance, stamp, memory_id),
             )
+
+    def patch_provenance(self, memory_id: str, patch: dict[str, Any]) -> bool:
+        """Merge ``patch`` into a live row's provenance, read and written in one transaction (so a
+        failure leaves the row as it was); False when no live row has the id."""
+        with self._lock, self._write() as tx:
+            provenance = self._merged(tx, memory_id, patch, live_only=True)
+            if provenance is not None:
+                tx.execute("UPDATE memories SET provenance = ? WHERE id = ?", (provenance, memory_id))
+            return provenance is not None
+
+    def _merged(self, tx: db.Tx, memory_id: str, patch: dict[str, Any], *, live_only: bool) -> str | None:
+        """The row's provenance with ``patch`` merged in (as JSON), the row locked until the commit."""
+        for_update = " FOR UPDATE" if self._db.dialect == "postgresql" else ""  # SQLite: BEGIN IMMEDIATE
+        live = f" AND {LIVE}" if live_only else ""
+        row = tx.execute(
+            f"SELECT provenance FROM memories WHERE id = ?{live}{for_update}", (memory_id,)
+        ).fetchone()
+        return None if row is None else dumps({**json.loads(row[0]), **patch})
 
     def purge_deleted(self) -> int:
         """Delete forgotten rows for good (their embeddings go by cascade)."""

@@ -73,6 +73,10 @@ class MemoryStore(Protocol):
         ``provenance_patch`` into its provenance."""
         ...
 
+    def patch_provenance(self, memory_id: str, patch: dict[str, Any]) -> bool:
+        """Merge ``patch`` into a live row's provenance in one transaction; False when there is none."""
+        ...
+
     def purge_deleted(self) -> int: ...
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Match]:
