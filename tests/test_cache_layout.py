@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from shitsuji.bench._cache_api import PrefixCache
 from shitsuji.bench.cache import run_cache_bench
 from shitsuji.llm import CONSERVATIVE, ModelRequest, request_params
@@ -54,15 +58,33 @@ def test_the_fake_reads_the_longest_written_prefix_and_skips_short_ones() -> Non
 
 
 def test_bench_cache_reads_most_of_each_turn_from_the_third_turn_on() -> None:
-    data = run_cache_bench(turns=6)
-    shares = data["per_turn_share"]
+    data = run_cache_bench(turns=24)  # long enough for the window to fold (the old depth, 0.8, beside it)
+    shares, before = data["per_turn_share"], data["baseline"]
     assert shares[0] == 0.0 and all(s >= 0.8 for s in shares[2:]), shares
     assert data["cost_per_turn_median_usd"] < data["cost_per_turn_uncached_median_usd"] / 2
+    # a fold re-sends the window uncached: folding down to half folds less often, and each fold is cheaper
+    assert 0 < data["turns_with_a_fold"] < before["turns_with_a_fold"]
+    folded = [s for s, fold in zip(shares, data["per_turn_fold"], strict=True) if fold]
+    folded_before = [
+        s for s, fold in zip(before["per_turn_share"], before["per_turn_fold"], strict=True) if fold
+    ]
+    assert min(folded) > min(folded_before) and data["cost_total_vs_baseline"] < 1
+
+
+def test_a_mode_may_set_how_deep_the_window_folds(tmp_path: Path) -> None:
+    from shitsuji.agent import load_modes
+    from shitsuji.errors import UserInputError
+
+    config = tmp_path / "modes.toml"
+    config.write_text("[modes.task]\nwindow_refill = 0.7\n", encoding="utf-8")
+    assert load_modes(config)["task"].window_refill == 0.7
+    assert load_modes(None)["task"].window_refill == 0.5
+    config.write_text("[modes.task]\nwindow_refill = 1.0\n", encoding="utf-8")
+    with pytest.raises(UserInputError, match=r"window_refill must be 0\.1-0\.95"):
+        load_modes(config)
 
 
 def test_the_price_table_in_the_docs_is_the_one_the_bench_uses() -> None:
-    from pathlib import Path
-
     from shitsuji.bench.cache import PRICES
 
     docs = (Path(__file__).parent.parent / "docs" / "benchmarks.md").read_text(encoding="utf-8")

@@ -127,6 +127,7 @@ class Assistant:
             history.summary,
             budget_tokens=self.calibration.budget(chosen.window_tokens),
             summarizer=self.summarizer,
+            refill=chosen.window_refill,
         )
         upto = start + folded.folded + folded.dropped
         summary_untrusted = history.summary_untrusted or any(untrusted[start : start + folded.folded])

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..context import REFILL
 from ..llm import Block, CacheTTL, Depth, Message, Model, ModelRequest, ModelResponse, Usage, WebTools
 from ..llm._model import TextSink
 from ._notes import ModelNotes
@@ -61,6 +62,7 @@ class Mode:
     depth: Depth = "none"
     max_tokens: int = 2048
     window_tokens: int = 1000  # recent conversation sent as is; older turns are summarised
+    window_refill: float = REFILL  # on overflow the window is folded down to this share of it
     web_fetch: bool = False
     web_allowed_domains: tuple[str, ...] = ()
     web_blocked_domains: tuple[str, ...] = ()

@@ -84,6 +84,10 @@ def _checked(mode: Mode, path: Path) -> Mode:
         raise UserInputError(f"{where} max_rounds must be 1-20")
     if mode.depth not in DEPTHS:
         raise UserInputError(f"{where} depth must be one of {', '.join(DEPTHS)}")
+    if not (0.1 <= mode.window_refill <= 0.95):
+        raise UserInputError(
+            f"{where} window_refill must be 0.1-0.95 (the share of the window kept on a fold)"
+        )
     if mode.cache_ttl not in ("5m", "1h"):
         raise UserInputError(f"{where} cache_ttl must be 5m or 1h")
     if mode.web_allowed_domains and mode.web_blocked_domains:

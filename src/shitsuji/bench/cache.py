@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent import DEFAULT_MODES, KEEP, Finished
+from ..context import REFILL
 from ..household import Butler, HouseholdStore
 from ..llm import CHEAP_MODEL, AnthropicModel, CacheTTL, CapabilityTable
 from ..memory import ExtractionSettings, HashEmbedder, MemoryEngine, open_store
@@ -69,13 +70,32 @@ def _sum(bills: list[Billed]) -> Billed:
     )
 
 
+BASELINE_REFILL = 0.8  # the fold depth before issue 22's rework, run beside the current one
+
+
 def run_cache_bench(
-    *, turns: int = 50, model: str = "claude-sonnet-4-6", ttl: CacheTTL = "5m"
+    *,
+    turns: int = 50,
+    model: str = "claude-sonnet-4-6",
+    ttl: CacheTTL = "5m",
+    refill: float = REFILL,
+    baseline_refill: float | None = BASELINE_REFILL,
 ) -> dict[str, Any]:
+    """The figures for windows folded down to ``refill``; with ``baseline_refill``, the same conversation
+    folded down to that share is run beside it (``baseline``) and both per-turn shares are listed."""
     if model not in PRICES:
         raise ValueError(f"no price for {model}: choose one of {', '.join(PRICES)}")
+    data = _figures(turns, model, ttl, refill)
+    if baseline_refill is not None:
+        beside = _figures(turns, model, ttl, baseline_refill)
+        data["baseline"] = {k: v for k, v in beside.items() if k not in ("model", "ttl", "turns")}
+        data["cost_total_vs_baseline"] = round(data["cost_total_usd"] / beside["cost_total_usd"], 3)
+    return data
+
+
+def _figures(turns: int, model: str, ttl: CacheTTL, refill: float) -> dict[str, Any]:
     minimum = CapabilityTable().for_model(model).cache_min_tokens
-    mode = replace(DEFAULT_MODES["task"], model=model, cache_ttl=ttl)
+    mode = replace(DEFAULT_MODES["task"], model=model, cache_ttl=ttl, window_refill=refill)
     with (
         tempfile.TemporaryDirectory(prefix="shitsuji-cache-") as tmp,
         CachingMessagesAPI(min_tokens=minimum).running() as api,
@@ -91,6 +111,7 @@ def run_cache_bench(
         "model": model,
         "ttl": ttl,
         "turns": turns,
+        "window_refill": refill,
         "cache_min_tokens": minimum,
         "input_tokens_per_turn_median": statistics.median(
             b.input_tokens + b.cache_read + b.cache_write for b in per_turn
@@ -109,6 +130,7 @@ def run_cache_bench(
         "cost_total_usd": round(sum(costs), 4),
         "router_and_summary_cost_usd": round(sum(_cost(CHEAP_MODEL, b, "5m") for b in side), 4),  # Haiku
         "per_turn_share": [round(s, 3) for s in shares],
+        "per_turn_fold": folds,
     }
 
 

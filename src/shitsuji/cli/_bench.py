@@ -404,22 +404,47 @@ def cache(
         str, typer.Option("--model", help="Model priced (claude-sonnet-4-6, claude-opus-4-7 …).")
     ] = "claude-sonnet-4-6",
     ttl: Annotated[str, typer.Option("--ttl", help="Cache lifetime of the prefix: 5m or 1h.")] = "5m",
+    refill: Annotated[
+        float,
+        typer.Option("--refill", min=0.1, max=0.95, help="Share of the window kept when it is folded."),
+    ] = 0.5,
+    baseline: Annotated[
+        float,
+        typer.Option("--baseline", min=0.1, max=0.95, help="The fold depth run beside it (the old 0.8)."),
+    ] = 0.8,
     as_json: JsonFlag = False,
 ) -> None:
     """Prompt caching over a household conversation (the real SDK, a local API that caches by prefix):
-    the share of each turn's input read from the cache and the cost per turn in dollars."""
+    the share of each turn's input read from the cache and the cost per turn in dollars, beside the
+    same conversation with the window folded down to ``--baseline`` (turn by turn)."""
     from ..bench.cache import PRICES, run_cache_bench
     from ..errors import UserInputError
 
     if ttl not in ("5m", "1h") or model not in PRICES:
         raise UserInputError(f"--ttl is 5m or 1h and --model one of {', '.join(PRICES)}")
-    data = run_cache_bench(turns=turns, model=model, ttl="1h" if ttl == "1h" else "5m")
+    data = run_cache_bench(
+        turns=turns, model=model, ttl="1h" if ttl == "1h" else "5m", refill=refill, baseline_refill=baseline
+    )
     if as_json:
         print_json(data)
         return
+    before = data["baseline"]
     for key, value in data.items():
-        if key != "per_turn_share":
-            console.print(f"  {key:<36} {value}")
+        if not isinstance(value, dict | list):
+            beside = f"  [dim](baseline {before[key]})[/]" if key in before else ""
+            console.print(f"  {key:<36} {value}{beside}")
+    console.print(f"  {'turn':>4}  {'baseline':>8}  {'now':>6}   (* a fold)")
+    pairs = zip(
+        before["per_turn_share"],
+        before["per_turn_fold"],
+        data["per_turn_share"],
+        data["per_turn_fold"],
+        strict=True,
+    )
+    for i, (old, old_fold, new, new_fold) in enumerate(pairs, 1):
+        console.print(
+            f"  {i:>4}  {old:>7.3f}{'*' if old_fold else ' '}  {new:>5.3f}{'*' if new_fold else ' '}"
+        )
 
 
 @bench_app.command()

@@ -2,9 +2,10 @@
 
 from ._calibration import Calibration, request_estimate
 from ._segments import Segment, Segments, check_label
-from ._window import SUMMARY_PROMPT, Folded, Summarizer, fit, message_tokens, split_window
+from ._window import REFILL, SUMMARY_PROMPT, Folded, Summarizer, fit, message_tokens, split_window
 
 __all__ = [
+    "REFILL",
     "SUMMARY_PROMPT",
     "Calibration",
     "Folded",

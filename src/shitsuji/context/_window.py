@@ -90,21 +90,30 @@ class Summarizer:
         return text
 
 
-REFILL = 0.8  # after an overflow, fold down to this share of the budget (the saw-tooth's depth)
+#: After an overflow the window is folded down to this share of its budget (the saw-tooth's depth). A
+#: fold moves the start of the window, so the turn that folds reads only tools + persona from the prompt
+#: cache and writes the rest anew: folding down to half (not 80 %) folds about a third as often, and
+#: the turn that folds sends a shorter window (measured in docs/benchmarks.md, "Prompt caching per turn").
+REFILL = 0.5
 
 
 async def fit(
-    messages: Sequence[Message], summary: str, *, budget_tokens: int, summarizer: Summarizer | None
+    messages: Sequence[Message],
+    summary: str,
+    *,
+    budget_tokens: int,
+    summarizer: Summarizer | None,
+    refill: float = REFILL,
 ) -> Folded:
     """Keep the newest messages within budget; fold the rest into ``summary`` (or drop them on failure).
 
-    Nothing happens while everything fits. On overflow the window is cut to 80 % of the
-    budget, so the cheap model runs every few turns, not on every turn, and the input per
-    turn stays within a narrow band (the budget's last fifth) over the whole conversation.
+    Nothing happens while everything fits. On overflow the window is cut to ``refill`` of the
+    budget, so the cheap model runs every few turns, not on every turn, and the input per turn
+    stays between ``refill`` and all of the budget over the whole conversation.
     """
     if sum(message_tokens(m) for m in messages) <= budget_tokens:
         return Folded(summary, list(messages), 0, 0)
-    older, window = split_window(messages, int(budget_tokens * REFILL))
+    older, window = split_window(messages, int(budget_tokens * refill))
     if not older:
         return Folded(summary, window, 0, 0)
     if summarizer is not None:
