@@ -4,7 +4,8 @@
 Tests script what it answers (messages, errors, silence); the real ``anthropic`` SDK
 talks to it, so retries, timeouts and response parsing are the SDK's own. Before the script, it
 refuses with 400 what the real API refuses for the request's model (``fake_anthropic_rules``):
-a thinking form or tool version the model lacks, a non-strict schema marked strict, a bad image.
+a thinking form or tool version the model lacks, a non-strict schema marked strict, a bad image
+(one a decoder cannot read, too large, too wide, too many), and a request over 32 MB (413).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from shitsuji.llm import LoopbackServer, ModelResponse, QuietHandler, write_sse
 
-from .fake_anthropic_rules import refusal
+from .fake_anthropic_rules import MAX_REQUEST_BYTES, refusal
 
 _ids = itertools.count(1)
 
@@ -81,6 +82,15 @@ class FakeMessagesAPI(LoopbackServer):
         class Handler(QuietHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
+                if length > MAX_REQUEST_BYTES:  # refused whole (read and dropped, so the client hears it)
+                    while length > 0:
+                        length -= len(self.rfile.read(min(length, 1 << 20)) or b"x" * length)
+                    error = {
+                        "type": "request_too_large",
+                        "message": f"Request exceeds {MAX_REQUEST_BYTES} bytes",
+                    }
+                    self._send(Reply(413, {"type": "error", "error": error}))
+                    return
                 api.requests.append(json.loads(self.rfile.read(length) or b"{}"))
                 api.headers.append({k.lower(): v for k, v in self.headers.items()})
                 if self.path.split("?")[0] != api.path:

@@ -8,8 +8,10 @@ Models the fake does not know (``claude-test``) get only the rules that hold for
 from __future__ import annotations
 
 import base64
-import struct
+import io
 from typing import Any
+
+from PIL import Image
 
 from shitsuji.llm._images import sniff  # magic bytes are a fact, not a rule: shared with the checks
 
@@ -41,6 +43,10 @@ STRICT_FORBIDDEN = {
 IMAGE_TYPES = {"image/jpeg", "image/png", "image/gif", "image/webp"}
 IMAGE_MAX_BYTES = 5 * 1024 * 1024
 IMAGE_MAX_SIDE = 8000
+MAX_IMAGES = 100  # per request, on models with a 200k-token window
+MANY_IMAGES = 20  # past this many images in one request, each may be 2000 px on a side at most
+MANY_IMAGES_MAX_SIDE = 2000
+MAX_REQUEST_BYTES = 32 * 1024 * 1024  # the standard endpoints' request size limit (413 request_too_large)
 
 
 def _family(model: str, families: tuple[str, ...] | dict[str, Any]) -> str | None:
@@ -52,7 +58,7 @@ def refusal(request: dict[str, Any]) -> str | None:
     model = str(request.get("model", ""))
     known = _family(model, BUDGET + ADAPTIVE_ONLY) is not None
     checks = [_tool_problem(t, model, known) for t in request.get("tools", ())]
-    checks += [_image_problem(b) for b in _blocks(request)]
+    checks.append(_images_problem(_blocks(request)))
     if known:
         checks.append(_thinking_problem(request, model))
     return next((c for c in checks if c), None)
@@ -123,10 +129,27 @@ def _blocks(request: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _image_problem(block: dict[str, Any]) -> str | None:
-    if block.get("type") != "image" or block.get("source", {}).get("type") != "base64":
-        return None
-    source = block["source"]
+def _images_problem(blocks: list[dict[str, Any]]) -> str | None:
+    """Each image alone (type, size, decodes, sides), then the request's count and its many-image limit."""
+    images = [b for b in blocks if b.get("type") == "image" and b.get("source", {}).get("type") == "base64"]
+    sides: list[tuple[int, int]] = []
+    for block in images:
+        problem = _image_problem(block["source"])
+        if isinstance(problem, str):
+            return problem
+        sides.append(problem)
+    if len(images) > MAX_IMAGES:
+        return f"messages: too many images: {len(images)} > {MAX_IMAGES}"
+    if len(images) > MANY_IMAGES and any(max(s) > MANY_IMAGES_MAX_SIDE for s in sides):
+        return (
+            "messages: At least one of the image dimensions exceed max allowed size for many-image "
+            f"requests: {MANY_IMAGES_MAX_SIDE} pixels"
+        )
+    return None
+
+
+def _image_problem(source: dict[str, Any]) -> str | tuple[int, int]:
+    """Why one image is refused, else its (width, height) as a decoder reads it."""
     if source.get("media_type") not in IMAGE_TYPES:
         return f"messages: image source media_type {source.get('media_type')!r} is not supported"
     data = base64.b64decode(source.get("data", ""))
@@ -135,18 +158,19 @@ def _image_problem(block: dict[str, Any]) -> str | None:
     actual = sniff(data)
     if actual != source["media_type"]:
         return f"messages: Image does not match the provided media type {source['media_type']}"
-    width, height = dimensions(data)
-    if max(width, height) > IMAGE_MAX_SIDE:
+    size = decoded_size(data)
+    if size is None:
+        return "messages: Could not process image"
+    if max(size) > IMAGE_MAX_SIDE:
         return f"messages: image dimensions exceed max allowed size: {IMAGE_MAX_SIDE} pixels"
-    return None
+    return size
 
 
-def dimensions(data: bytes) -> tuple[int, int]:
-    """Width and height from a PNG or GIF header (0, 0 for the others: the fake checks no more)."""
-    if data.startswith(b"\x89PNG"):
-        width, height = struct.unpack(">II", data[16:24])
-        return int(width), int(height)
-    if data[:3] == b"GIF":
-        width, height = struct.unpack("<HH", data[6:10])
-        return int(width), int(height)
-    return 0, 0
+def decoded_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) when a real decoder (Pillow) reads every pixel, None when it cannot."""
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
+            return int(image.size[0]), int(image.size[1])
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        return None

@@ -20,6 +20,7 @@ from shitsuji.errors import ModelRequestError, UserInputError
 from shitsuji.llm import AnthropicModel, CapabilityTable, ModelRequest, WebTools, text_response
 
 from .fake_anthropic import FakeMessagesAPI
+from .pictures import encoded, png
 
 FAMILIES = [
     "claude-opus-4-7",
@@ -216,9 +217,10 @@ def test_one_hour_cache_and_context_editing_are_passed_through(api: FakeMessages
 def test_an_image_too_large_is_refused_by_the_fake_and_caught_before_sending(api: FakeMessagesAPI) -> None:
     import base64
 
+    from shitsuji.bench._png import png
     from shitsuji.llm import CONSERVATIVE, ImageRefused, image_block
 
-    big = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00\x00\x00\x04" * 2 + b"\x00" * (6 * 1024 * 1024)
+    big = png(padding=6 * 1024 * 1024)
     raw = {
         "type": "image",
         "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(big).decode()},
@@ -230,7 +232,7 @@ def test_an_image_too_large_is_refused_by_the_fake_and_caught_before_sending(api
         asyncio.run(client(api).respond(req))
     with pytest.raises(ImageRefused, match="at most 5 MB"):
         image_block(big, CONSERVATIVE)
-    small = big[: 24 + 100]
+    small = png()
     jpeg_named_png = {
         **raw,
         "source": {**raw["source"], "media_type": "image/jpeg", "data": base64.b64encode(small).decode()},
@@ -239,3 +241,62 @@ def test_an_image_too_large_is_refused_by_the_fake_and_caught_before_sending(api
     with pytest.raises(ModelRequestError, match="does not match"):
         asyncio.run(client(api).respond(bad))
     assert image_block(small, CONSERVATIVE)["source"]["media_type"] == "image/png"  # read from the bytes
+
+
+def image(data: bytes, media_type: str) -> dict[str, object]:
+    import base64
+
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": media_type, "data": base64.b64encode(data).decode()},
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "media_type", "refused"),
+    [
+        (encoded("JPEG")[:-300], "image/jpeg", "Could not process image"),
+        (png(64, 64)[:-40], "image/png", "Could not process image"),
+        (encoded("WEBP")[:30], "image/webp", "Could not process image"),
+        (encoded("JPEG", 8100, 8), "image/jpeg", "exceed max allowed size: 8000"),
+        (encoded("WEBP", 8100, 8), "image/webp", "exceed max allowed size: 8000"),
+    ],
+    ids=["jpeg-cut", "png-cut", "webp-cut", "jpeg-too-wide", "webp-too-wide"],
+)
+def test_what_the_fake_refuses_in_a_picture_our_check_refuses_before_sending(
+    api: FakeMessagesAPI, data: bytes, media_type: str, refused: str
+) -> None:
+    from shitsuji.llm import CONSERVATIVE, ImageRefused, image_block
+
+    req = ModelRequest("claude-sonnet-4-6", [{"role": "user", "content": [image(data, media_type)]}])
+    with pytest.raises(ModelRequestError, match=refused):
+        asyncio.run(client(api).respond(req))
+    with pytest.raises(ImageRefused) as caught:
+        image_block(data, CONSERVATIVE)
+    assert caught.value.reason == ("side" if "wide" in refused or "size" in refused else "corrupt")
+
+
+def test_the_fake_takes_whole_pictures_and_refuses_many_large_ones_or_a_request_over_32_mb(
+    api: FakeMessagesAPI,
+) -> None:
+    from shitsuji.llm import CONSERVATIVE, image_block
+
+    whole = [encoded(kind) for kind in ("JPEG", "WEBP", "GIF", "PNG")] + [png(32, 32, text="メモ")]
+    blocks = [image_block(data, CONSERVATIVE) for data in whole]  # our check lets real pictures through
+    assert ask(api, ModelRequest("claude-sonnet-4-6", [{"role": "user", "content": blocks}]))
+    wide = image(encoded("PNG", 2100, 4), "image/png")
+    many = [image(png(), "image/png")] * 20 + [wide]
+    with pytest.raises(ModelRequestError, match="many-image requests: 2000 pixels"):
+        asyncio.run(
+            client(api).respond(ModelRequest("claude-sonnet-4-6", [{"role": "user", "content": many}]))
+        )
+    too_many = [image(png(), "image/png")] * 101
+    with pytest.raises(ModelRequestError, match="too many images"):
+        asyncio.run(
+            client(api).respond(ModelRequest("claude-sonnet-4-6", [{"role": "user", "content": too_many}]))
+        )
+    heavy = [image(png(padding=4 * 1024 * 1024), "image/png")] * 7  # each under 5 MB, 37 MB in base64
+    with pytest.raises(ModelRequestError, match=r"Request exceeds 33554432 bytes"):
+        asyncio.run(
+            client(api).respond(ModelRequest("claude-sonnet-4-6", [{"role": "user", "content": heavy}]))
+        )

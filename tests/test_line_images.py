@@ -3,29 +3,15 @@
 
 from __future__ import annotations
 
-import struct
-import zlib
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from shitsuji.bench._png import png
 from shitsuji.llm import tool_use_response
 
 from .line_support import WIFE, LineSite, event, line_site
-
-
-def png(width: int = 4, height: int = 4, padding: int = 0) -> bytes:
-    """A real PNG header (what the size check reads), then filler."""
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    chunk = b"IHDR" + ihdr
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + struct.pack(">I", len(ihdr))
-        + chunk
-        + struct.pack(">I", zlib.crc32(chunk))
-        + b"\x00" * padding
-    )
 
 
 @pytest.fixture
@@ -82,8 +68,9 @@ def test_a_photographed_receipt_becomes_an_expense_card(site: LineSite) -> None:
         png(padding=6 * 1024 * 1024),
         png(9000, 10),
         b"%PDF-1.4 receipt",
+        png(64, 64)[:-40],
     ],
-    ids=["over-5MB", "too-wide", "not-an-image"],
+    ids=["over-5MB", "too-wide", "not-an-image", "cut-off"],
 )
 def test_a_picture_the_model_cannot_read_gets_a_clear_answer(site: LineSite, data: bytes) -> None:
     send_photo(site, "m-bad", data)

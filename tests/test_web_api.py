@@ -924,6 +924,7 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
         ("GET", "/api/conversations"),
         ("POST", "/api/conversations"),
         ("POST", "/api/chat"),
+        ("POST", "/api/chat/picture"),
         ("GET", "/api/panels/{name}"),
         ("PUT", "/api/panel"),
         ("POST", "/api/panel-actions"),

@@ -22,9 +22,7 @@ import asyncio
 import base64
 import itertools
 import json
-import struct
 import tempfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +44,7 @@ from ..memory import ExtractionSettings, HashEmbedder, MemoryEngine, open_store
 from ..memory._extract import EXTRACTION_PROMPT
 from ..safety import find_secrets
 from ..store import database
+from ._png import png
 from .outside_text import run_turns, shape_figures
 
 KEY = "sk-ant-api03-" + "Zq7Lm2Xw9Rt4Yp1Vn8Bc3Df6Gh5Jk0" * 3 + "AA"
@@ -201,12 +200,7 @@ def _read_pictures(request: ModelRequest) -> str:
 
 def photo_with_text(text: str) -> bytes:
     """A small PNG carrying ``text`` (a tEXt chunk), as a photographed note would carry it."""
-    ihdr = struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0)
-    chunks = [(b"IHDR", ihdr), (b"tEXt", b"Comment\x00" + text.encode()), (b"IEND", b"")]
-    out = b"\x89PNG\r\n\x1a\n"
-    for kind, data in chunks:
-        out += struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    return out
+    return png(32, 32, text=text)
 
 
 def _first_round(request: ModelRequest) -> bool:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._metrics import SIGN_IN_REFUSALS
 from .._offload import off_loop
+from ..agent import Turn
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
 from ..household import Household, Panel, PanelAction, label_of
@@ -221,6 +222,12 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
     backend = backend_of(request)
     # claimed before the stream starts: 400 for bad words, 409 while a turn runs there, 503 without a model
     turn = await off_loop(backend.begin, member, body.message, body.conversation, key=body.key)
+    return stream_turn(request, member, turn)
+
+
+def stream_turn(request: Request, member: Member, turn: Turn) -> StreamingResponse:
+    """A claimed turn run to the end (and saved) whether or not the browser stays, its events streamed."""
+    backend = backend_of(request)
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     def emit(event: str, data: dict[str, Any]) -> None:

@@ -27,6 +27,8 @@ from ._metrics import router as metrics_router
 from ._metrics import watch
 from ._pages import render_error
 from ._pages import router as page_router
+from ._pictures import PICTURE_BODY, PICTURE_PATH
+from ._pictures import router as pictures_router
 from ._recovery import api as recovery_api
 from ._recovery import router as recovery_router
 from ._reminders import api as reminders_api
@@ -121,11 +123,12 @@ def create_app(
     app.state.backend = backend
     app.state.secure_cookies = secure_cookies
     app.state.tasks = set()
-    app.add_middleware(LimitBody, limit=max_body)
+    app.add_middleware(LimitBody, limit=max_body, larger={PICTURE_PATH: PICTURE_BODY})
     app.add_middleware(AccessLog)
     probe = watch(backend, line.inbox if line is not None else None)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(api_router)
+    app.include_router(pictures_router)
     app.include_router(metrics_router)
     app.include_router(settings_api)
     app.include_router(page_router)
@@ -149,7 +152,7 @@ def create_app(
             response.headers.setdefault("Cache-Control", "no-store")
         response.headers.setdefault(
             "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+            "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
         )
         return response
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._offload import off_loop
@@ -47,7 +47,7 @@ from ..household import (
     panel_of,
     panel_view,
 )
-from ..llm import LocalServer
+from ..llm import Block, LocalServer
 from ..schedule import Reminders
 from ._accounts import Accounts
 from ._hub import Hub
@@ -177,12 +177,21 @@ class Backend:
     # -- turns --------------------------------------------------------------
 
     def begin(
-        self, member: Member, text: str, conversation_id: str | None = None, *, key: str | None = None
+        self,
+        member: Member,
+        text: str,
+        conversation_id: str | None = None,
+        *,
+        key: str | None = None,
+        images: Sequence[Block] = (),
     ) -> Turn:
         """Claim the conversation for a turn: ``Busy`` while one runs there (in any process),
         ``ModelNotConfigured`` without a model, ``UserInputError`` for empty or oversized words.
-        ``key`` (one per composed message) stores a resend's words once."""
-        return self.service.begin(self.context(member), text, conversation=conversation_id, key=key)
+        ``key`` (one per composed message) stores a resend's words once; ``images`` (checked image
+        blocks) go to the model with the words, and make the turn untrusted, as on LINE."""
+        return self.service.begin(
+            self.context(member), text, conversation=conversation_id, key=key, images=images
+        )
 
     async def run(self, member: Member, turn: Turn, emit: Emit) -> Finished | Failed:
         """Run a claimed turn, showing each of its events as a server-sent event."""

@@ -10,6 +10,7 @@ from datetime import date, datetime, tzinfo
 from typing import Literal
 
 from ._i18n_domains import DOMAIN_TEXT
+from ._i18n_pictures import PICTURE_TEXT
 
 Lang = Literal["ja", "en"]
 LANGS: tuple[Lang, ...] = ("ja", "en")
@@ -389,6 +390,7 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     ),
     "why_already_decided": ("すでに{state}です({who}、{at})。", "Already {state} by {who} ({at})."),
     **DOMAIN_TEXT,
+    **PICTURE_TEXT,
 }
 
 

@@ -12,6 +12,7 @@ import asyncio
 import json
 import secrets
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import Request, Response
@@ -138,19 +139,25 @@ class BodyTooLarge(Exception):
 
 
 class LimitBody:
-    """Refuse request bodies over ``limit`` bytes with 413, whether or not Content-Length is sent."""
+    """Refuse request bodies over ``limit`` bytes with 413, whether or not Content-Length is sent.
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    ``larger`` gives single paths their own limit (the picture upload): every other path keeps the
+    small one, so a big body can only go where it is read as pictures.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int, larger: Mapping[str, int] | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.larger = dict(larger or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.larger.get(scope["path"], self.limit)
         for name, value in scope.get("headers", []):
-            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
-                await _too_large(send, self.limit)
+            if name == b"content-length" and value.isdigit() and int(value) > limit:
+                await _too_large(send, limit)
                 return
         seen = 0
         over = started = False
@@ -160,9 +167,9 @@ class LimitBody:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:  # stop reading: a body cut short must never be handled
+                if seen > limit:  # stop reading: a body cut short must never be handled
                     over = True
-                    raise BodyTooLarge(f"the request body passed {self.limit} bytes")
+                    raise BodyTooLarge(f"the request body passed {limit} bytes")
             return message
 
         async def answer(message: Message) -> None:
@@ -170,7 +177,7 @@ class LimitBody:
             if over:  # whatever the app made of the refused body, the answer is 413
                 if message["type"] == "http.response.start" and not started:
                     started = True
-                    await _too_large(send, self.limit)
+                    await _too_large(send, limit)
                 return
             if message["type"] == "http.response.start":
                 started = True
@@ -183,7 +190,7 @@ class LimitBody:
                 raise
             if not started:
                 started = True
-                await _too_large(send, self.limit)
+                await _too_large(send, limit)
 
 
 async def _too_large(send: Send, limit: int) -> None:
