@@ -7,6 +7,7 @@ are the server's (``_pictures``) and the page's own checks before an upload, in 
 from __future__ import annotations
 
 PICTURE_TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
+    "picture": ("写真", "Photo"),
     "attach_picture": ("写真を添付", "Attach a picture"),
     "remove_picture": ("この写真を外す", "Remove this picture"),
     "picture_drop": ("ここに写真をドロップ", "Drop the picture here"),

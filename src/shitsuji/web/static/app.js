@@ -203,24 +203,137 @@
     return draft.key;
   }
 
-  function showMine(text, key) {
+  function showMine(text, key, sending) {
     if (messages.querySelector('[data-key="' + key + '"]')) return; // a retry: shown already
     const mine = el("li", "msg user");
     mine.dataset.key = key;
-    mine.appendChild(el("div", "bubble", text));
+    const bubble = el("div", "bubble");
+    if (sending.length) {
+      const row = el("div", "pictures");
+      for (const p of sending) {
+        const img = el("img", "picture");
+        img.src = p.url;
+        img.alt = p.file.name || words.attach_picture;
+        row.appendChild(img);
+      }
+      bubble.appendChild(row);
+    }
+    if (text) bubble.appendChild(document.createTextNode(text));
+    mine.appendChild(bubble);
     messages.appendChild(mine);
   }
 
+  // -- pictures ----------------------------------------------------------------
+  // photos wait in the composer (the ＋写真 button, paste, or drag and drop) and go with the words. The
+  // page refuses another type, a file over 5 MB or a fifth picture in its own words; the server checks
+  // again, by the bytes (a damaged file, too many pixels). Nothing is cleared until the reply has come.
+
+  const PICTURE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+  const PICTURE_MAX_MB = 5;
+  const MAX_PICTURES = 4;
+  const attachments = document.getElementById("attachments");
+  const picker = document.getElementById("picture-input");
+  const attach = document.getElementById("attach");
+  const box = composer.querySelector("textarea");
+  let pictures = []; // { file, url } in the order they were added
+
+  function fill(text, values) {
+    return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+  }
+
+  function addPictures(files) {
+    for (const file of files) {
+      if (PICTURE_TYPES.indexOf(file.type) < 0) {
+        errorLine(fill(words.picture_type, { name: file.name || file.type }));
+      } else if (file.size > PICTURE_MAX_MB * 1024 * 1024) {
+        errorLine(fill(words.picture_size, { mb: (file.size / 1024 / 1024).toFixed(1), limit: PICTURE_MAX_MB }));
+      } else if (pictures.length >= MAX_PICTURES) {
+        errorLine(fill(words.picture_many, { limit: MAX_PICTURES }));
+        break;
+      } else pictures.push({ file: file, url: URL.createObjectURL(file) });
+    }
+    showPictures();
+  }
+
+  function showPictures() {
+    attachments.textContent = "";
+    pictures.forEach(function (p, i) {
+      const li = el("li");
+      const img = el("img");
+      img.src = p.url;
+      img.alt = p.file.name || words.attach_picture;
+      const remove = el("button", "remove", "×");
+      remove.type = "button";
+      remove.setAttribute("aria-label", words.remove_picture);
+      remove.addEventListener("click", function () {
+        URL.revokeObjectURL(p.url);
+        pictures.splice(i, 1);
+        showPictures();
+      });
+      li.appendChild(img);
+      li.appendChild(remove);
+      attachments.appendChild(li);
+    });
+    attachments.hidden = pictures.length === 0;
+    box.required = pictures.length === 0; // a photo alone may be sent
+  }
+
+  function picturesSigned(sending) {
+    return sending.map((p) => [p.file.name, p.file.size, p.file.lastModified].join(":")).join("|");
+  }
+
+  function upload(text, key, sending) {
+    const form = new FormData();
+    form.append("message", text);
+    if (conversation) form.append("conversation", conversation);
+    form.append("key", key);
+    for (const p of sending) form.append("pictures", p.file, p.file.name || "picture");
+    return fetch("/api/chat/picture", {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf, Accept: "application/json" },
+      body: form,
+      credentials: "same-origin",
+    });
+  }
+
+  attach.hidden = false;
+  attach.addEventListener("click", () => picker.click());
+  picker.addEventListener("change", function () {
+    addPictures(Array.from(picker.files));
+    picker.value = "";
+  });
+  box.addEventListener("paste", function (event) {
+    const files = Array.from((event.clipboardData && event.clipboardData.files) || []);
+    if (!files.length) return;
+    if (!event.clipboardData.getData("text")) event.preventDefault();
+    addPictures(files);
+  });
+  function carriesFiles(event) {
+    return event.dataTransfer && Array.from(event.dataTransfer.types).indexOf("Files") >= 0;
+  }
+  composer.addEventListener("dragover", function (event) {
+    if (!carriesFiles(event) || box.disabled) return;
+    event.preventDefault();
+    composer.classList.add("dropping");
+  });
+  composer.addEventListener("dragleave", () => composer.classList.remove("dropping"));
+  composer.addEventListener("drop", function (event) {
+    composer.classList.remove("dropping");
+    if (!carriesFiles(event) || box.disabled) return;
+    event.preventDefault();
+    addPictures(Array.from(event.dataTransfer.files));
+  });
+
   composer.addEventListener("submit", async function (event) {
     event.preventDefault();
-    const box = composer.querySelector("textarea");
-    const button = composer.querySelector("button");
+    const button = composer.querySelector("button[type=submit]");
     const text = box.value.trim();
-    if (!text || box.readOnly) return;
-    const key = keyFor(text);
+    const sending = pictures.slice();
+    if ((!text && !sending.length) || box.readOnly) return;
+    const key = keyFor(text + "\n" + picturesSigned(sending));
     const hint = messages.querySelector(".hint");
     if (hint) hint.remove();
-    showMine(text, key);
+    showMine(text, key, sending);
     box.readOnly = true;
     button.disabled = true;
     showProgress(words.thinking);
@@ -229,10 +342,13 @@
     let finished = false;
     scrollDown();
     try {
-      const response = await api("POST", "/api/chat", { message: text, conversation: conversation, key: key });
+      const response = sending.length
+        ? await upload(text, key, sending)
+        : await api("POST", "/api/chat", { message: text, conversation: conversation, key: key });
       if (!response.ok) {
         const data = await response.json().catch(() => ({}));
-        errorLine(data.message || chatProblem(response.status), data.error);
+        const problem = sending.length && response.status === 413 ? words.picture_413 : chatProblem(response.status);
+        errorLine(data.message || problem, data.error);
         return;
       }
       const reader = response.body.getReader();
@@ -283,6 +399,8 @@
       if (finished) {
         box.value = "";
         draft = { text: null, key: null };
+        pictures = pictures.filter((p) => sending.indexOf(p) < 0); // added while it ran: kept
+        showPictures();
       }
       box.readOnly = false;
       button.disabled = false;
