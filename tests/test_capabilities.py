@@ -300,3 +300,25 @@ def test_the_fake_takes_whole_pictures_and_refuses_many_large_ones_or_a_request_
         asyncio.run(
             client(api).respond(ModelRequest("claude-sonnet-4-6", [{"role": "user", "content": heavy}]))
         )
+
+
+def test_a_png_whose_pixel_data_inflates_past_its_size_is_refused_unread() -> None:
+    import struct
+    import zlib
+
+    from shitsuji.llm import CONSERVATIVE, ImageRefused, image_block
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0))
+    bomb = (
+        b"\x89PNG\r\n\x1a\n"
+        + header
+        + chunk(b"IDAT", zlib.compress(bytes(100_000_000), 9))
+        + chunk(b"IEND", b"")
+    )
+    assert len(bomb) < 200_000  # 97 KB on the wire, 100 MB once inflated, for a 4×4 picture
+    with pytest.raises(ImageRefused) as caught:
+        image_block(bomb, CONSERVATIVE)
+    assert caught.value.reason == "corrupt"

@@ -111,9 +111,14 @@ def whole(data: bytes, media_type: str) -> bool:
 
 
 def _whole_png(data: bytes) -> bool:
-    """Every chunk's checksum holds, IHDR comes first, the pixel data inflates to its end, IEND ends it."""
-    i, kinds = 8, []
+    """Every chunk's checksum holds, IHDR comes first, the pixel data inflates to its end (and no further
+    than the header's size allows: a small file that inflates without end is refused, not inflated), IEND
+    ends it."""
+    i, kinds, inflated = 8, [], 0
     inflate = zlib.decompressobj()
+    width, height, depth, colour = struct.unpack(">IIBB", data[16:26])
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}.get(colour, 4)
+    most = 2 * height * (1 + (width * channels * depth + 7) // 8) + 1024  # Adam7 passes add row bytes
     while i + 12 <= len(data):
         length = struct.unpack(">I", data[i : i + 4])[0]
         kind, body = data[i + 4 : i + 8], data[i + 8 : i + 8 + length]
@@ -124,8 +129,10 @@ def _whole_png(data: bytes) -> bool:
         kinds.append(kind)
         if kind == b"IDAT":
             while body and not inflate.eof:
-                inflate.decompress(body, _INFLATE_STEP)
+                inflated += len(inflate.decompress(body, _INFLATE_STEP))
                 body = inflate.unconsumed_tail
+                if inflated > most:
+                    return False
         i += 12 + length
         if kind == b"IEND":
             break
