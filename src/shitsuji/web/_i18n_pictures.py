@@ -8,6 +8,12 @@ from __future__ import annotations
 
 PICTURE_TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "picture": ("写真", "Photo"),
+    # the member's words when a photo comes alone: what LINE's channel says then (line/_words.py; two
+    # channels borrow nothing from each other, so each keeps its own sentence)
+    "picture_said": (
+        "（写真を送りました。レシートなら支出に、リストなら買い物リストに追加を提案してください。）",
+        "(I sent a photo. If it is a receipt, propose the expense; if it is a list, propose the items.)",
+    ),
     "attach_picture": ("写真を添付", "Attach a picture"),
     "remove_picture": ("この写真を外す", "Remove this picture"),
     "picture_drop": ("ここに写真をドロップ", "Drop the picture here"),

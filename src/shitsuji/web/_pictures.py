@@ -21,10 +21,10 @@ from fastapi.responses import StreamingResponse
 
 from .._offload import off_loop
 from ..agent._assistant import MAX_MESSAGE_CHARS
-from ..line._words import say
 from ..llm import CONSERVATIVE, Block, ImageRefused, image_block
 from ._api import Key, Signed, stream_turn
 from ._locale import Refusal, words
+from ._security import backend_of
 
 router = APIRouter(prefix="/api")
 
@@ -63,10 +63,9 @@ async def chat_with_pictures(
     if len(pictures) > MAX_PICTURES:
         raise Refusal("picture_many", f"at most {MAX_PICTURES} pictures at once", limit=MAX_PICTURES)
     blocks = [await _block(picture) for picture in pictures]
-    t = words(request, member)
-    text = message.strip() or say(t.lang, "picture_said")  # a photo alone: what LINE says for one
-    backend = request.app.state.backend
-    turn = await off_loop(backend.begin, member, text, conversation, key=key, images=blocks)
+    t = words(request)  # the language only: no household zone read on the loop
+    text = message.strip() or t("picture_said")  # a photo alone: what LINE says for one
+    turn = await off_loop(backend_of(request).begin, member, text, conversation, key=key, images=blocks)
     return stream_turn(request, member, turn)
 
 
