@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,28 +14,12 @@ from ..errors import UserInputError
 from ._app import STATE, JsonFlag, app, console, print_json
 
 if TYPE_CHECKING:
-    from ..schedule import Budget
     from ..store import Database
 
 remind_app = typer.Typer(
     help="Reminders and the morning digest (LINE push and the web app's notifications).", no_args_is_help=True
 )
 app.add_typer(remind_app, name="remind")
-
-
-def budget_from_env() -> Budget:
-    """The LINE plan's pushes a month (``SHITSUJI_LINE_PUSH_BUDGET``, 200 = the free plan, 0 = no limit) and
-    how few left make reminders fold into the digest (``SHITSUJI_LINE_FOLD_BELOW``, a quarter by default)."""
-    from ..schedule import Budget
-
-    def number(name: str, default: int) -> int:
-        text = os.environ.get(name) or str(default)
-        if not text.isdigit():
-            raise UserInputError(f"{name} must be a whole number of pushes (0 or more), not {text!r}")
-        return int(text)
-
-    monthly = number("SHITSUJI_LINE_PUSH_BUDGET", 200)
-    return Budget(monthly, number("SHITSUJI_LINE_FOLD_BELOW", monthly // 4))
 
 
 def _home_of(member: str, household: str | None) -> str:
@@ -68,7 +51,7 @@ def run(
     from ..schedule import Scheduler
 
     db = _database()
-    scheduler = Scheduler(db, STATE.settings().line, budget=budget_from_env())
+    scheduler = Scheduler(db, STATE.settings().line, budget=STATE.settings().budget())
 
     async def loop() -> None:
         stop = asyncio.Event()
@@ -152,7 +135,7 @@ def status(as_json: JsonFlag = False) -> None:
     from ..schedule import Notifications, SystemClock
 
     db = _database()
-    found = Notifications(db).status(SystemClock().now(), budget_from_env())
+    found = Notifications(db).status(SystemClock().now(), STATE.settings().budget())
     if as_json:
         print_json(found)
         return
