@@ -3,7 +3,6 @@ set a member's reminders, digest and quiet hours, and see the month's LINE pushe
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import signal
 from typing import TYPE_CHECKING, Annotated
@@ -48,6 +47,8 @@ def run(
     poll: Annotated[float, typer.Option("--poll", help="Seconds between rounds.")] = 10.0,
 ) -> None:
     """Send due reminders and digests: one round with --once, else until Ctrl-C / SIGTERM (serve starts one)."""
+    import asyncio
+
     from ..schedule import Scheduler
 
     db = _database()
