@@ -106,9 +106,9 @@ def test_light_names_load_without_the_heavy_packages(code: str) -> None:
 
 
 def test_the_lazy_names_still_resolve() -> None:
-    from shitsuji import household, line, memory, web
+    from shitsuji import hooks, household, line, llm, mcp, memory, web
 
-    for package in (household, line, memory, web):
+    for package in (hooks, household, line, llm, mcp, memory, web):
         for name in package.__all__:
             assert getattr(package, name) is not None, (package.__name__, name)
     with pytest.raises(AttributeError):
