@@ -52,6 +52,20 @@ def test_reading_the_settings_loads_no_numpy_and_no_model_layer() -> None:
     assert sorted(loaded & set(EMBEDDING)) == []
 
 
+def test_the_web_app_without_line_settings_loads_no_line_sdk_and_no_model_sdk(tmp_path: Path) -> None:
+    """What ``serve`` builds before it listens: line-bot-sdk took seconds of that (through the
+    scheduler's push and the webhook's signature check) although LINE was not configured."""
+    code = (
+        "from shitsuji.cli._app import STATE\nfrom shitsuji.web import Backend, create_app\n"
+        "create_app(Backend(STATE.butler(need_model=False, panels=True)), line=None)"
+    )
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("SHITSUJI_", "ANTHROPIC_"))}
+    env = keep | {"SHITSUJI_DB": str(tmp_path / "web.db"), "SHITSUJI_EMBEDDER": "hash"}
+    loaded = _modules_after(code, env)
+    assert "fastapi" in loaded  # the app was built
+    assert sorted({m.split(".")[0] for m in loaded} & {"linebot", "anthropic", "openai", "mcp"}) == []
+
+
 def _run_command(args: list[str], db: Path, embedder: str) -> set[str]:
     """The modules a ``shitsuji`` command loaded, run as its own process."""
     code = (
