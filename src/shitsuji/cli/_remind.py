@@ -155,6 +155,9 @@ def list_(
     as_json: JsonFlag = False,
 ) -> None:
     """A member's notifications, newest first (what the web app lists)."""
+    from datetime import datetime
+
+    from ..household import HouseholdStore
     from ..schedule import Notifications
 
     home = _home_of(member, household)
@@ -163,5 +166,7 @@ def list_(
     if as_json:
         print_json([n.to_json() for n in rows])
         return
+    zone = HouseholdStore(db).zone(home)  # stored in UTC; a person reads the household's clock
     for n in rows:
-        console.print(f"{n.fire_at}  [{n.status}{', late' if n.late else ''}]  {n.text.splitlines()[0]}")
+        at = datetime.fromisoformat(n.fire_at).astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
+        console.print(f"{at}  [{n.status}{', late' if n.late else ''}]  {n.text.splitlines()[0]}")
