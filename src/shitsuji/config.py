@@ -21,6 +21,9 @@ opening memory is ``memory.open_engine``, the LINE channel's own settings are ``
 | LINE channel | — | ``SHITSUJI_LINE_CHANNEL_SECRET``, ``SHITSUJI_LINE_CHANNEL_TOKEN`` | off |
 | LINE API base URL | — | ``SHITSUJI_LINE_API_URL`` | ``https://api.line.me`` |
 | LINE pushes per second | — | ``SHITSUJI_LINE_PUSH_RATE`` | 50 |
+| LINE pushes a month | — | ``SHITSUJI_LINE_PUSH_BUDGET`` (0: no limit) | 200, the free plan |
+| pushes left when reminders fold into the digest | — | ``SHITSUJI_LINE_FOLD_BELOW`` | a quarter of the budget |
+| requests filed as GitHub issues | — | ``SHITSUJI_GITHUB_REPO``, ``…_TOKEN``, ``…_API_URL`` | off |
 """
 
 from __future__ import annotations
@@ -33,14 +36,22 @@ from typing import TYPE_CHECKING, Any
 
 from ._paths import default_db_path
 from .errors import UserInputError
+
+# Every command reads these settings first, so nothing here may be heavy: ``llm`` and ``memory``
+# export lazily, and these names live in light modules (``llm._env``, ``memory._deferred``: no
+# numpy, no model SDK; tests/test_startup.py keeps it so).
 from .llm import CHEAP_MODEL, CapabilityTable, Endpoint
 from .memory import DEFAULT_EMBEDDER
 from .store import is_postgres
 
 if TYPE_CHECKING:
     from .agent import Mode
+    from .household._github import GitHubSettings
     from .line import LineSettings
     from .memory import ExtractionSettings
+    from .schedule._claims import Budget
+
+FREE_PLAN_PUSHES = 200  # LINE's free plan: pushes a month
 
 
 def _line(env: Mapping[str, str]) -> LineSettings | None:
@@ -49,6 +60,21 @@ def _line(env: Mapping[str, str]) -> LineSettings | None:
     from .line._settings import line_settings
 
     return line_settings(env)
+
+
+def _github(env: Mapping[str, str]) -> GitHubSettings | None:
+    if not env.get("SHITSUJI_GITHUB_REPO") and not env.get("SHITSUJI_GITHUB_TOKEN"):
+        return None  # no tracker: no request_feature tool
+    from .household._github import github_settings
+
+    return github_settings(env)
+
+
+def _pushes(env: Mapping[str, str], name: str, default: int) -> int:
+    text = env.get(name) or str(default)
+    if not text.isdigit():
+        raise UserInputError(f"{name} must be a whole number of pushes (0 or more), not {text!r}")
+    return int(text)
 
 
 def _words(value: str | None) -> frozenset[str]:
@@ -69,6 +95,9 @@ class Settings:
     extraction_off_households: frozenset[str] = frozenset()
     cache_dir: Path | None = None  # the mapped embedding model and other derived caches
     line: LineSettings | None = None  # the LINE channel, when its secret and token are set
+    push_budget: int = FREE_PLAN_PUSHES  # LINE pushes a month (0: no limit)
+    fold_below: int = FREE_PLAN_PUSHES // 4  # pushes left when reminders fold into the digest
+    github: GitHubSettings | None = None  # where requests for the app are filed (token: not in repr)
 
     @classmethod
     def from_env(
@@ -83,6 +112,7 @@ class Settings:
         env = os.environ if environ is None else environ
         model = env.get("SHITSUJI_MODEL") or None
         config = env.get("SHITSUJI_CONFIG")
+        monthly = _pushes(env, "SHITSUJI_LINE_PUSH_BUDGET", FREE_PLAN_PUSHES)
         return cls(
             db=Path(db or env.get("SHITSUJI_DB") or default_db_path()).expanduser(),
             database_url=_database_url(database_url or env.get("SHITSUJI_DATABASE_URL") or None),
@@ -101,12 +131,21 @@ class Settings:
             extraction_off_households=_words(env.get("SHITSUJI_EXTRACTION_OFF_HOUSEHOLDS")),
             cache_dir=Path(cache).expanduser() if (cache := env.get("SHITSUJI_CACHE_DIR")) else None,
             line=_line(env),
+            push_budget=monthly,
+            fold_below=_pushes(env, "SHITSUJI_LINE_FOLD_BELOW", monthly // 4),
+            github=_github(env),
         )
 
     @property
     def database(self) -> str:
         """Where every store keeps its rows: the PostgreSQL URL when one is set, else the SQLite file."""
         return self.database_url or str(self.db)
+
+    def budget(self) -> Budget:
+        """The LINE plan's pushes a month and how few left make reminders fold into the digest."""
+        from .schedule import Budget
+
+        return Budget(self.push_budget, self.fold_below)
 
     def use_caches(self) -> None:
         """Point the derived model caches at this setting's folder (once, at start-up)."""
@@ -126,6 +165,7 @@ class Settings:
 
     def capabilities(self) -> CapabilityTable:
         """The model capability table: the config file's ``[models."prefix"]`` rows over the built-in ones."""
+
         return CapabilityTable().overridden(self._table("models"), where=str(self.config_file))
 
     def _table(self, name: str) -> dict[str, Any]:

@@ -5,6 +5,9 @@ member who can sign in (hash embedder, no model), and times, from the moment the
 started:
 
 - ``health_s``: until ``GET /api/health`` first answers (every 20 ms a try);
+- ``health_cpu_s``: the CPU seconds the server process had used by then (Linux ``/proc``): what the
+  start costs whatever the load, so it reads as the wall time on a quiet machine (the start runs
+  on one thread);
 - ``stop_s``: after signing in and opening a live-update stream (``/api/events``, which never ends
   by itself), from SIGINT (Ctrl-C) until the process has exited.
 
@@ -59,7 +62,16 @@ def _env(db: Path, python: str) -> dict[str, str]:
     return env
 
 
-def _once(python: str, db: Path) -> tuple[float, float]:
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (NaN where ``/proc`` is not there)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def _once(python: str, db: Path) -> tuple[float, float, float]:
     import httpx
 
     port = _free_port()
@@ -81,6 +93,7 @@ def _once(python: str, db: Path) -> tuple[float, float]:
                     raise RuntimeError("serve did not answer its health check") from None
                 time.sleep(0.02)
         health = time.monotonic() - started
+        cpu = _cpu_s(server.pid)
         with httpx.Client(base_url=base, timeout=60) as client:
             signed = client.post(
                 "/api/session", json={"user": "m1", "password": PASSWORD, "household": "bench"}
@@ -91,7 +104,7 @@ def _once(python: str, db: Path) -> tuple[float, float]:
                 server.send_signal(signal.SIGINT)
                 asked = time.monotonic()
                 server.wait(timeout=120)
-                return health, time.monotonic() - asked
+                return health, time.monotonic() - asked, cpu
     finally:
         if server.poll() is None:
             server.kill()
@@ -99,9 +112,11 @@ def _once(python: str, db: Path) -> tuple[float, float]:
 
 
 def run_serve_bench(runs: int = 5, pythons: Sequence[str] = ()) -> dict[str, Any]:
-    """Medians of ``health_s`` and ``stop_s`` per interpreter (this one first), runs alternating."""
+    """Medians of ``health_s``, ``health_cpu_s`` and ``stop_s`` per interpreter (this one first), runs
+    alternating; the load average before and after."""
+    load = os.getloadavg()[0]
     chosen = [sys.executable, *pythons]
-    times: dict[str, list[tuple[float, float]]] = {p: [] for p in chosen}
+    times: dict[str, list[tuple[float, float, float]]] = {p: [] for p in chosen}
     with tempfile.TemporaryDirectory(prefix="shitsuji-bench-serve-") as tmp:
         dbs = {p: Path(tmp) / f"serve{i}.db" for i, p in enumerate(chosen)}
         for python in chosen:
@@ -113,12 +128,13 @@ def run_serve_bench(runs: int = 5, pythons: Sequence[str] = ()) -> dict[str, Any
         "runs": runs,
         "by_python": {
             p: {
-                "health_s_median": round(statistics.median(h for h, _ in t), 3),
-                "health_s_max": round(max(h for h, _ in t), 3),
-                "stop_s_median": round(statistics.median(s for _, s in t), 3),
-                "stop_s_max": round(max(s for _, s in t), 3),
+                "health_s_median": round(statistics.median(h for h, _, _ in t), 3),
+                "health_s_max": round(max(h for h, _, _ in t), 3),
+                "health_cpu_s_median": round(statistics.median(c for _, _, c in t), 3),
+                "stop_s_median": round(statistics.median(s for _, s, _ in t), 3),
+                "stop_s_max": round(max(s for _, s, _ in t), 3),
             }
             for p, t in times.items()
         },
-        "load_average_1m": round(os.getloadavg()[0], 2),
+        "load_average_1m": [round(load, 2), round(os.getloadavg()[0], 2)],
     }

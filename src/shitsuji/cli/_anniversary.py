@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..household import AnniversaryStore, HouseholdStore
 from ._app import JsonFlag, console, print_json
 from ._household import NameOpt, _store, _table, household_app
+
+if TYPE_CHECKING:  # the stores load when a command runs: listing the commands stays quick
+    from ..household import AnniversaryStore, HouseholdStore
 
 anniversary_app = typer.Typer(
     help="Yearly dates (birthdays, the wedding day): list, add, remove.", no_args_is_help=True
@@ -27,6 +29,8 @@ MemberOpt = Annotated[str, typer.Option("--member", "-m", help="The member actin
 
 @contextmanager
 def _anniversaries(name: str | None, member: str) -> Iterator[tuple[HouseholdStore, AnniversaryStore, str]]:
+    from ..household import AnniversaryStore
+
     with _store() as store:
         home = store.member_home(member, store.resolve(name).name)
         yield store, AnniversaryStore(store.database, clock=store.clock), home.name

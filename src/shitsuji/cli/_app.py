@@ -116,15 +116,14 @@ class State:
             no_model=problem or NO_ENDPOINT,
         )
 
-    @staticmethod
-    def request_tools() -> list[Tool]:
+    def request_tools(self) -> list[Tool]:
         """``request_feature`` when an issue tracker is configured (``SHITSUJI_GITHUB_REPO`` and ``…_TOKEN``)."""
-        import os
+        found = self.settings().github
+        if found is None:
+            return []
+        from ..household import IssueTracker, request_tool
 
-        from ..household import IssueTracker, github_settings, request_tool
-
-        found = github_settings(os.environ)
-        return [request_tool(IssueTracker(found))] if found else []
+        return [request_tool(IssueTracker(found))]
 
 
 STATE = State()

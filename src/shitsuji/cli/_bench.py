@@ -595,9 +595,9 @@ def serve_bench(
         return
     for interpreter, figures in data["by_python"].items():
         console.print(
-            f"{interpreter}: health after {figures['health_s_median']:.2f} s (max {figures['health_s_max']:.2f}), "
-            f"stopped {figures['stop_s_median']:.2f} s after Ctrl-C (max {figures['stop_s_max']:.2f}); "
-            f"median of {data['runs']}, load {data['load_average_1m']}"
+            f"{interpreter}: health after {figures['health_s_median']:.2f} s (max {figures['health_s_max']:.2f}; "
+            f"{figures['health_cpu_s_median']:.2f} s of CPU), stopped {figures['stop_s_median']:.2f} s after Ctrl-C (max {figures['stop_s_max']:.2f}); "
+            f"median of {data['runs']}, load average {data['load_average_1m'][0]} then {data['load_average_1m'][1]}"
         )
 
 

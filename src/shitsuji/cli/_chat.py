@@ -9,7 +9,6 @@ its events.
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -82,6 +81,8 @@ def chat(
 ) -> None:
     """Talk to the household butler (one-shot with --message, otherwise interactive)."""
     STATE.require_database()
+    import asyncio  # here, not at the top: listing the commands does not pay for the event loop
+
     from ..agent import KEEP
     from ..context import check_label
 
@@ -115,6 +116,8 @@ def chat(
 def _interactive(
     butler: Butler, ctx: ToolContext[HouseholdDeps], conversation_id: str, mode: str | None, label: Any
 ) -> None:
+    import asyncio
+
     from ..agent import KEEP
 
     console.print(
@@ -168,6 +171,8 @@ def proposals_list(
 
 
 def _decide(approve: bool, proposal_id: str, user: str, household: str | None, as_json: bool) -> None:
+    import asyncio
+
     butler, ctx = _member(user, household)
     decision = asyncio.run(butler.service.decide(ctx, proposal_id, approve=approve))
     if as_json:

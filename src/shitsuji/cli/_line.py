@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import signal
 from typing import Annotated
@@ -71,6 +70,8 @@ def worker(
     concurrency: Annotated[int, typer.Option("--concurrency", help="Events answered at once.")] = 4,
 ) -> None:
     """Answer stored LINE events and run memory extraction, in this process (use with `serve --no-worker`)."""
+    import asyncio
+
     from ..errors import UserInputError
     from ..line import LineApp
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from ..errors import StoreError, UserInputError
-from ..store import Schema, is_postgres, redact
-from ..store._copy import CopyReport, Part, copy_database, where
 from ._app import STATE, JsonFlag, app, console, err_console, print_json
+
+if TYPE_CHECKING:  # the copier loads when the command runs: listing the commands stays quick
+    from ..store import Schema
+    from ..store._copy import CopyReport, Part
 
 
 def _schemas() -> tuple[tuple[Schema, ...], Schema]:
@@ -42,6 +44,8 @@ def _reachable(url: str) -> None:
         psycopg.connect(url, connect_timeout=5).close()
     except psycopg.Error as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        from ..store import redact
+
         raise StoreError(f"cannot reach PostgreSQL at {redact(url)}: {reason}") from exc
 
 
@@ -68,6 +72,8 @@ def migrate(
     The target must hold no shitsuji rows; a copy that was interrupted is resumed by running the same
     command again. Stop serve and the workers first: rows written during the copy fail verification.
     """
+    from ..store._copy import copy_database, where
+
     parts = _parts(to, from_)
     _reachable(to or from_ or "")
 
@@ -90,6 +96,8 @@ def migrate(
 def _parts(to: str | None, from_: str | None) -> list[Part]:
     """The shitsuji database and its LINE inbox file, each with where it goes."""
     from ..line import inbox_path
+    from ..store import is_postgres
+    from ..store._copy import Part
 
     if (to is None) == (from_ is None):
         raise UserInputError("say where to copy: --to postgresql://… or --from postgresql://…")

@@ -3,9 +3,7 @@ set a member's reminders, digest and quiet hours, and see the month's LINE pushe
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import os
 import signal
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,28 +13,12 @@ from ..errors import UserInputError
 from ._app import STATE, JsonFlag, app, console, print_json
 
 if TYPE_CHECKING:
-    from ..schedule import Budget
     from ..store import Database
 
 remind_app = typer.Typer(
     help="Reminders and the morning digest (LINE push and the web app's notifications).", no_args_is_help=True
 )
 app.add_typer(remind_app, name="remind")
-
-
-def budget_from_env() -> Budget:
-    """The LINE plan's pushes a month (``SHITSUJI_LINE_PUSH_BUDGET``, 200 = the free plan, 0 = no limit) and
-    how few left make reminders fold into the digest (``SHITSUJI_LINE_FOLD_BELOW``, a quarter by default)."""
-    from ..schedule import Budget
-
-    def number(name: str, default: int) -> int:
-        text = os.environ.get(name) or str(default)
-        if not text.isdigit():
-            raise UserInputError(f"{name} must be a whole number of pushes (0 or more), not {text!r}")
-        return int(text)
-
-    monthly = number("SHITSUJI_LINE_PUSH_BUDGET", 200)
-    return Budget(monthly, number("SHITSUJI_LINE_FOLD_BELOW", monthly // 4))
 
 
 def _home_of(member: str, household: str | None) -> str:
@@ -65,10 +47,12 @@ def run(
     poll: Annotated[float, typer.Option("--poll", help="Seconds between rounds.")] = 10.0,
 ) -> None:
     """Send due reminders and digests: one round with --once, else until Ctrl-C / SIGTERM (serve starts one)."""
+    import asyncio
+
     from ..schedule import Scheduler
 
     db = _database()
-    scheduler = Scheduler(db, STATE.settings().line, budget=budget_from_env())
+    scheduler = Scheduler(db, STATE.settings().line, budget=STATE.settings().budget())
 
     async def loop() -> None:
         stop = asyncio.Event()
@@ -152,7 +136,7 @@ def status(as_json: JsonFlag = False) -> None:
     from ..schedule import Notifications, SystemClock
 
     db = _database()
-    found = Notifications(db).status(SystemClock().now(), budget_from_env())
+    found = Notifications(db).status(SystemClock().now(), STATE.settings().budget())
     if as_json:
         print_json(found)
         return
@@ -171,6 +155,9 @@ def list_(
     as_json: JsonFlag = False,
 ) -> None:
     """A member's notifications, newest first (what the web app lists)."""
+    from datetime import datetime
+
+    from ..household import HouseholdStore
     from ..schedule import Notifications
 
     home = _home_of(member, household)
@@ -179,5 +166,7 @@ def list_(
     if as_json:
         print_json([n.to_json() for n in rows])
         return
+    zone = HouseholdStore(db).zone(home)  # stored in UTC; a person reads the household's clock
     for n in rows:
-        console.print(f"{n.fire_at}  [{n.status}{', late' if n.late else ''}]  {n.text.splitlines()[0]}")
+        at = datetime.fromisoformat(n.fire_at).astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
+        console.print(f"{at}  [{n.status}{', late' if n.late else ''}]  {n.text.splitlines()[0]}")

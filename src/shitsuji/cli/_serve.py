@@ -20,7 +20,6 @@ import typer
 
 from ..errors import UserInputError
 from ._app import STATE, app, console
-from ._remind import budget_from_env
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -120,7 +119,7 @@ def serve(
             "Serve with one process, or copy the database with `shitsuji migrate --to postgresql://…`"
         )
     backend = Backend(STATE.butler(need_model=False, panels=True))
-    backend.reminders.budget = budget_from_env()
+    backend.reminders.budget = STATE.settings().budget()
     line = None
     child = None
     # reminders and digests: a `shitsuji remind run` process beside the server (web notifications
@@ -201,7 +200,7 @@ def worker_app() -> FastAPI:
 
     settings = STATE.settings()
     backend = Backend(STATE.butler(need_model=False, panels=True))
-    backend.reminders.budget = budget_from_env()
+    backend.reminders.budget = STATE.settings().budget()
     line = None
     if settings.line is not None:
         from ..line import LineApp

@@ -6,7 +6,9 @@
 Nothing here imports the command line or the MCP SDK, so the hook starts quickly.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ._context import (
@@ -46,24 +48,16 @@ _HOMES = {
             "relevant_hits",
             "shared_terms",
         ),
-        "_context",
+        "._context",
     ),
     **dict.fromkeys(
-        ("CLIENTS", "Client", "Commands", "FileChange", "codex_home", "plan", "summary"), "_install"
+        ("CLIENTS", "Client", "Commands", "FileChange", "codex_home", "plan", "summary"), "._install"
     ),
-    "PromptEvent": "_payload",
-    "parse_payload": "_payload",
-    "answer_prompt": "_prompt",
+    "PromptEvent": "._payload",
+    "parse_payload": "._payload",
+    "answer_prompt": "._prompt",
 }
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    return getattr(import_module(f".{home}", __name__), name)
+__getattr__ = lazy_exports(__name__, _HOMES)
 
 
 __all__ = [

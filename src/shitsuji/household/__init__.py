@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from ._deps import Ctx, HouseholdDeps
     from ._edit_tools import EDIT_TOOLS
     from ._edits import edit_event, edit_expense
+    from ._github import GitHubSettings, github_settings
     from ._index import count_index, format_counts, household_now
     from ._line_links import CODE_TTL, LINE_SCHEMA, LineLinks, Link, looks_like_code
     from ._money import MoneyStore, Settlement, parse_ratio, shares
@@ -117,14 +118,7 @@ if TYPE_CHECKING:
     from ._recipe_tools import RECIPE_TOOLS
     from ._recipes import Ingredient, Match, Recipe, RecipeStore, ingredient_key, parse_ingredients
     from ._records import Counts, Event, Expense, Household, ShoppingItem, Todo
-    from ._requests import (
-        GitHubSettings,
-        Issue,
-        IssueTracker,
-        IssueTrackerError,
-        github_settings,
-        request_tool,
-    )
+    from ._requests import Issue, IssueTracker, IssueTrackerError, request_tool
     from ._schema import HOUSEHOLD_SCHEMA
     from ._store import HOUSEHOLD_CHANNEL, HouseholdStore
     from ._tools import TOOLS, household_toolbox
@@ -194,11 +188,11 @@ __getattr__ = lazy_exports(
         "Household": "._records",
         "ShoppingItem": "._records",
         "Todo": "._records",
-        "GitHubSettings": "._requests",
+        "GitHubSettings": "._github",
         "Issue": "._requests",
         "IssueTracker": "._requests",
         "IssueTrackerError": "._requests",
-        "github_settings": "._requests",
+        "github_settings": "._github",
         "request_tool": "._requests",
         "HOUSEHOLD_SCHEMA": "._schema",
         "HOUSEHOLD_CHANNEL": "._store",

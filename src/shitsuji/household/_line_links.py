@@ -31,7 +31,7 @@ from ..store import Migration, Schema
 
 Lang = Literal["ja", "en"]  # the member's language on LINE (``line._words`` speaks both)
 
-LINE_SCHEMA = Schema(
+LINE_SCHEMA: Schema = Schema(
     "line",
     (
         Migration(

@@ -7,15 +7,13 @@ in a turn with outside text in it, and LINE answers it with "open the app to con
 rather than buttons. The issue's body says which household member asked, and nothing else
 of the household's data.
 
-Settings are read at the edge (``github_settings``: ``SHITSUJI_GITHUB_REPO``,
-``SHITSUJI_GITHUB_TOKEN``, ``SHITSUJI_GITHUB_API_URL``); without a repository and token there
-is no tool.
+Settings are read at the edge (``config.Settings.github``, through ``_github.github_settings``:
+``SHITSUJI_GITHUB_REPO``, ``SHITSUJI_GITHUB_TOKEN``, ``SHITSUJI_GITHUB_API_URL``); without a
+repository and token there is no tool.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -23,38 +21,13 @@ import httpx
 from pydantic import Field
 
 from ..agent import Tool, tool
-from ..errors import ShitsujiError, UserInputError
+from ..errors import ShitsujiError
 from ._deps import Ctx
-
-GITHUB_API = "https://api.github.com"
-_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$")
+from ._github import GitHubSettings
 
 
 class IssueTrackerError(ShitsujiError):
     """GitHub refused or could not be reached; the message says what to fix."""
-
-
-@dataclass(frozen=True, slots=True)
-class GitHubSettings:
-    repo: str  # owner/name
-    token: str
-    api_url: str = GITHUB_API
-
-    def __repr__(self) -> str:  # never print the token
-        return f"GitHubSettings(repo={self.repo!r}, api_url={self.api_url!r})"
-
-
-def github_settings(env: Mapping[str, str]) -> GitHubSettings | None:
-    """The tracker's settings from the environment, or None when no repository is configured."""
-    repo, token = (env.get("SHITSUJI_GITHUB_REPO") or "").strip(), env.get("SHITSUJI_GITHUB_TOKEN") or ""
-    if not repo and not token:
-        return None
-    if not _REPO.match(repo) or not token:
-        raise UserInputError(
-            "requests to the issue tracker need SHITSUJI_GITHUB_REPO (owner/name) and SHITSUJI_GITHUB_TOKEN "
-            "(a token that may create issues there)"
-        )
-    return GitHubSettings(repo, token, (env.get("SHITSUJI_GITHUB_API_URL") or GITHUB_API).rstrip("/"))
 
 
 @dataclass(frozen=True, slots=True)

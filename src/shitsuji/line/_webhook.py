@@ -16,7 +16,6 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
-from linebot.v3.webhook import SignatureValidator
 
 from .._offload import off_loop
 from ._inbox import Inbox
@@ -104,6 +103,10 @@ def _events(text: str) -> list[dict[str, Any]] | None:
 
 def webhook_router(inbox: Inbox, secret: str, *, stored: Callable[[], None] | None = None) -> APIRouter:
     """The webhook over ``inbox``; ``stored`` is called after new events were stored (to wake a worker)."""
+    # here, not at the top: without LINE settings the app mounts ``not_configured_router`` and
+    # never loads line-bot-sdk (seconds of serve's start before it answers its health check)
+    from linebot.v3.webhook import SignatureValidator
+
     router = APIRouter()
     validator = SignatureValidator(secret)
 

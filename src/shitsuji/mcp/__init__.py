@@ -7,8 +7,9 @@ server is actually built: ``build_server`` and ``serve`` load ``_server`` on fir
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .._lazy import lazy_exports
 from ..memory._project import path_scope, project_root, project_scope
 
 if TYPE_CHECKING:
@@ -16,12 +17,4 @@ if TYPE_CHECKING:
 
 __all__ = ["ProjectMemory", "build_server", "path_scope", "project_root", "project_scope", "serve"]
 
-_LAZY = frozenset({"ProjectMemory", "build_server", "serve"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from . import _server
-
-        return getattr(_server, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, dict.fromkeys(("ProjectMemory", "build_server", "serve"), "._server"))

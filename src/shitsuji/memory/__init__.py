@@ -15,6 +15,7 @@ __all__ = [
     "MEMORY_SCHEMA",
     "SOURCES",
     "BackgroundIndexer",
+    "DeferredEmbedder",
     "E5Embedder",
     "Embedder",
     "ExtractionQueue",
@@ -53,8 +54,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from ._deferred import DEFAULT_EMBEDDER, DeferredEmbedder
     from ._embedders import (
-        DEFAULT_EMBEDDER,
         E5Embedder,
         Embedder,
         HashEmbedder,
@@ -79,7 +80,8 @@ if TYPE_CHECKING:
 __getattr__ = lazy_exports(
     __name__,
     {
-        "DEFAULT_EMBEDDER": "._embedders",
+        "DEFAULT_EMBEDDER": "._deferred",
+        "DeferredEmbedder": "._deferred",
         "E5Embedder": "._embedders",
         "Embedder": "._embedders",
         "HashEmbedder": "._embedders",

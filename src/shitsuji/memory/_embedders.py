@@ -205,8 +205,7 @@ BUILTIN_EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "use": USEEmbedder,
     "e5": E5Embedder,
     "hash": HashEmbedder,
-}
-DEFAULT_EMBEDDER = "use"
+}  # their names are ``_deferred.BUILTIN_NAMES`` (no numpy there)
 
 
 def _plugins() -> list[Any]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..audit import AuditLog
 from ..store import database
-from ._embedders import load_embedder
+from ._deferred import DeferredEmbedder
 from ._engine import MemoryEngine
 from ._open import open_store
 from ._use_mapped import use_cache_dir
@@ -20,7 +20,7 @@ def open_engine(
     target: str, embedder: str, *, cache_dir: Path | None = None, audited: bool = True
 ) -> MemoryEngine:
     """A ``MemoryEngine`` over the database ``target`` (a file or a ``postgresql://`` URL) and the
-    embedder named; ``audited``: its changes go to the audit log of the process's database."""
+    embedder named (made when text is first embedded: reading rows never loads it); ``audited``: its changes go to the audit log of the process's database."""
     use_cache_dir(cache_dir)  # the derived model caches (the mapped USE model)
     audit = AuditLog(database(target)) if audited else None
-    return MemoryEngine(open_store(target), load_embedder(embedder), audit=audit)
+    return MemoryEngine(open_store(target), DeferredEmbedder(embedder), audit=audit)

@@ -7,6 +7,9 @@ reminder and occurrence, unique), claims due ones and pushes them to LINE (``cla
 things plug in as a ``Source``. Tables: ``SCHEDULE_SCHEMA`` (open the database with it).
 """
 
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 from ._claims import LEASE, Budget, Claimed, claim, month_of, pushes_used, settle
 from ._clock import Clock, FakeClock, SystemClock
 from ._notifications import Notification, Notifications
@@ -15,7 +18,13 @@ from ._reminders import Reminders
 from ._schema import SCHEDULE_SCHEMA
 from ._settings import MAX_LEAD_MINUTES, MemberSettings, SettingsStore, in_quiet, parse_clock_time
 from ._sources import SOURCES, EventSource, Occurrence, Source, TodoSource
-from ._worker import Scheduler, Tick
+
+if TYPE_CHECKING:
+    from ._worker import Scheduler, Tick
+
+# the scheduler pushes through LINE's SDK (line-bot-sdk: seconds to import); the web app lists
+# reminders (``Reminders``) and must not pay for it, so ``Scheduler`` loads on first use
+__getattr__ = lazy_exports(__name__, {"Scheduler": "._worker", "Tick": "._worker"})
 
 __all__ = [
     "DIGEST_CUTOFF",
