@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -112,10 +111,9 @@ def prompt_terms(text: str) -> set[str]:
     return {t for t in terms(text) if len(t) > 1 or t.isascii()}
 
 
-def shared_terms(hit: Hit, prompt: str, asked: set[str] | None = None) -> int:
-    """Distinct keyword terms the matched passage shares with the prompt (single kanji not counted);
-    ``asked``: the prompt's ``prompt_terms`` when the caller has them (one prompt, many hits)."""
-    return len((prompt_terms(prompt) if asked is None else asked) & set(terms(hit.excerpt)))
+def shared_terms(hit: Hit, prompt: str) -> int:
+    """Distinct keyword terms the matched passage shares with the prompt (single kanji not counted)."""
+    return len(prompt_terms(prompt) & set(terms(hit.excerpt)))
 
 
 def passes(gate: Gate | None, cosine: float | None, shared: int, prompt_terms: int) -> bool:
@@ -125,68 +123,39 @@ def passes(gate: Gate | None, cosine: float | None, shared: int, prompt_terms: i
     return cosine >= gate.meaning or (cosine >= gate.meaning_with_words and shared >= MIN_SHARED_TERMS)
 
 
-def is_relevant(
-    hit: Hit,
-    prompt: str,
-    gate: Gate | None = None,
-    second: float | None = None,
-    asked: set[str] | None = None,
-) -> bool:
+def is_relevant(hit: Hit, prompt: str, gate: Gate | None = None, second: float | None = None) -> bool:
     score = gate.score(hit.signals.get("vector"), second) if gate else None
-    asked = prompt_terms(prompt) if asked is None else asked
-    return passes(gate, score, shared_terms(hit, prompt, asked), len(asked))
+    return passes(gate, score, shared_terms(hit, prompt), len(prompt_terms(prompt)))
 
 
 def relevant_hits(
     engine: MemoryEngine, prompt: str, scope: str, *, k: int = DEFAULT_K, second: SecondOpinion | None = None
 ) -> list[Hit]:
-    """The memories to show for ``prompt``, best first; ``second`` re-scores the candidates (hook server).
-
-    The second model embeds the prompt on its own thread while the first model embeds it and
-    searches (its C engine leaves Python's lock): a prompt costs the slower of the two, not
-    their sum.
-    """
-    soon = second.query_soon(prompt) if second is not None else None
-    try:
-        return _relevant(engine, prompt, scope, k, second, soon)
-    finally:
-        if soon is not None:
-            soon.cancel()  # not needed (chatter, no candidates): not computed when still queued
-
-
-def _relevant(
-    engine: MemoryEngine,
-    prompt: str,
-    scope: str,
-    k: int,
-    second: SecondOpinion | None,
-    soon: Future[Vector] | None,
-) -> list[Hit]:
+    """The memories to show for ``prompt``, best first; ``second`` re-scores the candidates (hook server)."""
     vector = prompt_vector(engine, prompt)
     hits = candidate_hits(engine, prompt, scope, vector)
     model = engine.embedder.model_id
     gate = GATES.get(model)
-    asked = prompt_terms(prompt)
     if vector is None or gate is None or not any("vector" in h.signals for h in hits):
-        # no vectors to compare (model down, none stored)
-        return [h for h in hits if is_relevant(h, prompt, asked=asked)][:k]
+        return [h for h in hits if is_relevant(h, prompt)][
+            :k
+        ]  # no vectors to compare (model down, none stored)
     if chatter_similarity(engine.embedder, vector) >= gate.chatter:
         return []
     hits = [h for h in hits if "vector" in h.signals]  # searched by meaning: the rest is far in meaning
     fused = GATES.get(gate_key(model, second.model_id)) if second is not None else None
     if second is None or fused is None:
-        return [h for h in hits if is_relevant(h, prompt, gate, asked=asked)][:k]
+        return [h for h in hits if is_relevant(h, prompt, gate)][:k]
     try:
-        pairs = second.cosines(prompt, hits, vector, soon)
+        pairs = second.cosines(prompt, hits, vector)
     except Exception as exc:  # the second model failing leaves the first to decide
         log.warning("second model failed, the hook decides on the first: %s", exc)
         pairs = None
     if pairs is None:  # not all candidates embedded by the second model yet
-        return [h for h in hits if is_relevant(h, prompt, gate, asked=asked)][:k]
+        return [h for h in hits if is_relevant(h, prompt, gate)][:k]
     scores = {mid: fused.score(first, other) or 0.0 for mid, (first, other) in pairs.items()}
-    shown = [
-        h for h in hits if passes(fused, scores[h.memory.id], shared_terms(h, prompt, asked), len(asked))
-    ]
+    n_terms = len(prompt_terms(prompt))
+    shown = [h for h in hits if passes(fused, scores[h.memory.id], shared_terms(h, prompt), n_terms)]
     return sorted(shown, key=lambda h: -scores[h.memory.id])[:k]
 
 

@@ -39,7 +39,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -114,26 +113,18 @@ class SecondOpinion:
         self._first_vectors: FirstVectors | None = None
         self._bank: list[str] = []  # keys of the reference notes, in every memory mean
         self._bank_ready = False
-        self._asker: ThreadPoolExecutor | None = None  # embeds prompts beside the first model
         self._load()
 
     @property
     def model_id(self) -> str:
         return self.embedder.model_id
 
-    def query_soon(self, prompt: str) -> Future[Vector]:
-        """The prompt's vector from this model, computed on a thread of its own (``_context``)."""
-        if self._asker is None:
-            self._asker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hook-second-query")
-        return self._asker.submit(self.embedder.embed_query, prompt)
-
     def cosines(
-        self, prompt: str, hits: Sequence[Hit], vector: Vector, query: Future[Vector] | None = None
+        self, prompt: str, hits: Sequence[Hit], vector: Vector
     ) -> dict[str, tuple[float, float]] | None:
         """Language-centred cosines of the prompt (first model's ``vector``) with each hit, by memory id:
         (first model's, second model's). None when some passage is not embedded yet (it is queued, and
-        the first model decides this prompt alone) or before ``start``. ``query``: the prompt's vector
-        from this model, on its way (``query_soon``)."""
+        the first model decides this prompt alone) or before ``start``."""
         keys = [passage_key(h.memory.id, h.chunk) for h in hits]
         with self._cond:
             missing = {k: h.excerpt for k, h in zip(keys, hits, strict=True) if k not in self._passages}
@@ -163,8 +154,7 @@ class SecondOpinion:
             return None
         ja = _japanese(prompt)
         first_q = _unit(vector - first_prompt[ja])
-        asked = query.result() if query is not None else self.embedder.embed_query(prompt)
-        second_q = _unit(asked - second_prompt[ja])
+        second_q = _unit(self.embedder.embed_query(prompt) - second_prompt[ja])
         first_m = _unit(
             np.vstack([firsts[h.memory.id] - first_means[j] for h, j in zip(hits, langs, strict=True)])
         )
@@ -221,8 +211,6 @@ class SecondOpinion:
         return not self._queue and not self._backlog and not self._in_flight
 
     def stop(self) -> None:
-        if self._asker is not None:
-            self._asker.shutdown(wait=True, cancel_futures=True)
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
