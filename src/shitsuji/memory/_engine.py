@@ -20,7 +20,7 @@ from ..errors import EmbedderError, NotFoundError, UserInputError
 from ._embedders import Embedder, Matrix, Vector
 from ._embedding import embed_rows
 from ._model_check import embedder_mismatch
-from ._recall import ASKS_FOR_NOW, RecallWeights, fuse, weigh
+from ._recall import ASKS_FOR_NOW, RecallWeights, fuse, keyword_coverage, weigh
 from ._records import (
     Hit,
     Memory,
@@ -85,6 +85,14 @@ def index_terms(content: str, context: str | None = None) -> str:
     """
     extra = terms(context[-CONTEXT_TERMS_CHARS:]) if context else []
     return "\n".join(" ".join(terms(piece) + extra) for piece in chunks(content))
+
+
+def _held_terms(memory: Memory) -> set[str]:
+    """The distinct terms a memory is indexed under (as ``index_terms`` makes them, all chunks)."""
+    held = set(terms(memory.content))
+    if memory.context:
+        held.update(terms(memory.context[-CONTEXT_TERMS_CHARS:]))
+    return held
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,8 +367,9 @@ class MemoryEngine:
         chain = lineage(scope)
         n = max(self.weights.candidates, k * 3)
         ranked: dict[str, list[Match]] = {}
+        asked = query_terms(text)
         if lexical or not semantic:
-            ranked["keyword"] = self.store.keyword_search(query_terms(text), chain, n)
+            ranked["keyword"] = self.store.keyword_search(asked, chain, n)
         if semantic:
             try:
                 vector = self.embedder.embed_query(text) if vector is None else vector
@@ -371,9 +380,19 @@ class MemoryEngine:
                 if (warning := self.model_warning()) is not None:
                     log.warning("%s", warning)
         w = self.weights
-        vector_weight = w.vector_weight_cjk if CJK.search(text) else w.vector_weight
-        fused = fuse(ranked, {"keyword": w.keyword_weight, "vector": vector_weight})
-        memories = self.store.get_many(list(fused))
+        japanese = CJK.search(text) is not None
+        vector_weight = w.vector_weight_cjk if japanese else w.vector_weight
+        candidates = {m.memory_id for matches in ranked.values() for m in matches}
+        memories = self.store.get_many(list(candidates))
+        scale: dict[str, dict[str, float]] = {}
+        if japanese and w.keyword_coverage and ranked.get("keyword"):
+            held = {
+                m.memory_id: _held_terms(memories[m.memory_id])
+                for m in ranked["keyword"]
+                if m.memory_id in memories
+            }
+            scale["keyword"] = keyword_coverage(asked, held)
+        fused = fuse(ranked, {"keyword": w.keyword_weight, "vector": vector_weight}, scale)
         distances = {s: d for d, s in enumerate(chain)}
         now = ASKS_FOR_NOW.search(text) is not None
         vectors = self.store.vectors_of(self.embedder.model_id, list(fused)) if "vector" in ranked else {}

@@ -1,0 +1,61 @@
+"""Fusion rules of issue 23: shared facts found as readily as a member's own, and a Japanese
+question's loose bigram matches kept from outranking the memory that means the answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from shitsuji.memory import MemoryEngine, lineage
+from shitsuji.memory._recall import Fused, RecallWeights, fuse, keyword_coverage, weigh
+from shitsuji.memory._slots import Match
+
+from .conftest import Clock
+
+WIFE = "household/futari/user/wife"
+HOME = "household/futari"
+BEFORE = RecallWeights(ancestor_penalty=0.85, further_level_penalty=0.95, keyword_coverage=False)
+
+
+@pytest.fixture
+def memory_target(target: str) -> str:
+    return target
+
+
+def test_a_shared_fact_that_matches_a_little_better_comes_before_a_members_own(
+    engine: MemoryEngine, clock: Clock
+) -> None:
+    shared = engine.remember("the recycling goes out on the second wednesday", HOME).memory
+    own = engine.remember("the recycling bags are blue", WIFE).memory
+    fused = {shared.id: Fused(score=1.0), own.id: Fused(score=0.9)}
+    memories = {m.id: m for m in (shared, own)}
+    distances = {s: d for d, s in enumerate(lineage(WIFE))}
+    first = [h.memory.id for h in weigh(fused, memories, distances, clock.now, RecallWeights())]
+    before = [h.memory.id for h in weigh(fused, memories, distances, clock.now, BEFORE)]
+    assert first == [shared.id, own.id]
+    assert before == [own.id, shared.id]  # x 0.85 x 0.95 for the household two levels up buried it
+
+
+def test_a_japanese_partial_match_does_not_outrank_the_meaning() -> None:
+    asked = ["結婚", "婚記", "記念", "念日", "日は", "はい", "いつ", "結", "婚", "記", "念", "日"]
+    held = {
+        "birthday": {"アキ", "キの", "の誕", "誕生", "生日", "日は", "誕", "生", "日"},  # shares 日は and 日
+        "anniversary": set(),  # the English note: no keyword match, the best vector
+    }
+    ranked = {
+        "keyword": [Match("birthday", 5.4, 0), Match("other", 1.0, 0)],
+        "vector": [Match("anniversary", 0.46, 0), Match("birthday", 0.37, 0), Match("other", 0.1, 0)],
+    }
+    weights = {"keyword": 1.0, "vector": 1.25}
+    coverage = keyword_coverage(asked, {**held, "other": {"日"}})
+    assert coverage["birthday"] == pytest.approx(2 / 12)
+    plain = fuse(ranked, weights)
+    scaled = fuse(ranked, weights, {"keyword": coverage})
+    assert max(plain, key=lambda m: plain[m].score) == "birthday"
+    assert max(scaled, key=lambda m: scaled[m].score) == "anniversary"
+
+
+def test_an_english_question_keeps_plain_keyword_fusion(engine: MemoryEngine) -> None:
+    engine.remember("Caroline went to the LGBTQ support group on Tuesday", WIFE)
+    engine.remember("Melanie painted a sunrise over the lake last year", WIFE)
+    hits = engine.recall("When did Caroline go to the support group?", WIFE, k=2)
+    assert hits[0].memory.content.startswith("Caroline")
