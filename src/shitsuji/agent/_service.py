@@ -254,11 +254,11 @@ class ChatService:
                 await self.follow_segment(turn.ctx, conversation, turn.segment)
             label = await off_loop(self.segment_label, conversation.id)
             ctx = replace(turn.ctx, conversation=conversation.id, segment=label)
-            conversation = await off_loop(self._keep_words, turn, conversation, ctx)
+            conversation, cards = await off_loop(self._keep_words, turn, conversation, ctx)
             ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
             kept = True
             yield Started(conversation.id)
-            async for event in self._answer(ctx, conversation, turn.text, mode, turn.images):
+            async for event in self._answer(ctx, conversation, turn.text, mode, turn.images, cards):
                 if isinstance(event, Finished):
                     last = event
                     break
@@ -276,11 +276,15 @@ class ChatService:
             _count(turn.ctx.channel, last, time.perf_counter() - started)
             yield last
 
-    def _keep_words(self, turn: Turn, conversation: Conversation, ctx: ToolContext[Any]) -> Conversation:
-        """Store the person's words (once per key) with the decisions the model has not heard of."""
-        if turn.key and self.conversations.has_key(conversation.id, turn.key):
-            return conversation  # a resend: the words are stored already and the turn runs on them
-        decisions = untold_decisions(conversation, self.proposals)
+    def _keep_words(
+        self, turn: Turn, conversation: Conversation, ctx: ToolContext[Any]
+    ) -> tuple[Conversation, list[Proposal]]:
+        """Store the person's words (once per key) with the decisions the model has not heard of; and
+        the conversation's cards, read once here for the whole turn (its notes and pending cards)."""
+        cards = self.proposals.list(conversation=conversation.id)
+        if turn.key and turn.key in conversation.keys:
+            return conversation, cards  # a resend: the words are stored already and the turn runs on them
+        decisions = untold_decisions(conversation, self.proposals, cards=cards)
         return self.conversations.add_said(
             conversation,
             turn.text,
@@ -288,7 +292,7 @@ class ChatService:
             untrusted=turn.untrusted,
             segment=ctx.segment,
             key=turn.key,
-        )
+        ), cards
 
     async def _answer(
         self,
@@ -297,9 +301,10 @@ class ChatService:
         text: str,
         mode: str | None,
         images: Sequence[Block] = (),
+        cards: Sequence[Proposal] = (),
     ) -> AsyncIterator[TurnEvent]:
         assert self.assistant is not None
-        told = await off_loop(model_messages, conversation, self.proposals, self.notes)
+        told = await off_loop(model_messages, conversation, self.proposals, self.notes, cards=cards)
         history = History(
             told,
             conversation.untrusted,
@@ -314,7 +319,9 @@ class ChatService:
             if out := clean.feed(delta):
                 queue.put_nowait(TextDelta(out))
 
-        steps = self.assistant.turn(ctx, history, text=text, mode=mode, on_text=show, images=images)
+        steps = self.assistant.turn(
+            ctx, history, text=text, mode=mode, on_text=show, images=images, cards=cards
+        )
         pump = asyncio.create_task(_drain(steps, queue, clean))
         chosen: Mode | None = None
         kept = ContextStep(conversation.summary, conversation.folded_upto, conversation.summary_untrusted)
