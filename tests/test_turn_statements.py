@@ -25,8 +25,8 @@ from shitsuji.store import Database, database
 # what PostgreSQL received for one plain turn on main at 2dbb649, outside the memory store's recall:
 # 21 statements besides BEGIN/COMMIT — the household and members read three times,
 # the conversation found and read in three, the cards twice, a message written twice, its key read
-MAX_STATEMENTS = 12  # besides transaction control
-MAX_SENT = 21  # everything the server received for them, BEGIN and COMMIT included
+MAX_STATEMENTS = 8  # besides transaction control
+MAX_SENT = 14  # everything the server received for them: three writes, each one statement in BEGIN/COMMIT
 CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 MEMORY_TABLES = re.compile(r"\b(memories|embeddings|memory_\w+)\b")  # recall: the memory store's own count
 

@@ -43,6 +43,7 @@ class Conversation:
     folded_upto: int = 0
     summary_untrusted: bool = False
     keys: frozenset[str] = frozenset()  # the idempotency keys its messages were sent with
+    open_segment: str | None = None  # the label of the segment open when it was read
 
 
 class Conversations:
@@ -89,10 +90,12 @@ class Conversations:
         )
 
     def _read(self, where: str, params: tuple[str | None, ...]) -> Conversation | None:
-        """The one conversation ``where`` picks, with its messages, in one statement (one round trip)."""
+        """The one conversation ``where`` picks, with its messages and the label of its open segment,
+        in one statement (one round trip)."""
         rows = self._conn.execute(
             "SELECT c.id, c.household, c.owner, c.channel, c.told, c.summary, c.folded_upto, "
-            "c.summary_untrusted, m.role, m.content, m.told, m.untrusted, m.message_key FROM "
+            "c.summary_untrusted, (SELECT s.label FROM segments s WHERE s.conversation = c.id "
+            "AND s.closed_at IS NULL LIMIT 1), m.role, m.content, m.told, m.untrusted, m.message_key FROM "
             "(SELECT id, household, owner, channel, told, summary, folded_upto, summary_untrusted "
             f"FROM conversations {where}) c "
             "LEFT JOIN conversation_messages m ON m.conversation = c.id ORDER BY m.seq",
@@ -127,6 +130,7 @@ class Conversations:
             row[6],
             bool(row[7]),
             frozenset(keys),
+            row[8],
         )
 
     def recent(
@@ -202,13 +206,19 @@ class Conversations:
         if told:
             told_at[index] = [*told_at.get(index, []), *told]
         now = self.clock().isoformat()
+        told_here = json.dumps(told_at[index]) if index in told_at else None
+        all_told = [*conversation.told, *told]
         with self._conn.write() as conn:
-            told_here = json.dumps(told_at[index]) if index in told_at else None
-            self._put(conn, conversation, index, messages[index], segment, now, told_here, flags[index], key)
-            all_told = [*conversation.told, *told]
-            conn.execute(
-                "UPDATE conversations SET told = ?, updated_at = ? WHERE id = ?",
-                (json.dumps(all_told), now, conversation.id),
+            together(
+                conn,
+                self._conn.dialect,
+                [
+                    _put(conversation, index, messages[index], segment, now, told_here, flags[index], key),
+                    (
+                        "UPDATE conversations SET told = ?, updated_at = ? WHERE id = ?",
+                        (json.dumps(all_told), now, conversation.id),
+                    ),
+                ],
             )
         return Conversation(
             conversation.id,
@@ -223,6 +233,7 @@ class Conversations:
             conversation.folded_upto,
             conversation.summary_untrusted,
             conversation.keys | {key} if key else conversation.keys,
+            conversation.open_segment,
         )
 
     def add_turn(
@@ -235,57 +246,79 @@ class Conversations:
         folded_upto: int,
         summary_untrusted: bool,
         segment: str | None = None,
+        also: Sequence[Write] = (),
     ) -> None:
-        """Store the model's side of a turn after the person's words, and the context kept for the next."""
+        """Store the model's side of a turn after the person's words, and the context kept for the next;
+        ``also``: other writes of the same transaction (the turn's claim let go)."""
         now = self.clock().isoformat()
         start = len(conversation.messages)
-        with self._conn.write() as conn:
-            for offset, message in enumerate(messages):
-                self._put(conn, conversation, start + offset, message, segment, now, untrusted=untrusted)
-            conn.execute(
+        writes = [
+            _put(conversation, start + offset, message, segment, now, untrusted=untrusted)
+            for offset, message in enumerate(messages)
+        ]
+        writes.append(
+            (
                 "UPDATE conversations SET summary = ?, folded_upto = ?, summary_untrusted = ?, updated_at = ? "
                 "WHERE id = ?",
                 (summary, folded_upto, int(summary_untrusted), now, conversation.id),
             )
-
-    def _put(
-        self,
-        conn: db.Tx,
-        conversation: Conversation,
-        seq: int,
-        message: Message,
-        segment: str | None,
-        now: str,
-        told: str | None = None,
-        untrusted: bool = False,
-        key: str | None = None,
-    ) -> None:
-        """One message row in one statement: the words with what was told with them, their taint (which
-        only ever grows) and their idempotency key — rewritten in place when the row is there already
-        (words joining a trailing user message)."""
-        speaker = conversation.owner if message["role"] == "user" else "shitsuji"
-        conn.execute(
-            "INSERT INTO conversation_messages (conversation, seq, role, speaker, channel, content, tokens, "
-            "segment, created_at, told, untrusted, message_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (conversation, seq) DO UPDATE SET content = excluded.content, tokens = excluded.tokens, "
-            "told = coalesce(excluded.told, conversation_messages.told), "
-            "untrusted = CASE WHEN excluded.untrusted <> 0 THEN 1 ELSE conversation_messages.untrusted END, "
-            "message_key = coalesce(excluded.message_key, conversation_messages.message_key)",
-            (
-                conversation.id,
-                seq,
-                message["role"],
-                speaker,
-                conversation.channel,
-                json.dumps(message["content"], ensure_ascii=False),
-                message_tokens(message),
-                segment,
-                now,
-                told,
-                int(untrusted),
-                key,
-            ),
         )
+        with self._conn.write() as conn:
+            together(conn, self._conn.dialect, [*writes, *also])
+
+
+Write = tuple[str, db.Params]
+
+
+def together(tx: db.Tx, dialect: str, writes: Sequence[Write]) -> None:
+    """Writes of one transaction to different rows, sent as one statement on PostgreSQL (each but the
+    last a data-modifying ``WITH`` part: one round trip) and one by one on SQLite (no round trips).
+    The parts see the same snapshot: none may read what another writes."""
+    if dialect != "postgresql" or len(writes) == 1:
+        for sql, params in writes:
+            tx.execute(sql, params)
+        return
+    *parts, (last, last_params) = writes
+    head = ", ".join(f"w{i} AS ({sql})" for i, (sql, _) in enumerate(parts))
+    tx.execute(f"WITH {head} {last}", [*(p for _, params in parts for p in params), *last_params])
+
+
+def _put(
+    conversation: Conversation,
+    seq: int,
+    message: Message,
+    segment: str | None,
+    now: str,
+    told: str | None = None,
+    untrusted: bool = False,
+    key: str | None = None,
+) -> Write:
+    """One message row in one statement: the words with what was told with them, their taint (which
+    only ever grows) and their idempotency key — rewritten in place when the row is there already
+    (words joining a trailing user message)."""
+    speaker = conversation.owner if message["role"] == "user" else "shitsuji"
+    return (
+        "INSERT INTO conversation_messages (conversation, seq, role, speaker, channel, content, tokens, "
+        "segment, created_at, told, untrusted, message_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (conversation, seq) DO UPDATE SET content = excluded.content, tokens = excluded.tokens, "
+        "told = coalesce(excluded.told, conversation_messages.told), "
+        "untrusted = CASE WHEN excluded.untrusted <> 0 THEN 1 ELSE conversation_messages.untrusted END, "
+        "message_key = coalesce(excluded.message_key, conversation_messages.message_key)",
+        (
+            conversation.id,
+            seq,
+            message["role"],
+            speaker,
+            conversation.channel,
+            json.dumps(message["content"], ensure_ascii=False),
+            message_tokens(message),
+            segment,
+            now,
+            told,
+            int(untrusted),
+            key,
+        ),
+    )
 
 
 def untold_decisions(
