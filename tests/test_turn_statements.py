@@ -125,3 +125,18 @@ def test_a_plain_turn_on_postgresql_is_a_handful_of_statements(counted: Counted)
     turn = [s for s in sent if s not in recall]
     assert len(_statements(turn)) <= MAX_STATEMENTS, report
     assert len(turn) <= MAX_SENT, report
+
+
+def test_the_scale_bench_reports_a_turns_statements_and_cpu(target: str) -> None:
+    from shitsuji.bench.scale_turn import count_turn, time_turn
+
+    counted = count_turn(target, turns=2)
+    timed = time_turn(target, turns=3)
+    assert counted["statements"] >= counted["statements_outside_recall_without_begin_commit"] > 0
+    assert counted["recall_statements"] > 0
+    assert timed["turn_p50_ms"] > 0 and timed["app_cpu_ms_per_turn"] > 0
+    if target.startswith("postgresql"):  # the server is found from a backend's parent, and it worked
+        assert counted["statements_outside_recall_without_begin_commit"] <= MAX_STATEMENTS
+        assert timed["db_cpu_ms_per_turn"] is not None and timed["db_cpu_ms_per_turn"] >= 0
+    else:
+        assert timed["db_cpu_ms_per_turn"] is None  # in the process: its CPU is the app's
