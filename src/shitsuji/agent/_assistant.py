@@ -23,7 +23,7 @@ from ._notes import ModelNotes
 from ._policy import DEFAULT_POLICIES, ChannelPolicy, policy_for
 from ._prompt import DEFAULT_MEMORY_BUDGET as MEMORY_BUDGET
 from ._prompt import PERSONA, select_memories, system_blocks
-from ._proposals import Proposals
+from ._proposals import Proposal, Proposals
 from ._tools import Toolbox, ToolContext
 
 MAX_MESSAGE_CHARS = 8000
@@ -106,12 +106,14 @@ class Assistant:
         mode: str | None = None,
         on_text: TextSink | None = None,
         images: Sequence[Block] = (),
+        cards: Sequence[Proposal] | None = None,
     ) -> AsyncIterator[RoutedStep | ContextStep | Step]:
         """Answer the person's words ``text`` (the last message of ``history``) from ``ctx``'s speaker.
 
         Yields the mode, the context kept, each loop step, and the answer, which carries the
         whole conversation again (history and the turn's new messages). Writes need a card
-        while any untrusted text is in what the model sees: the window or the summary.
+        while any untrusted text is in what the model sees: the window or the summary. ``cards``:
+        the conversation's proposals as the caller read them this turn (else read here).
         """
         chosen = (
             mode_named(mode, self.modes)
@@ -132,7 +134,7 @@ class Assistant:
         upto = start + folded.folded + folded.dropped
         summary_untrusted = history.summary_untrusted or any(untrusted[start : start + folded.folded])
         yield ContextStep(folded.summary, upto, summary_untrusted)
-        known = await off_loop(self._known, ctx, text)  # recall embeds and reads: never on the loop
+        known = await off_loop(self._known, ctx, text, cards)  # recall embeds and reads: never on the loop
         memories, earlier = known.memories, known.earlier
         system = system_blocks(
             chosen,
@@ -175,22 +177,21 @@ class Assistant:
                 step = replace(step, folded_upto=upto)
             yield step
 
-    def _known(self, ctx: ToolContext[Any], text: str) -> _Known:
+    def _known(self, ctx: ToolContext[Any], text: str, cards: Sequence[Proposal] | None = None) -> _Known:
         """What the prompt says about the speaker and the household (blocking: recall, counts, cards)."""
         return _Known(
             select_memories(self.memories(text, ctx), MEMORY_BUDGET) if self.memories else [],
             self.segment_index(ctx) if self.segment_index and ctx.segment else (),
             self.count_index(ctx) if self.count_index else None,
-            self._pending(ctx),
+            self._pending(ctx, cards),
         )
 
-    def _pending(self, ctx: ToolContext[Any]) -> list[str]:
+    def _pending(self, ctx: ToolContext[Any], cards: Sequence[Proposal] | None) -> list[str]:
         if ctx.conversation is None:
             return []
-        return [
-            f"{p.id}: {p.summary}"
-            for p in self.proposals.list(conversation=ctx.conversation, status="pending")
-        ]
+        if cards is None:
+            cards = self.proposals.list(conversation=ctx.conversation, status="pending")
+        return [f"{p.id}: {p.summary}" for p in cards if p.status == "pending"]
 
     async def reply(
         self,

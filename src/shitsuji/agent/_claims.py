@@ -115,10 +115,15 @@ class TurnClaims:
 
     def release(self, claim: Claim) -> None:
         with self._conn.write() as conn:
-            conn.execute(
-                "DELETE FROM turn_claims WHERE conversation = ? AND holder = ?",
-                (claim.conversation, claim.holder),
-            )
+            conn.execute(*self.releasing(claim))
+
+    @staticmethod
+    def releasing(claim: Claim) -> tuple[str, tuple[str, str]]:
+        """The statement that lets ``claim`` go, for a caller to run in its own transaction (the saved answer)."""
+        return "DELETE FROM turn_claims WHERE conversation = ? AND holder = ?", (
+            claim.conversation,
+            claim.holder,
+        )
 
     def held(self, conversation: str) -> bool:
         row = self._conn.execute(

@@ -25,7 +25,7 @@ from ..context import message_tokens
 from ..errors import NotFoundError
 from ..llm import Block, Message
 from ._notes import ModelNotes
-from ._proposals import Decision, Proposals
+from ._proposals import Decision, Proposal, Proposals
 from ._schema import AGENT_SCHEMA
 
 
@@ -42,6 +42,8 @@ class Conversation:
     summary: str = ""  # rolling summary of messages[:folded_upto]
     folded_upto: int = 0
     summary_untrusted: bool = False
+    keys: frozenset[str] = frozenset()  # the idempotency keys its messages were sent with
+    open_segment: str | None = None  # the label of the segment open when it was read
 
 
 class Conversations:
@@ -69,27 +71,52 @@ class Conversations:
 
     def get(self, conversation_id: str, household: str | None, owner: str) -> Conversation:
         """The member's own conversation; anyone else's answers exactly like a missing one."""
-        row = self._conn.execute(
-            "SELECT id, household, owner, channel, told, summary, folded_upto, summary_untrusted "
-            "FROM conversations WHERE id = ? AND household IS NOT DISTINCT FROM ? AND owner = ?",
+        found = self._read(
+            "WHERE id = ? AND household IS NOT DISTINCT FROM ? AND owner = ?",
             (conversation_id, household, owner),
-        ).fetchone()
-        if row is None:
+        )
+        if found is None:
             raise NotFoundError(
                 f"no conversation {conversation_id!r} of {owner}: leave out --conversation to start one"
             )
+        return found
+
+    def latest(self, household: str | None, owner: str, channel: str) -> Conversation | None:
+        """The member's most recently used conversation in this channel."""
+        return self._read(
+            "WHERE owner = ? AND household IS NOT DISTINCT FROM ? AND channel = ? "
+            "ORDER BY updated_at DESC, rowid DESC LIMIT 1",
+            (owner, household, channel),
+        )
+
+    def _read(self, where: str, params: tuple[str | None, ...]) -> Conversation | None:
+        """The one conversation ``where`` picks, with its messages and the label of its open segment,
+        in one statement (one round trip)."""
+        rows = self._conn.execute(
+            "SELECT c.id, c.household, c.owner, c.channel, c.told, c.summary, c.folded_upto, "
+            "c.summary_untrusted, (SELECT s.label FROM segments s WHERE s.conversation = c.id "
+            "AND s.closed_at IS NULL LIMIT 1), m.role, m.content, m.told, m.untrusted, m.message_key FROM "
+            "(SELECT id, household, owner, channel, told, summary, folded_upto, summary_untrusted "
+            f"FROM conversations {where}) c "
+            "LEFT JOIN conversation_messages m ON m.conversation = c.id ORDER BY m.seq",
+            params,
+        ).fetchall()
+        if not rows:
+            return None
         messages: list[Message] = []
         told_at: dict[int, list[str]] = {}
         untrusted: list[bool] = []
-        for role, content, told, tainted in self._conn.execute(
-            "SELECT role, content, told, untrusted FROM conversation_messages WHERE conversation = ? "
-            "ORDER BY seq",
-            (row[0],),
-        ):
+        keys: set[str] = set()
+        for *_, role, content, told, tainted, key in rows:
+            if role is None:  # no messages yet: the conversation's row alone
+                continue
+            if key is not None:
+                keys.add(key)
             if told:
                 told_at[len(messages)] = json.loads(told)
             messages.append({"role": role, "content": json.loads(content)})
             untrusted.append(bool(tainted))
+        row = rows[0]
         return Conversation(
             row[0],
             row[1],
@@ -102,16 +129,9 @@ class Conversations:
             row[5],
             row[6],
             bool(row[7]),
+            frozenset(keys),
+            row[8],
         )
-
-    def latest(self, household: str | None, owner: str, channel: str) -> Conversation | None:
-        """The member's most recently used conversation in this channel."""
-        row = self._conn.execute(
-            "SELECT id FROM conversations WHERE owner = ? AND household IS NOT DISTINCT FROM ? AND channel = ? "
-            "ORDER BY updated_at DESC, rowid DESC LIMIT 1",
-            (owner, household, channel),
-        ).fetchone()
-        return self.get(row[0], household, owner) if row else None
 
     def recent(
         self, household: str | None, owner: str, channel: str, *, limit: int = 10
@@ -186,23 +206,19 @@ class Conversations:
         if told:
             told_at[index] = [*told_at.get(index, []), *told]
         now = self.clock().isoformat()
+        told_here = json.dumps(told_at[index]) if index in told_at else None
+        all_told = [*conversation.told, *told]
         with self._conn.write() as conn:
-            self._put(conn, conversation, index, messages[index], segment, now)
-            conn.execute(
-                "UPDATE conversation_messages SET told = ?, untrusted = ?, message_key = coalesce(?, message_key) "
-                "WHERE conversation = ? AND seq = ?",
-                (
-                    json.dumps(told_at[index]) if index in told_at else None,
-                    int(flags[index]),
-                    key,
-                    conversation.id,
-                    index,
-                ),
-            )
-            all_told = [*conversation.told, *told]
-            conn.execute(
-                "UPDATE conversations SET told = ?, updated_at = ? WHERE id = ?",
-                (json.dumps(all_told), now, conversation.id),
+            together(
+                conn,
+                self._conn.dialect,
+                [
+                    _put(conversation, index, messages[index], segment, now, told_here, flags[index], key),
+                    (
+                        "UPDATE conversations SET told = ?, updated_at = ? WHERE id = ?",
+                        (json.dumps(all_told), now, conversation.id),
+                    ),
+                ],
             )
         return Conversation(
             conversation.id,
@@ -216,6 +232,8 @@ class Conversations:
             conversation.summary,
             conversation.folded_upto,
             conversation.summary_untrusted,
+            conversation.keys | {key} if key else conversation.keys,
+            conversation.open_segment,
         )
 
     def add_turn(
@@ -228,69 +246,108 @@ class Conversations:
         folded_upto: int,
         summary_untrusted: bool,
         segment: str | None = None,
+        also: Sequence[Write] = (),
     ) -> None:
-        """Store the model's side of a turn after the person's words, and the context kept for the next."""
+        """Store the model's side of a turn after the person's words, and the context kept for the next;
+        ``also``: other writes of the same transaction (the turn's claim let go)."""
         now = self.clock().isoformat()
         start = len(conversation.messages)
-        with self._conn.write() as conn:
-            for offset, message in enumerate(messages):
-                self._put(conn, conversation, start + offset, message, segment, now)
-                if untrusted:
-                    conn.execute(
-                        "UPDATE conversation_messages SET untrusted = 1 WHERE conversation = ? AND seq = ?",
-                        (conversation.id, start + offset),
-                    )
-            conn.execute(
+        writes = [
+            _put(conversation, start + offset, message, segment, now, untrusted=untrusted)
+            for offset, message in enumerate(messages)
+        ]
+        writes.append(
+            (
                 "UPDATE conversations SET summary = ?, folded_upto = ?, summary_untrusted = ?, updated_at = ? "
                 "WHERE id = ?",
                 (summary, folded_upto, int(summary_untrusted), now, conversation.id),
             )
-
-    def _put(
-        self,
-        conn: db.Tx,
-        conversation: Conversation,
-        seq: int,
-        message: Message,
-        segment: str | None,
-        now: str,
-    ) -> None:
-        speaker = conversation.owner if message["role"] == "user" else "shitsuji"
-        conn.execute(
-            "INSERT INTO conversation_messages "
-            "(conversation, seq, role, speaker, channel, content, tokens, segment, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (conversation, seq) DO UPDATE SET content = excluded.content, tokens = excluded.tokens",
-            (
-                conversation.id,
-                seq,
-                message["role"],
-                speaker,
-                conversation.channel,
-                json.dumps(message["content"], ensure_ascii=False),
-                message_tokens(message),
-                segment,
-                now,
-            ),
         )
+        with self._conn.write() as conn:
+            together(conn, self._conn.dialect, [*writes, *also])
 
 
-def untold_decisions(conversation: Conversation, proposals: Proposals) -> list[Decision]:
-    """Decisions on this conversation's proposals that the model has not heard about yet."""
+Write = tuple[str, db.Params]
+
+
+def together(tx: db.Tx, dialect: str, writes: Sequence[Write]) -> None:
+    """Writes of one transaction to different rows, sent as one statement on PostgreSQL (each but the
+    last a data-modifying ``WITH`` part: one round trip) and one by one on SQLite (no round trips).
+    The parts see the same snapshot: none may read what another writes."""
+    if dialect != "postgresql" or len(writes) == 1:
+        for sql, params in writes:
+            tx.execute(sql, params)
+        return
+    *parts, (last, last_params) = writes
+    head = ", ".join(f"w{i} AS ({sql})" for i, (sql, _) in enumerate(parts))
+    tx.execute(f"WITH {head} {last}", [*(p for _, params in parts for p in params), *last_params])
+
+
+def _put(
+    conversation: Conversation,
+    seq: int,
+    message: Message,
+    segment: str | None,
+    now: str,
+    told: str | None = None,
+    untrusted: bool = False,
+    key: str | None = None,
+) -> Write:
+    """One message row in one statement: the words with what was told with them, their taint (which
+    only ever grows) and their idempotency key — rewritten in place when the row is there already
+    (words joining a trailing user message)."""
+    speaker = conversation.owner if message["role"] == "user" else "shitsuji"
+    return (
+        "INSERT INTO conversation_messages (conversation, seq, role, speaker, channel, content, tokens, "
+        "segment, created_at, told, untrusted, message_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (conversation, seq) DO UPDATE SET content = excluded.content, tokens = excluded.tokens, "
+        "told = coalesce(excluded.told, conversation_messages.told), "
+        "untrusted = CASE WHEN excluded.untrusted <> 0 THEN 1 ELSE conversation_messages.untrusted END, "
+        "message_key = coalesce(excluded.message_key, conversation_messages.message_key)",
+        (
+            conversation.id,
+            seq,
+            message["role"],
+            speaker,
+            conversation.channel,
+            json.dumps(message["content"], ensure_ascii=False),
+            message_tokens(message),
+            segment,
+            now,
+            told,
+            int(untrusted),
+            key,
+        ),
+    )
+
+
+def untold_decisions(
+    conversation: Conversation, proposals: Proposals, *, cards: Sequence[Proposal] | None = None
+) -> list[Decision]:
+    """Decisions on this conversation's proposals that the model has not heard about yet.
+    ``cards``: the conversation's proposals as already read this turn (else they are read here)."""
     out = []
-    for p in proposals.list(conversation=conversation.id):
+    for p in proposals.list(conversation=conversation.id) if cards is None else cards:
         if p.id not in conversation.told and p.status in ("approved", "rejected", "failed"):
             out.append(Decision(p, p.status == "approved", p.result or p.status))
     return out
 
 
-def model_messages(conversation: Conversation, proposals: Proposals, notes: ModelNotes) -> list[Message]:
-    """The conversation as the model reads it: each message with the decision notes told with it."""
+def model_messages(
+    conversation: Conversation,
+    proposals: Proposals,
+    notes: ModelNotes,
+    *,
+    cards: Sequence[Proposal] = (),
+) -> list[Message]:
+    """The conversation as the model reads it: each message with the decision notes told with it.
+    ``cards``: the conversation's proposals as already read this turn (one read, not one per note)."""
     out = list(conversation.messages)
+    known = {p.id: p for p in cards}
     for index, ids in conversation.told_at.items():
         sentences: list[Block] = []
         for proposal_id in ids:
-            p = proposals.get(proposal_id)
+            p = known.get(proposal_id) or proposals.get(proposal_id)
             decision = Decision(p, p.status == "approved", p.result or p.status)
             sentences.append({"type": "text", "text": notes.decision(decision)})
         out[index] = {"role": out[index]["role"], "content": _before_words(out[index]["content"], sentences)}

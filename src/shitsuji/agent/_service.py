@@ -134,6 +134,7 @@ class Turn:
     untrusted: bool = False
     said: str = ""  # as the person sent it, for the input filter's optional second opinion
     images: tuple[Block, ...] = ()  # pictures sent with the words: shown to the model this turn, not stored
+    released: bool = False  # the claim was let go with the saved answer (in its transaction)
 
 
 @dataclass
@@ -252,13 +253,15 @@ class ChatService:
                 turn = replace(turn, text=checked.text, untrusted=turn.untrusted or checked.untrusted)
             if turn.segment is not KEEP:
                 await self.follow_segment(turn.ctx, conversation, turn.segment)
-            label = await off_loop(self.segment_label, conversation.id)
+                label = await off_loop(self.segment_label, conversation.id)
+            else:  # read with the conversation
+                label = conversation.open_segment
             ctx = replace(turn.ctx, conversation=conversation.id, segment=label)
-            conversation = await off_loop(self._keep_words, turn, conversation, ctx)
+            conversation, cards = await off_loop(self._keep_words, turn, conversation, ctx)
             ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
             kept = True
             yield Started(conversation.id)
-            async for event in self._answer(ctx, conversation, turn.text, mode, turn.images):
+            async for event in self._answer(ctx, conversation, turn, mode, cards):
                 if isinstance(event, Finished):
                     last = event
                     break
@@ -271,16 +274,21 @@ class ChatService:
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
-            await off_loop(self.claims.release, turn.claim)
+            if not turn.released:
+                await off_loop(self.claims.release, turn.claim)
         if last is not None:
             _count(turn.ctx.channel, last, time.perf_counter() - started)
             yield last
 
-    def _keep_words(self, turn: Turn, conversation: Conversation, ctx: ToolContext[Any]) -> Conversation:
-        """Store the person's words (once per key) with the decisions the model has not heard of."""
-        if turn.key and self.conversations.has_key(conversation.id, turn.key):
-            return conversation  # a resend: the words are stored already and the turn runs on them
-        decisions = untold_decisions(conversation, self.proposals)
+    def _keep_words(
+        self, turn: Turn, conversation: Conversation, ctx: ToolContext[Any]
+    ) -> tuple[Conversation, list[Proposal]]:
+        """Store the person's words (once per key) with the decisions the model has not heard of; and
+        the conversation's cards, read once here for the whole turn (its notes and pending cards)."""
+        cards = self.proposals.list(conversation=conversation.id)
+        if turn.key and turn.key in conversation.keys:
+            return conversation, cards  # a resend: the words are stored already and the turn runs on them
+        decisions = untold_decisions(conversation, self.proposals, cards=cards)
         return self.conversations.add_said(
             conversation,
             turn.text,
@@ -288,18 +296,19 @@ class ChatService:
             untrusted=turn.untrusted,
             segment=ctx.segment,
             key=turn.key,
-        )
+        ), cards
 
     async def _answer(
         self,
         ctx: ToolContext[Any],
         conversation: Conversation,
-        text: str,
+        turn: Turn,
         mode: str | None,
-        images: Sequence[Block] = (),
+        cards: Sequence[Proposal] = (),
     ) -> AsyncIterator[TurnEvent]:
         assert self.assistant is not None
-        told = await off_loop(model_messages, conversation, self.proposals, self.notes)
+        text, images = turn.text, turn.images
+        told = await off_loop(model_messages, conversation, self.proposals, self.notes, cards=cards)
         history = History(
             told,
             conversation.untrusted,
@@ -314,7 +323,9 @@ class ChatService:
             if out := clean.feed(delta):
                 queue.put_nowait(TextDelta(out))
 
-        steps = self.assistant.turn(ctx, history, text=text, mode=mode, on_text=show, images=images)
+        steps = self.assistant.turn(
+            ctx, history, text=text, mode=mode, on_text=show, images=images, cards=cards
+        )
         pump = asyncio.create_task(_drain(steps, queue, clean))
         chosen: Mode | None = None
         kept = ContextStep(conversation.summary, conversation.folded_upto, conversation.summary_untrusted)
@@ -328,7 +339,7 @@ class ChatService:
                 elif isinstance(item, AnswerStep):
                     assert chosen is not None
                     item = _sanitized(item, len(history.messages))
-                    await off_loop(self._save, ctx, conversation, history, kept, item)
+                    await off_loop(self._save, ctx, conversation, history, kept, item, turn)
                     log.info(
                         "turn %s: input %d, cache read %d, cache write %d, output %d tokens",
                         conversation.id,
@@ -357,7 +368,9 @@ class ChatService:
         history: History,
         kept: ContextStep,
         answer: AnswerStep,
+        turn: Turn,
     ) -> None:
+        """The answer and the context kept, with the turn's claim let go in the same statement."""
         new = answer.messages[len(history.messages) :]
         self.conversations.add_turn(
             conversation,
@@ -367,7 +380,9 @@ class ChatService:
             folded_upto=kept.folded_upto,
             summary_untrusted=kept.summary_untrusted,
             segment=ctx.segment,
+            also=[self.claims.releasing(turn.claim)],
         )
+        turn.released = True
         tainted = (
             answer.untrusted or kept.summary_untrusted or any(conversation.untrusted[kept.folded_upto :])
         )

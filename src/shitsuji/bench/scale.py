@@ -31,10 +31,13 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from .._offload import THREADS
 from ..household import Butler, HouseholdStore
 from ..memory import MemoryEngine, load_embedder, open_store
 from ..store import close_pools, is_postgres, redact
 from ..store import database as shared
+from ..store._database import POOL_SIZE
+from ._cpu import cpu_seconds, postgres_server_pid, server_cpu_seconds
 from .web import (
     HOUSEHOLD,
     PASSWORD,
@@ -127,6 +130,8 @@ async def _chat_round(
 ) -> dict[str, Any]:
     import httpx
 
+    server = postgres_server_pid(database) if is_postgres(database) else None
+
     logs = [(tmp / f"app-{processes}-{i}.log").open("w", encoding="utf-8") for i in range(processes)]
     procs = [_start(database, embedder, log) for log in logs]
     clients: list[httpx.AsyncClient] = []
@@ -144,7 +149,9 @@ async def _chat_round(
 
             return run
 
+        before = cpu_seconds(p.pid for p in procs), server_cpu_seconds(server)
         phase = await _concurrently([job(s) for s in signed])
+        after = cpu_seconds(p.pid for p in procs), server_cpu_seconds(server)
     finally:
         for client in clients:
             await client.aclose()
@@ -153,7 +160,21 @@ async def _chat_round(
         for log in logs:
             log.close()
     figures = _figures(phase)
-    return {"processes": processes, **figures}
+    return {"processes": processes, **figures, **_cpu_per_turn(before, after, len(phase.samples))}
+
+
+def _cpu_per_turn(
+    before: tuple[float | None, float | None], after: tuple[float | None, float | None], turns: int
+) -> dict[str, float | None]:
+    """CPU ms per turn of the app processes (all of them) and of the database server (None: not known)."""
+
+    def per_turn(a: float | None, b: float | None) -> float | None:
+        return round((b - a) / turns * 1000, 2) if a is not None and b is not None and turns else None
+
+    return {
+        "app_cpu_ms_per_turn": per_turn(before[0], after[0]),
+        "db_cpu_ms_per_turn": per_turn(before[1], after[1]),
+    }
 
 
 def run_chat_scale(
@@ -222,10 +243,12 @@ def run_scale(
     dim: int = 512,
     database_url: str | None = None,
     engines: Sequence[str] = ("sqlite", "postgresql"),
+    memory: bool = True,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Figures for ``shitsuji bench scale`` (see the module's docstring)."""
+    """Figures for ``shitsuji bench scale`` (see the module's docstring); ``memory`` False: the chat only."""
     from .scale_memory import run_memory_scale
+    from .scale_turn import count_turn, time_turn
 
     note = progress or (lambda _: None)
     if database_url is not None and not is_postgres(database_url):
@@ -245,9 +268,18 @@ def run_scale(
                 else:
                     targets["postgresql"] = (pg, pg)
             for engine, (memory_target, chat_target) in targets.items():
-                note(f"{engine}: memory, {n:,} memories across {scopes:,} scopes")
-                memory = run_memory_scale(memory_target, n, scopes, queries=queries, dim=dim, progress=note)
-                close_pools()
+                figures: dict[str, Any] = {}
+                if memory:
+                    note(f"{engine}: memory, {n:,} memories across {scopes:,} scopes")
+                    figures["memory"] = run_memory_scale(
+                        memory_target, n, scopes, queries=queries, dim=dim, progress=note
+                    )
+                    close_pools()
+                note(f"{engine}: one turn in the process, its statements and CPU")
+                figures["turn"] = {
+                    **count_turn(chat_target, embedder=embedder),
+                    **time_turn(chat_target, embedder=embedder),
+                }
                 chat = run_chat_scale(
                     chat_target,
                     tmp,
@@ -257,7 +289,7 @@ def run_scale(
                     embedder=embedder,
                     progress=note,
                 )
-                out["engines"][engine] = {"memory": memory, "chat": chat}
+                out["engines"][engine] = {**figures, "chat": chat, "pool_size": POOL_SIZE, "threads": THREADS}
     return out
 
 

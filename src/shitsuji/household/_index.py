@@ -12,9 +12,9 @@ from datetime import date
 from typing import Literal
 
 from ._anniversaries import AnniversaryStore
-from ._recipes import RecipeStore
-from ._records import Counts
+from ._records import Counts, Household
 from ._store import HouseholdStore
+from ._values import zone_of
 
 Lang = Literal["ja", "en"]
 
@@ -27,10 +27,11 @@ def count_index(
     With a ``viewer``, what only they may see joins the line: the anniversaries (shared and
     their own) and the next one, so "次の記念日は？" needs no tool call.
     """
-    line = format_counts(store.counts(household, today), lang=lang)
+    counts = store.counts(household, today)
+    line = format_counts(counts, lang=lang)
     if viewer is None:
         return line
-    recipes = RecipeStore(store.database).count(household)
+    recipes = counts.recipes
     extra = [
         (f"saved recipes {recipes}" if lang == "en" else f"レシピ {recipes}件") if recipes else "",
         AnniversaryStore(store.database).next_line(household, viewer, today, lang=lang),
@@ -51,11 +52,16 @@ def format_counts(counts: Counts, *, lang: Lang = "ja") -> str:
     )
 
 
-def household_now(store: HouseholdStore, household: str, viewer: str | None = None) -> str:
+def household_now(
+    store: HouseholdStore, household: str, viewer: str | None = None, *, home: Household | None = None
+) -> str:
     """The count index after the household's date and time zone, so "today" and "tomorrow" mean theirs.
 
-    E.g. 「2026-12-01 (Tue) 09:30 Asia/Tokyo · 予定 3件・…」.
+    E.g. 「2026-12-01 (Tue) 09:30 Asia/Tokyo · 予定 3件・…」. ``home``: the household as already read
+    this turn (when the member was verified), so it is not read again.
     """
-    now = store.now(household)
-    zone = store.get(household).time_zone or "server time"
+    if home is None or home.name != household:
+        home = store.get(household)
+    now = store.clock().astimezone(zone_of(home.time_zone))
+    zone = home.time_zone or "server time"
     return f"{now:%Y-%m-%d (%a) %H:%M} {zone} · {count_index(store, household, now.date(), viewer=viewer)}"

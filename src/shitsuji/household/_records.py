@@ -114,3 +114,4 @@ class Counts:
     shopping_items: int
     month_expenses: int
     month_expenses_yen: int
+    recipes: int = 0  # saved recipes: read in the same statement (one round trip for the whole line)

@@ -382,14 +382,15 @@ class HouseholdStore:
         first, following = month_range(month_of(today))
         row = self._conn.execute(
             """
-            SELECT e.n, t.n, s.n, x.n, x.total FROM
+            SELECT e.n, t.n, s.n, x.n, x.total, r.n FROM
               (SELECT COUNT(*) AS n FROM events WHERE household = ? AND COALESCE(end_at, start_at) >= ?) AS e,
               (SELECT COUNT(*) AS n FROM todos WHERE household = ? AND done_at IS NULL) AS t,
               (SELECT COUNT(*) AS n FROM shopping_items WHERE household = ? AND checked_at IS NULL) AS s,
               (SELECT COUNT(*) AS n, COALESCE(SUM(amount_yen), 0) AS total FROM expenses
-                 WHERE household = ? AND spent_on >= ? AND spent_on < ?) AS x
+                 WHERE household = ? AND spent_on >= ? AND spent_on < ?) AS x,
+              (SELECT COUNT(*) AS n FROM recipes WHERE household = ?) AS r
             """,
-            (household, day, household, household, household, first, following),
+            (household, day, household, household, household, first, following, household),
         ).fetchone()
         return Counts(*row)
 

@@ -1,0 +1,142 @@
+"""What a plain chat turn costs the database, counted where the statements arrive (issue 25).
+
+A turn through the one conversation service (the real ``Butler`` wiring, the scripted model) on a
+real SQLite file and a real PostgreSQL: the statements are counted by SQLite's own trace callback
+and, on PostgreSQL, by a proxy that reads the wire protocol between the pool and the server
+(``shitsuji.bench._statements``). On PostgreSQL each statement is a round trip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from shitsuji.bench._statements import Sent, Statements, counting, watch
+from shitsuji.household import Butler, HouseholdStore
+from shitsuji.llm import ModelRequest, ModelResponse, ScriptedModel, text_response
+from shitsuji.memory import MEMORY_SCHEMA, HashEmbedder, MemoryEngine, memory_store
+from shitsuji.store import Database, database
+
+# what PostgreSQL received for one plain turn on main at 2dbb649, outside the memory store's recall:
+# 21 statements besides BEGIN/COMMIT — the household and members read three times,
+# the conversation found and read in three, the cards twice, a message written twice, its key read
+MAX_STATEMENTS = 8  # besides transaction control
+MAX_SENT = 14  # everything the server received for them: three writes, each one statement in BEGIN/COMMIT
+CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+MEMORY_TABLES = re.compile(r"\b(memories|embeddings|memory_\w+)\b")  # recall: the memory store's own count
+
+
+@dataclass
+class Counted:
+    butler: Butler
+    db: Database
+    statements: Statements
+    open_during_model: list[str]
+
+
+def _open_transactions(db: Database, direct: str) -> list[str]:
+    """Transactions open on the database right now (what a model call must never wait inside)."""
+    if db.dialect == "sqlite":
+        return ["sqlite"] if db.conn.in_transaction else []
+    import psycopg
+
+    with psycopg.connect(direct, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT query FROM pg_stat_activity WHERE datname = current_database() "
+            "AND state LIKE 'idle in transaction%'"
+        ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+@pytest.fixture
+def counted(target: str) -> Iterator[Counted]:
+    with counting(target) as (url, statements):
+        db = database(url)
+        store = HouseholdStore(db)
+        store.create("futari", ["wife", "husband"])
+        db.ensure(MEMORY_SCHEMA)
+        memory = MemoryEngine(memory_store(db), HashEmbedder())
+        memory.remember("牛乳は成城石井で買う", "household/futari/user/wife")  # recall has something to find
+        if db.dialect == "sqlite":
+            watch(db, statements)
+        seen: list[str] = []
+
+        def answer(request: ModelRequest) -> ModelResponse:
+            seen.extend(_open_transactions(db, target))
+            return text_response("かしこまりました")
+
+        butler = Butler(db, memory, ScriptedModel(answer))
+        yield Counted(butler, db, statements, seen)
+        butler.close()
+
+
+def _turn(butler: Butler, text: str) -> Any:
+    ctx = butler.member("wife", "app", household="futari")
+    turn = butler.service.begin(ctx, text, key=f"k-{text}")
+
+    async def run() -> list[Any]:
+        return [event async for event in butler.service.events(turn, mode="task")]
+
+    return asyncio.run(run())[-1]
+
+
+def _statements(sent: list[Sent]) -> list[Sent]:
+    return [s for s in sent if not s.sql.strip().upper().startswith(CONTROL)]
+
+
+def test_a_plain_turn_reads_nothing_twice_and_writes_only_its_conversation(counted: Counted) -> None:
+    _turn(counted.butler, "こんにちは")  # the conversation exists from here on, as on every later turn
+    counted.statements.mark()
+    last = _turn(counted.butler, "牛乳を買ったよ")
+    assert type(last).__name__ == "Finished", last
+    sent = counted.statements.snapshot()
+    report = counted.statements.report()
+    again = counted.statements.repeated_reads()
+    if counted.db.dialect == "sqlite":  # the in-process memory index asks whether it is fresh before each
+        # of its two searches (a read of microseconds in the process's own file; not a round trip)
+        again = [s for s in again if s.sql != "SELECT generation FROM index_state WHERE id = 1"]
+    assert again == [], report
+    conversation = last.conversation
+    writes = [s for s in _statements(sent) if not s.reads]
+    assert writes, report
+    for write in writes:  # no row that every turn of every member updates (a counter, a global state)
+        if write.params is not None:  # PostgreSQL: the parameters as sent
+            assert conversation.encode() in write.params, f"{write.sql} touches more than its conversation"
+        else:
+            assert conversation in write.sql, f"{write.sql} touches more than its conversation"
+    assert counted.open_during_model == [], "a transaction was open while the model answered"
+
+
+def test_a_plain_turn_on_postgresql_is_a_handful_of_statements(counted: Counted) -> None:
+    if counted.db.dialect != "postgresql":
+        pytest.skip("counted in round trips: PostgreSQL")
+    _turn(counted.butler, "こんにちは")
+    counted.statements.mark()
+    _turn(counted.butler, "牛乳を買ったよ")
+    sent = counted.statements.snapshot()
+    report = counted.statements.report()
+    recall = [s for s in sent if MEMORY_TABLES.search(s.sql)]
+    assert recall, report  # the memory was recalled (the memory store's statements, counted apart)
+    turn = [s for s in sent if s not in recall]
+    assert len(_statements(turn)) <= MAX_STATEMENTS, report
+    assert len(turn) <= MAX_SENT, report
+
+
+def test_the_scale_bench_reports_a_turns_statements_and_cpu(target: str) -> None:
+    from shitsuji.bench.scale_turn import count_turn, time_turn
+
+    counted = count_turn(target, turns=2)
+    timed = time_turn(target, turns=3)
+    assert counted["statements"] >= counted["statements_outside_recall_without_begin_commit"] > 0
+    assert counted["recall_statements"] > 0
+    assert timed["turn_p50_ms"] > 0 and timed["app_cpu_ms_per_turn"] > 0
+    if target.startswith("postgresql"):  # the server is found from a backend's parent, and it worked
+        assert counted["statements_outside_recall_without_begin_commit"] <= MAX_STATEMENTS
+        assert timed["db_cpu_ms_per_turn"] is not None and timed["db_cpu_ms_per_turn"] >= 0
+    else:
+        assert timed["db_cpu_ms_per_turn"] is None  # in the process: its CPU is the app's
