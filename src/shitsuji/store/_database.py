@@ -25,11 +25,11 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import StoreError, StoreLockedError
@@ -38,6 +38,7 @@ from ._attach import before_commit
 from ._files import private_file
 from ._migrations import Schema, migrate
 from ._process import local_alive, this_process
+from ._replica import on_primary, replica_of
 
 if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL URL is opened
     from psycopg_pool import ConnectionPool
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL URL is opened
 __all__ = ["Database", "Dialect", "Params", "Rows", "Tx"]
 
 BUSY_TIMEOUT_S = 5.0
+T = TypeVar("T")
 
 
 def is_postgres(target: str | Path) -> bool:
@@ -379,6 +381,9 @@ class PostgresDatabase(_Schemas):
         conn = getattr(self._mine, "conn", None)
         if conn is not None:
             return _PostgresTx(conn, self.where).execute(sql, params)
+        replica = replica_of(self.url)  # reads that may lag, from a streaming replica (``_replica``)
+        if replica is not None and (rows := replica.read(sql, params)) is not None:
+            return rows
         with _translated(self.where), self._pool.connection() as conn:
             cur = conn.execute(to_postgres(sql), tuple(params))
             return Result(cur.fetchall() if cur.description else [], cur.rowcount)
@@ -398,10 +403,27 @@ class PostgresDatabase(_Schemas):
                     tx = _PostgresTx(conn, self.where)
                     yield tx
                     attached = before_commit(self, tx)
+                self.committed(conn)
             finally:
                 self._mine.conn = None
         if attached is not None:
             attached.committed = True
+
+    def committed(self, conn: Any) -> None:
+        """After a commit on ``conn``: the acting member reads what it wrote from now on (``_replica``)."""
+        if (replica := replica_of(self.url)) is not None:
+            replica.wrote(conn)
+
+    def read_with(self, work: Callable[[Any], T]) -> T:
+        """``work(conn)`` for reads that may lag (recall's searches): on a streaming replica's
+        connection when it may answer the acting member (``_replica``), else on a pooled one."""
+        replica = replica_of(self.url)
+        if replica is not None:
+            answered, value = replica.run(work)
+            if answered:
+                return value  # type: ignore[return-value]  # answered: work's own value
+        with _translated(self.where), self._pool.connection() as conn:
+            return work(conn)
 
     @contextmanager
     def connection(self) -> Iterator[Any]:
@@ -425,11 +447,12 @@ class PostgresDatabase(_Schemas):
         return held[0]
 
     def holder_alive(self, holder: str) -> bool:
-        row = self.execute(
-            "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = ? AND objid::bigint = ? "
-            "AND objsubid = 2 AND granted",
-            (_HOLDER_SPACE & 0xFFFFFFFF, _holder_key(holder) & 0xFFFFFFFF),
-        ).fetchone()
+        with on_primary():  # a replica's pg_locks are its own, not the primary's
+            row = self.execute(
+                "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = ? AND objid::bigint = ? "
+                "AND objsubid = 2 AND granted",
+                (_HOLDER_SPACE & 0xFFFFFFFF, _holder_key(holder) & 0xFFFFFFFF),
+            ).fetchone()
         return row is not None
 
     def sibling(self, suffix: str) -> str:
