@@ -211,3 +211,49 @@ def test_settings_name_the_replica_and_refuse_what_cannot_be_one(tmp_path: Path)
     for bad in ("soon", "0", "-1", "nan", "inf"):
         with pytest.raises(UserInputError, match="SHITSUJI_REPLICA_MAX_LAG"):
             Settings.from_env({**env, "SHITSUJI_REPLICA_MAX_LAG": bad}, db=tmp_path / "x.db")
+
+
+def test_a_members_pages_read_the_replica_and_show_her_own_change_at_once(
+    pair: tuple[str, str], standby: Standby
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from .test_web_api import csrf_headers, signed_in
+    from .web_support import HOME, make_site
+
+    primary, replica_url = pair
+    site = make_site(primary, None)
+    try:
+        wife, csrf = signed_in(site, "wife", HOME)
+        husband: TestClient = signed_in(site, "husband", HOME)[0]
+        replica = store.use_replica(primary, replica_url, max_lag_s=600, check_every_s=0)
+        assert replica is not None
+        standby.wait_for(urlsplit(replica_url).path.lstrip("/"), "SELECT 1 FROM web_sessions")
+
+        def names(client: TestClient) -> list[str]:
+            answer = client.get("/api/panels/shopping")
+            assert answer.status_code == 200, answer.text
+            return sorted(i["name"] for i in answer.json()["items"])
+
+        deadline = time.monotonic() + 30
+        while replica.served == 0:  # the husband's page is read on the replica once it is seen caught up
+            assert names(husband) == []
+            assert time.monotonic() < deadline, "the replica never answered a page"
+            time.sleep(0.05)
+        _pause(standby)
+        added = wife.post(
+            "/api/panel-actions",
+            json={"action": "add_shopping_item", "name": "豆腐"},
+            headers=csrf_headers(csrf),
+        )
+        assert added.status_code == 200, added.text
+        assert names(wife) == ["豆腐"]  # her own write, at once (the primary)
+        served = replica.served
+        assert names(husband) == []  # his page: the paused replica, within the (long) bound
+        assert replica.served > served
+        standby.sql("postgres", "SELECT pg_wal_replay_resume()")
+        while names(husband) != ["豆腐"]:
+            assert time.monotonic() < deadline + 30, "the replica never caught up"
+            time.sleep(0.05)
+    finally:
+        site.close()
