@@ -16,6 +16,7 @@ from ._database import (
     pools,
     redact,
     to_postgres,
+    use_replica,
 )
 from ._files import private_file, private_folder
 from ._migrations import PER_PACKAGE, Migration, Schema, migrate, ordered, postgres_ddl
@@ -28,7 +29,6 @@ from ._replica import (
     on_primary,
     replica_of,
     replica_reads,
-    use_replica,
 )
 from ._table import Table
 

@@ -38,7 +38,16 @@ from ._attach import before_commit
 from ._files import private_file
 from ._migrations import Schema, migrate
 from ._process import local_alive, this_process
-from ._replica import on_primary, replica_of
+from ._replica import (
+    CHECK_EVERY_S,
+    MAX_LAG_S,
+    Replica,
+    current_lsn,
+    is_read,
+    on_primary,
+    register,
+    replica_of,
+)
 
 if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL URL is opened
     from psycopg_pool import ConnectionPool
@@ -330,6 +339,38 @@ def to_postgres(sql: str) -> str:
     return _QMARK.sub(swap, sql)
 
 
+def _fetch(conn: Any, sql: str, params: Params) -> Rows:
+    cur = conn.execute(to_postgres(sql), tuple(params))
+    return Result(cur.fetchall() if cur.description else [], cur.rowcount)
+
+
+def use_replica(
+    primary_url: str,
+    replica_url: str | None,
+    *,
+    max_lag_s: float = MAX_LAG_S,
+    check_every_s: float = CHECK_EVERY_S,
+) -> Replica | None:
+    """Serve this process's reads of ``primary_url`` that may lag from the streaming replica at
+    ``replica_url`` (None: from the primary again); no connection is made until a read comes."""
+
+    def primary_lsn() -> int:
+        with _pool(primary_url).connection(timeout=BUSY_TIMEOUT_S) as conn:
+            return current_lsn(conn)
+
+    replica = None
+    if replica_url is not None:
+        replica = Replica(
+            replica_url,
+            primary_lsn,
+            where=redact(replica_url),
+            max_lag_s=max_lag_s,
+            check_every_s=check_every_s,
+        )
+    register(primary_url, replica)
+    return replica
+
+
 class _PostgresTx:
     __slots__ = ("_conn", "_where")
 
@@ -339,8 +380,7 @@ class _PostgresTx:
 
     def execute(self, sql: str, params: Params = ()) -> Rows:
         with _translated(self._where):
-            cur = self._conn.execute(to_postgres(sql), tuple(params))
-            return Result(cur.fetchall() if cur.description else [], cur.rowcount)
+            return _fetch(self._conn, sql, params)
 
     def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         if not rows:
@@ -382,11 +422,12 @@ class PostgresDatabase(_Schemas):
         if conn is not None:
             return _PostgresTx(conn, self.where).execute(sql, params)
         replica = replica_of(self.url)  # reads that may lag, from a streaming replica (``_replica``)
-        if replica is not None and (rows := replica.read(sql, params)) is not None:
-            return rows
+        if replica is not None and is_read(sql):
+            answered, rows = replica.run(lambda conn: _fetch(conn, sql, params))
+            if answered and rows is not None:
+                return rows
         with _translated(self.where), self._pool.connection() as conn:
-            cur = conn.execute(to_postgres(sql), tuple(params))
-            return Result(cur.fetchall() if cur.description else [], cur.rowcount)
+            return _fetch(conn, sql, params)
 
     @contextmanager
     def write(self) -> Iterator[Tx]:

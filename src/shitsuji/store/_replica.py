@@ -19,9 +19,10 @@ invisible to the member:
   primary serves every read until a later check finds it caught up. A read that fails on the
   replica (it stopped since the check, a recovery conflict) is run again on the primary.
 
-The edge registers the replica for the primary's URL (``use_replica``, from
-``Settings.replica_url``); ``PostgresDatabase`` asks ``replica_read`` before each read and
-calls ``wrote`` after each commit. Without a registered replica both are one dict lookup.
+The edge registers the replica for the primary's URL (``store.use_replica``, from
+``Settings.replica_url``); ``PostgresDatabase`` hands each read that may go there to
+``Replica.run`` and calls ``wrote`` after each commit. Without a registered replica both are
+one dict lookup.
 """
 
 from __future__ import annotations
@@ -36,8 +37,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from ._api import Params, Result, Rows
-
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
@@ -46,6 +45,7 @@ log = logging.getLogger(__name__)
 MAX_LAG_S = 2.0
 CHECK_EVERY_S = 0.5
 CONNECT_TIMEOUT_S = 2
+POOL_SIZE = 8
 
 Who = tuple[str, str]  # (household, member)
 P = ParamSpec("P")
@@ -114,13 +114,14 @@ def on_primary() -> Iterator[None]:
         _PRIMARY.reset(token)
 
 
-def _lsn(conn: Any) -> int:
+def current_lsn(conn: Any) -> int:
     """The primary's current WAL position, in bytes, on a psycopg connection."""
     row = conn.execute(_LSN_SQL).fetchone()
     return int(row[0])
 
 
-def _is_read(sql: str) -> bool:
+def is_read(sql: str) -> bool:
+    """Whether a statement only reads (what may go to the replica)."""
     head = sql.lstrip()[:6].upper()
     return head.startswith(("SELECT", "WITH"))
 
@@ -133,10 +134,12 @@ class Replica:
         url: str,
         primary_lsn: Callable[[], int],
         *,
+        where: str,
         max_lag_s: float = MAX_LAG_S,
         check_every_s: float = CHECK_EVERY_S,
     ) -> None:
         self.url = url
+        self.where = where  # the URL without its password, for logs
         self.max_lag_s = max_lag_s
         self.check_every_s = check_every_s
         self._primary_lsn = primary_lsn
@@ -149,19 +152,6 @@ class Replica:
         self.served = 0  # reads answered by the replica (for tests and /metrics)
 
     # -- what the database calls ------------------------------------------------------------
-
-    def read(self, sql: str, params: Params) -> Rows | None:
-        """The rows from the replica, or None when this read must (or had to) go to the primary."""
-        if not _is_read(sql):
-            return None
-        from ._database import to_postgres
-
-        def rows(conn: Any) -> Rows:
-            cur = conn.execute(to_postgres(sql), tuple(params))
-            return Result(cur.fetchall() if cur.description else [], cur.rowcount)
-
-        answered, found = self.run(rows)
-        return found if answered else None
 
     def run(self, work: Callable[[Any], T]) -> tuple[bool, T | None]:
         """``(True, work(conn))`` on a replica connection when the acting member's reads may come
@@ -193,7 +183,7 @@ class Replica:
         who = _WHO.get()
         if who is None:
             return
-        lsn = _lsn(conn)
+        lsn = current_lsn(conn)
         with self._lock:
             self._written[who] = max(lsn, self._written.get(who, -1))
 
@@ -240,11 +230,11 @@ class Replica:
         try:
             replayed, in_recovery = self._replica_position()
         except Exception as exc:
-            log.info("replica %s unreachable, reading the primary: %s", _where(self.url), exc)
+            log.info("replica %s unreachable, reading the primary: %s", self.where, exc)
             self.close()
             return -1
         if not in_recovery:  # promoted, or not a standby at all: its rows may have parted from ours
-            log.warning("replica %s is not in recovery: not reading from it", _where(self.url))
+            log.warning("replica %s is not in recovery: not reading from it", self.where)
             return -1
         # fresh when it has replayed what the primary had written at some moment of the last max_lag_s
         if any(lsn <= replayed for _, lsn in self._samples):
@@ -267,12 +257,10 @@ class Replica:
         if self._pool is None:
             from psycopg_pool import ConnectionPool
 
-            from ._database import POOL_SIZE
-
             self._pool = ConnectionPool(
                 self.url,
                 min_size=1,
-                max_size=POOL_SIZE,
+                max_size=POOL_SIZE,  # as the primary's pool
                 kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
                 open=False,
                 name="shitsuji-replica",
@@ -286,43 +274,19 @@ class Replica:
         self.close()
 
 
-def _where(url: str) -> str:
-    from ._database import redact
-
-    return redact(url)
-
-
 # one registered replica per primary URL, for the process (the edge registers it once)
 _REPLICAS: dict[str, Replica] = {}
 _REPLICAS_LOCK = threading.Lock()
 
 
-def use_replica(
-    primary_url: str,
-    replica_url: str | None,
-    *,
-    max_lag_s: float = MAX_LAG_S,
-    check_every_s: float = CHECK_EVERY_S,
-) -> Replica | None:
-    """Serve lag-tolerant reads of ``primary_url`` from ``replica_url`` (None: stop). Returns the
-    replica's handle; the primary's LSN is read through the process's pool for ``primary_url``."""
+def register(primary_url: str, replica: Replica | None) -> None:
+    """Serve lag-tolerant reads of ``primary_url`` from ``replica`` (None: stop); ``use_replica`` makes it."""
     with _REPLICAS_LOCK:
         old = _REPLICAS.pop(primary_url, None)
         if old is not None:
             old.close()
-        if replica_url is None:
-            return None
-
-        def primary_lsn() -> int:
-            from ._database import _pool
-
-            with _pool(primary_url).connection(timeout=CONNECT_TIMEOUT_S) as conn:
-                return _lsn(conn)
-
-        replica = _REPLICAS[primary_url] = Replica(
-            replica_url, primary_lsn, max_lag_s=max_lag_s, check_every_s=check_every_s
-        )
-        return replica
+        if replica is not None:
+            _REPLICAS[primary_url] = replica
 
 
 def replica_of(primary_url: str) -> Replica | None:
