@@ -46,6 +46,8 @@ MAX_LAG_S = 2.0
 CHECK_EVERY_S = 0.5
 CONNECT_TIMEOUT_S = 2
 POOL_SIZE = 8
+DOWN_S = 2.0  # a replica found unusable is not asked again for this long
+_UNKNOWN = 2**63 - 1  # a member's last write whose WAL position could not be read
 
 Who = tuple[str, str]  # (household, member)
 P = ParamSpec("P")
@@ -143,10 +145,11 @@ class Replica:
         self.max_lag_s = max_lag_s
         self.check_every_s = check_every_s
         self._primary_lsn = primary_lsn
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one thread checks the replica at a time
+        self._written_lock = threading.Lock()
         self._written: dict[Who, int] = {}
         self._samples: deque[tuple[float, int]] = deque()  # (monotonic time, primary LSN then)
-        self._checked = -1e9
+        self._next_check = -1e9  # monotonic time of the next check
         self._replayed = -1  # the replica's replayed LSN at the last check; -1: not usable
         self._pool: ConnectionPool | None = None
         self.served = 0  # reads answered by the replica (for tests and /metrics)
@@ -183,9 +186,14 @@ class Replica:
         who = _WHO.get()
         if who is None:
             return
-        lsn = current_lsn(conn)
-        with self._lock:
-            self._written[who] = max(lsn, self._written.get(who, -1))
+        try:
+            lsn = current_lsn(conn)
+        except Exception as exc:  # the write is committed: never fail it; read the primary until the next
+            log.info("WAL position after a commit unknown, the member reads the primary: %s", exc)
+            lsn = _UNKNOWN
+        with self._written_lock:  # not the check's lock: a write never waits on a replica check
+            old = self._written.get(who, -1)
+            self._written[who] = lsn if old == _UNKNOWN else max(lsn, old)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -197,13 +205,16 @@ class Replica:
     def _usable_replay(self) -> int:
         """The replica's replayed LSN if it is within the lag bound, else -1 (checked now and then)."""
         now = time.monotonic()
-        if now - self._checked < self.check_every_s:
+        if now < self._next_check:
             return self._replayed
         if not self._lock.acquire(blocking=False):  # another thread is checking: use what it last saw
             return self._replayed
         try:
-            self._checked = now
             self._replayed = self._check(now)
+            # an unreachable replica is asked again later: a connect timeout is not paid twice a second
+            self._next_check = now + (
+                self.check_every_s if self._replayed >= 0 else max(self.check_every_s, DOWN_S)
+            )
         finally:
             self._lock.release()
         return self._replayed
@@ -270,7 +281,7 @@ class Replica:
 
     def _mark_unusable(self) -> None:
         self._replayed = -1
-        self._checked = time.monotonic()
+        self._next_check = time.monotonic() + DOWN_S
         self.close()
 
 
