@@ -79,7 +79,7 @@ def _search(db: Path, text: str) -> list[str]:
 def test_a_cold_process_searches_the_snapshot_and_sees_what_changed_since(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     _filled(db, MIN_VECTORS)
-    path = snapshot_path(str(db), "hash-256")
+    path = snapshot_path(str(db), "hash-256", "p/a")
     assert path is not None
     first = _search(db, "note 5 about topic5 and item5")  # cold load from rows writes the snapshot
     assert path.exists()
@@ -101,7 +101,7 @@ def test_a_damaged_snapshot_is_ignored(tmp_path: Path, damage: bytes) -> None:
     db = tmp_path / "m.db"
     _filled(db, MIN_VECTORS)
     expected = _search(db, "note 7 about topic7 and item7")
-    path = snapshot_path(str(db), "hash-256")
+    path = snapshot_path(str(db), "hash-256", "p/a")
     assert path is not None
     path.write_bytes(damage)
     assert _search(db, "note 7 about topic7 and item7") == expected
@@ -110,7 +110,7 @@ def test_a_damaged_snapshot_is_ignored(tmp_path: Path, damage: bytes) -> None:
 def test_a_cold_load_of_several_pages_finds_what_an_exact_search_finds(tmp_path: Path) -> None:
     """More vectors than one page of a cold load (reserved at once, read page by page), some of
     them forgotten: the cold index, and the snapshot it leaves, rank as numpy over the live rows."""
-    from shitsuji.memory._sqlite_store import LOAD_PAGE
+    from shitsuji.memory._scope_vectors import LOAD_PAGE
 
     db = tmp_path / "m.db"
     ids = _filled(db, 2 * LOAD_PAGE + 321)

@@ -9,6 +9,8 @@ opening memory is ``memory.open_engine``, the LINE channel's own settings are ``
 |---|---|---|---|
 | database | ``--db`` | ``SHITSUJI_DB`` | ``<user data dir>/shitsuji/shitsuji.db`` |
 | PostgreSQL instead | ``--database-url`` | ``SHITSUJI_DATABASE_URL`` (``postgresql://…``) | none: SQLite |
+| read replica (PostgreSQL) | — | ``SHITSUJI_REPLICA_URL`` (``postgresql://…`` of a streaming standby) | none: the primary |
+| replica lag bound | — | ``SHITSUJI_REPLICA_MAX_LAG`` (seconds) | 2 |
 | embedder | ``--embedder`` | ``SHITSUJI_EMBEDDER`` | ``use`` |
 | Claude | — | ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_BASE_URL`` | none |
 | OpenAI-compatible server | — | ``SHITSUJI_MODEL_URL``, ``SHITSUJI_MODEL_KEY`` | none |
@@ -86,6 +88,9 @@ class Settings:
     db: Path
     # postgresql://…: every store in PostgreSQL instead of ``db`` (may hold a password: not in repr)
     database_url: str | None = field(default=None, repr=False)
+    # a streaming standby of ``database_url``: pages and recall may read there (``store._replica``)
+    replica_url: str | None = field(default=None, repr=False)
+    replica_max_lag_s: float = 2.0
     embedder: str = DEFAULT_EMBEDDER
     endpoint: Endpoint = field(default_factory=Endpoint)
     model: str | None = None  # one model for every mode
@@ -113,9 +118,12 @@ class Settings:
         model = env.get("SHITSUJI_MODEL") or None
         config = env.get("SHITSUJI_CONFIG")
         monthly = _pushes(env, "SHITSUJI_LINE_PUSH_BUDGET", FREE_PLAN_PUSHES)
+        primary = _database_url(database_url or env.get("SHITSUJI_DATABASE_URL") or None)
         return cls(
             db=Path(db or env.get("SHITSUJI_DB") or default_db_path()).expanduser(),
-            database_url=_database_url(database_url or env.get("SHITSUJI_DATABASE_URL") or None),
+            database_url=primary,
+            replica_url=_replica_url(env.get("SHITSUJI_REPLICA_URL") or None, primary),
+            replica_max_lag_s=_seconds("SHITSUJI_REPLICA_MAX_LAG", env.get("SHITSUJI_REPLICA_MAX_LAG"), 2.0),
             embedder=embedder or env.get("SHITSUJI_EMBEDDER") or DEFAULT_EMBEDDER,
             endpoint=Endpoint(
                 anthropic_api_key=env.get("ANTHROPIC_API_KEY") or None,
@@ -152,6 +160,13 @@ class Settings:
         from .memory._use_mapped import use_cache_dir
 
         use_cache_dir(self.cache_dir)
+
+    def use_replica(self) -> None:
+        """Register the read replica for this process's PostgreSQL (once, at start-up; no connection yet)."""
+        if self.database_url is not None:
+            from .store import use_replica
+
+            use_replica(self.database_url, self.replica_url, max_lag_s=self.replica_max_lag_s)
 
     def modes(self) -> dict[str, Mode]:
         """The built-in modes, the config file's ``[modes.*]`` over them, then ``model`` for every mode."""
@@ -200,3 +215,30 @@ def _database_url(url: str | None) -> str | None:
             "leave it unset to use the SQLite file of --db"
         )
     return url
+
+
+def _replica_url(url: str | None, primary: str | None) -> str | None:
+    if url is None:
+        return None
+    if primary is None:
+        raise UserInputError(
+            "SHITSUJI_REPLICA_URL is a standby of the PostgreSQL primary: set SHITSUJI_DATABASE_URL too "
+            "(a SQLite file has no replica)"
+        )
+    if not is_postgres(url):
+        raise UserInputError(
+            f"SHITSUJI_REPLICA_URL must start with postgresql:// (got {url.split(':')[0]!r})"
+        )
+    return url
+
+
+def _seconds(name: str, value: str | None, default: float) -> float:
+    if value is None or not value.strip():
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0 or seconds == float("inf"):
+        raise UserInputError(f"{name} must be a number of seconds above 0 (got {value!r})")
+    return seconds

@@ -58,6 +58,7 @@ class State:
             self._settings = Settings.from_env(
                 db=self.db, embedder=self.embedder, database_url=self.database_url
             )
+            self._settings.use_replica()  # reads that may lag go to SHITSUJI_REPLICA_URL, if set
         return self._settings
 
     def require_database(self) -> None:

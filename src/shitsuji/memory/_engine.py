@@ -17,6 +17,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
+from ..store import may_lag
 from ._embedders import Embedder, Matrix, Vector
 from ._embedding import embed_rows
 from ._model_check import embedder_mismatch
@@ -340,6 +341,7 @@ class MemoryEngine:
         self._model_checked = True
         return embedder_mismatch(self.store, self.embedder)
 
+    @may_lag  # the acting member's recall may read a streaming replica (``store._replica``)
     def recall(
         self,
         query: str,

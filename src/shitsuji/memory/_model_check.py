@@ -3,8 +3,8 @@
 Vectors are stored per model, and recall by meaning searches only those of the model it
 embeds the query with. After ``shitsuji --embedder hash reindex`` every vector is a hash
 vector, so recall with the default model found nothing by meaning and said nothing. The
-check costs one count (rows without a vector from this model) in the common case, and is
-made once per engine (``MemoryEngine.recall``); rows merely waiting for the background
+check costs one index seek (a live row with a vector from another model?) in the common case,
+and is made once per engine (``MemoryEngine.recall``); rows merely waiting for the background
 indexer (no model at all) do not count.
 """
 
@@ -24,7 +24,7 @@ def embedder_mismatch(store: MemoryStore, embedder: _HasModel) -> str | None:
     """A sentence naming the other models the memories were embedded with and how to reindex; None
     when every embedded memory has a vector from ``embedder``."""
     model = embedder.model_id
-    if not store.count_unindexed(model):
+    if not store.embedded_otherwise(model):
         return None
     others = {m: n for m, n in store.stats().embedding_models.items() if m and m != model}
     if not others:

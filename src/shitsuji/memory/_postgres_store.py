@@ -36,9 +36,9 @@ identity sequence past the highest ``rowid`` copied in.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +48,8 @@ from ..errors import StoreError
 from ._keywords import bm25
 from ._rows import MemoryRows, chunk_vectors
 from ._slots import Match
+
+T = TypeVar("T")
 
 #: A scope with more chunk vectors than this joins the HNSW graph (``graph`` rows, under a
 #: partial HNSW index); smaller scopes are compared exactly, every vector, through a btree on
@@ -137,8 +139,10 @@ class PostgresMemoryStore(MemoryRows):
 
     @contextmanager
     def _write(self) -> Iterator[db.Tx]:
-        with self._conn() as conn, conn.transaction():
-            yield _VectorTx(conn)
+        with self._conn() as conn:
+            with conn.transaction():
+                yield _VectorTx(conn)
+            self._pg.committed(conn)  # the writer reads their memory from now on (``store._replica``)
 
     # -- index upkeep after row changes (see MemoryRows) -----------------
 
@@ -168,6 +172,15 @@ class PostgresMemoryStore(MemoryRows):
         with self._pg.connection() as conn:
             self._register(conn)
             yield conn
+
+    def _reading(self, work: Callable[[Any], T]) -> T:
+        """``work(conn)`` for a search, which may read a streaming replica (``store._replica``)."""
+
+        def registered(conn: Any) -> T:
+            self._register(conn)
+            return work(conn)
+
+        return self._pg.read_with(registered)
 
     def _register(self, conn: Any) -> None:
         if conn in _registered:
@@ -239,7 +252,8 @@ class PostgresMemoryStore(MemoryRows):
         scopes = list(dict.fromkeys(scopes))
         if not words or not scopes or limit <= 0:
             return []
-        with self._conn() as conn:
+
+        def search(conn: Any) -> list[Match]:
             rows = conn.execute(KEYWORD_SQL, (_query(words, scopes), scopes)).fetchall()
             if not rows:
                 return []
@@ -248,7 +262,9 @@ class PostgresMemoryStore(MemoryRows):
                 "WHERE scope = ANY(%s) AND deleted_at IS NULL",
                 (scopes,),
             ).fetchone()
-        return bm25(rows, words, int(docs), int(length), limit)
+            return bm25(rows, words, int(docs), int(length), limit)
+
+        return self._reading(search)
 
     def vector_search(
         self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
@@ -260,7 +276,8 @@ class PostgresMemoryStore(MemoryRows):
             return []
         name = found[0]
         query = np.ascontiguousarray(vector, dtype=np.float32)
-        with self._conn() as conn:
+
+        def search(conn: Any) -> list[Match]:
             params = {"q": query, "s": scopes, "n": limit}
             best = {
                 int(r[0]): (int(r[1]), float(r[2])) for r in conn.execute(exact_sql(name), params).fetchall()
@@ -279,7 +296,9 @@ class PostgresMemoryStore(MemoryRows):
                     ([rowid for rowid, _ in ranked],),
                 ).fetchall()
             )
-        return [Match(ids[rowid], score, chunk) for rowid, (chunk, score) in ranked if rowid in ids]
+            return [Match(ids[rowid], score, chunk) for rowid, (chunk, score) in ranked if rowid in ids]
+
+        return self._reading(search)
 
     def _graph_search(
         self, conn: Any, name: str, query: npt.NDArray[np.float32], scopes: list[str], limit: int

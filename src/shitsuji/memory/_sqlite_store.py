@@ -2,8 +2,9 @@
 
 Rows (with their precomputed keyword terms) live in ``memories``; vectors in
 ``embeddings`` as float32 blobs. Searches run on two in-process caches, a
-``KeywordIndex`` and a ``VectorIndex`` per model, topped up before each search from rows
-they have not seen (by rowid and by embedding sequence number). Forget, restore, purge
+``KeywordIndex`` and, per model, a ``ScopeVectors`` (one exact index per scope), each
+loaded scope by scope when first searched and topped up before each search from rows they
+have not seen (by rowid and by embedding sequence number). Forget, restore, purge
 and reindex bump ``index_state.generation``; a process that sees a generation it did not
 make drops its caches and reloads them, so several processes can share one file.
 """
@@ -16,7 +17,6 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,14 +26,12 @@ from .. import store as db
 from ..errors import StoreError
 from ._keywords import KeywordIndex, snapshot
 from ._rows import MAX_VARS, MemoryRows, chunk_vectors, marks
+from ._scope_vectors import ScopeVectors
 from ._slots import Match, Slots
-from ._vector_snapshots import MIN_VECTORS, read_snapshot, snapshot_path, write_snapshot
-from ._vectors import VectorIndex
 
 SNAPSHOT_MIN_ROWS = 1000  # smaller scopes load from their rows in a few ms
 SNAPSHOT_FORMAT = "keywords-v1"
 COMPACT_MIN_DEAD = 5000  # dead slots an index may carry before it is rebuilt
-LOAD_PAGE = 5000  # vector rows read at a time by a cold load (~10 MB of 512-d vectors)
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +54,7 @@ class SQLiteMemoryStore(MemoryRows):
             raise StoreError(f"{database.where} is not a SQLite database: open it with open_store")
         super().__init__(database, owns_database=owns_database)
         self._keywords = KeywordIndex()
-        self._vectors: dict[str, VectorIndex] = {}
+        self._vectors: dict[str, ScopeVectors] = {}  # per model, loaded scope by scope
         self._generation = self._read_generation()
 
     def _make_lock(self) -> AbstractContextManager[Any]:
@@ -74,7 +72,7 @@ class SQLiteMemoryStore(MemoryRows):
             return
         self._keywords.kill(memory_id)
         for index in self._vectors.values():
-            index.slots.kill(memory_id)
+            index.kill(memory_id)
         self._compact()
 
     def _rows_purged(self, tx: db.Tx) -> None:
@@ -105,8 +103,8 @@ class SQLiteMemoryStore(MemoryRows):
             self._check_generation()
             index = self._vectors.get(model_id)
             if index is None or index.dim != len(vector):
-                index = self._vectors[model_id] = VectorIndex(len(vector))
-            self._load_vectors(model_id, index)
+                index = self._vectors[model_id] = ScopeVectors(model_id, len(vector))
+            index.sync(self._db, scopes, path=self.path, generation=self._generation)
             return index.search(vector, scopes, limit)
 
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
@@ -240,73 +238,6 @@ class SQLiteMemoryStore(MemoryRows):
         finally:
             self._db.execute(f"PRAGMA busy_timeout = {int(db.BUSY_TIMEOUT_S * 1000)}")
 
-    def _load_vectors(self, model_id: str, index: VectorIndex) -> None:
-        """Top the index up with vectors it has not seen; a cold index starts from the snapshot file.
-
-        A cold load of ``MIN_VECTORS`` or more (or one that found its snapshot a quarter
-        stale) writes a new snapshot for the next process (see ``_vector_snapshots``).
-        """
-        path = snapshot_path(self.path, model_id)
-        cold = len(index) == 0 and index.last_seq == 0
-        from_snapshot = 0
-        if cold and path is not None:
-            from_snapshot = self._load_vector_snapshot(path, model_id, index)
-        added = 0
-        while True:  # in pages: a cold load never holds every row's bytes beside the matrix
-            rows = self._db.execute(
-                "SELECT e.seq, m.id, m.scope, e.vectors, e.chunks FROM embeddings e "
-                "JOIN memories m ON m.rowid = e.memory_rowid "
-                "WHERE e.model = ? AND e.seq > ? AND m.deleted_at IS NULL ORDER BY e.seq LIMIT ?",
-                (model_id, index.last_seq, LOAD_PAGE),
-            ).fetchall()
-            if added == 0 and len(rows) == LOAD_PAGE:  # a large load: make room for all of it at once
-                index.reserve(
-                    self._db.execute(
-                        "SELECT coalesce(sum(chunks), 0) FROM embeddings WHERE model = ? AND seq > ?",
-                        (model_id, index.last_seq),
-                    ).fetchone()[0]
-                )
-            for _, memory_id, scope, blob, chunks in rows:
-                index.add(memory_id, scope, chunk_vectors(blob, chunks))
-            if rows:
-                index.last_seq = rows[-1][0]
-            added += len(rows)
-            if len(rows) < LOAD_PAGE:
-                break
-        stale = added > from_snapshot // 4 + MIN_VECTORS // 10
-        if cold and path is not None and len(index) >= MIN_VECTORS and stale:
-            matrix, layout = index.export()
-            layout["stored"] = self._db.execute(
-                "SELECT count(*) FROM embeddings WHERE seq <= ?", (index.last_seq,)
-            ).fetchone()[0]
-            write_snapshot(
-                path,
-                model_id=model_id,
-                generation=self._generation,
-                last_seq=index.last_seq,
-                matrix=matrix,
-                layout=layout,
-            )
-
-    def _load_vector_snapshot(self, path: Path, model_id: str, index: VectorIndex) -> int:
-        """Load the model's snapshot into an empty index if it is current; how many memories it held."""
-        found = read_snapshot(path, model_id=model_id, dim=index.dim, generation=self._generation)
-        if found is None:
-            return 0
-        last_seq, matrix, layout = found
-        # a vector replaced since (re-embedded) or another database at this path changes this count
-        # (all models' rows: the seq index answers it without reading a vector)
-        stored = self._db.execute("SELECT count(*) FROM embeddings WHERE seq <= ?", (last_seq,)).fetchone()[0]
-        try:
-            if stored != layout["stored"]:
-                raise ValueError("it does not match the rows")
-            index.load_snapshot(matrix, layout)
-        except (ValueError, TypeError, KeyError) as exc:
-            log.warning("ignoring vector snapshot %s: %s", path, exc)  # checked before anything loads
-            return 0
-        index.last_seq = last_seq
-        return len(layout["ids"])
-
     def _compact(self) -> None:
         """Drop an index whose dead slots (forgotten rows) outnumber its live ones: it reloads lean.
 
@@ -314,9 +245,9 @@ class SQLiteMemoryStore(MemoryRows):
         """
         if _mostly_dead(self._keywords.slots):
             self._keywords = KeywordIndex()
-        for model_id, index in list(self._vectors.items()):
-            if _mostly_dead(index.slots):
-                del self._vectors[model_id]
+        for index in self._vectors.values():
+            for scope in [s for s, one in index.indexes.items() if _mostly_dead(one.slots)]:
+                index.drop(scope)
 
     def _revive(self, memory_id: str) -> None:
         """Put a restored row back into this process's caches."""
@@ -332,7 +263,7 @@ class SQLiteMemoryStore(MemoryRows):
                 "SELECT seq, vectors, chunks FROM embeddings WHERE memory_rowid = ? AND model = ?",
                 (row[0], model_id),
             ).fetchone()
-            if found is not None and found[0] <= index.last_seq:
+            if found is not None and found[0] <= index.last_seq and row[1] in index.indexes:
                 index.add(memory_id, row[1], chunk_vectors(found[1], found[2]))
 
     def _read_generation(self) -> int:

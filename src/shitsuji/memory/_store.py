@@ -107,6 +107,10 @@ class MemoryStore(Protocol):
 
     def count_unindexed(self, model_id: str) -> int: ...
 
+    def embedded_otherwise(self, model_id: str) -> bool:
+        """Whether a live memory has a vector from another model than ``model_id`` (an index seek)."""
+        ...
+
     def reset_index(self) -> None:
         """Drop every derived index (vectors and keyword terms are rebuilt by the caller)."""
         ...

@@ -1,4 +1,4 @@
-"""Vector snapshots: a database's vectors of one model in a file beside it, mapped by cold processes.
+"""Vector snapshots: a database's vectors of one model in one scope in a file beside it, mapped by cold processes.
 
 Reading 10,000 vectors out of SQLite and indexing them row by row costs ~80 ms (a single
 20 MB blob still ~45 ms), more than the prompt hook's whole budget; mapping a file costs
@@ -13,6 +13,7 @@ always safe.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from pathlib import Path
@@ -26,19 +27,25 @@ from ._mapped import read_arrays, write_arrays
 log = logging.getLogger(__name__)
 
 MIN_VECTORS = 1000  # smaller databases load from their rows in a few ms
-FORMAT = "vectors-v1"
+FORMAT = "vectors-v2"  # v2: one file per scope
 
 
-def snapshot_path(db_path: str, model_id: str) -> Path | None:
-    """Where the snapshot of ``model_id``'s vectors lives; None for in-memory databases."""
+def snapshot_path(db_path: str, model_id: str, scope: str) -> Path | None:
+    """Where the snapshot of ``model_id``'s vectors in ``scope`` lives; None for in-memory databases.
+
+    One file per scope (named by a hash of it: scope names hold member ids), so a process maps
+    only the scopes it searches.
+    """
     if not db_path or db_path == ":memory:" or db_path.startswith("file:"):
         return None
     db = Path(db_path)
-    return db.with_name(db.name + ".vectors") / (re.sub(r"[^A-Za-z0-9._-]", "_", model_id) + ".arrays")
+    model = re.sub(r"[^A-Za-z0-9._-]", "_", model_id)
+    name = hashlib.sha256(scope.encode()).hexdigest()[:32]
+    return db.with_name(db.name + ".vectors") / model / f"{name}.arrays"
 
 
 def read_snapshot(
-    path: Path, *, model_id: str, dim: int, generation: int
+    path: Path, *, model_id: str, scope: str, dim: int, generation: int
 ) -> tuple[int, npt.NDArray[np.float32], dict[str, Any]] | None:
     """(last sequence number covered, matrix, layout) of a current snapshot, or None."""
     try:
@@ -48,7 +55,8 @@ def read_snapshot(
     except (OSError, ValueError) as exc:
         log.warning("ignoring an unreadable vector snapshot %s: %s", path, exc)
         return None
-    if (meta.get("format"), meta.get("model"), meta.get("generation")) != (FORMAT, model_id, generation):
+    wanted = (FORMAT, model_id, scope, generation)
+    if (meta.get("format"), meta.get("model"), meta.get("scope"), meta.get("generation")) != wanted:
         return None
     matrix = arrays.get("vectors")
     if matrix is None or matrix.dtype != np.float32 or matrix.ndim != 2 or matrix.shape[1] != dim:
@@ -60,6 +68,7 @@ def write_snapshot(
     path: Path,
     *,
     model_id: str,
+    scope: str,
     generation: int,
     last_seq: int,
     matrix: npt.NDArray[np.float32],
@@ -69,6 +78,7 @@ def write_snapshot(
     meta = {
         "format": FORMAT,
         "model": model_id,
+        "scope": scope,
         "generation": generation,
         "last_seq": last_seq,
         "layout": layout,

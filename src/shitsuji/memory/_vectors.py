@@ -20,10 +20,10 @@ from ._slots import Match, Slots, grown
 class VectorIndex:
     """Unit vectors, one slot per chunk of a memory."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, capacity: int = 1024) -> None:
         self.dim = dim
         self.last_seq = 0
-        self.slots = Slots()
+        self.slots = Slots(max(capacity, 1))
         self._matrix: npt.NDArray[np.float32] = np.zeros((self.slots.capacity, dim), dtype=np.float32)
 
     def __len__(self) -> int:

