@@ -29,13 +29,27 @@ T = TypeVar("T")
 
 
 THREADS = 1
+_threads = THREADS  # what this process uses: THREADS unless its edge chose otherwise (a bench)
+
+
+def use_threads(n: int) -> None:
+    """Let ``n`` worker threads run at once in this process from now on (the edge: ``bench web --threads``)."""
+    global _threads
+    if n < 1:
+        raise ValueError(f"worker threads must be at least 1, got {n}")
+    _threads = n
+
+
+def current_threads() -> int:
+    return _threads
 
 
 def bound_threads() -> None:
-    """Hold the running loop's worker threads (``off_loop`` and FastAPI's ``def`` routes) to ``THREADS``."""
+    """Hold the running loop's worker threads (``off_loop`` and FastAPI's ``def`` routes) to the
+    process's number (``THREADS``)."""
     limiter = anyio.to_thread.current_default_thread_limiter()
-    if limiter.total_tokens != THREADS:
-        limiter.total_tokens = THREADS
+    if limiter.total_tokens != _threads:
+        limiter.total_tokens = _threads
 
 
 async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
