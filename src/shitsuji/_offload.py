@@ -10,10 +10,12 @@ A cancelled caller does not abandon the thread: the call runs to its end (its tr
 commits or rolls back there) and only then is the cancellation delivered. The threads are
 anyio's pool, the one FastAPI runs plain ``def`` routes in; its limit on a loop is ``THREADS``.
 
-``THREADS`` is 1 for now: the stores still share one connection each between threads, and a
-SQLite ``write()`` lets its lock go before ``COMMIT`` (issue 19's storage work makes transactions
-thread-safe; then raise it). One thread already frees the loop: the work queues there, in order,
-as it did on the loop, while the loop keeps serving streams, webhooks and health checks.
+``THREADS`` is 4. A transaction belongs to one thread from BEGIN to COMMIT (``store.Database``),
+and the in-process caches that worker threads share guard themselves (the SQLite memory store's
+indexes, the turn-vector cache), so blocking work of several requests overlaps: a chat turn's
+model call no longer queues behind another's database work. Measured with ``bench web --threads``
+(docs/benchmarks.md, issue 19): 4 threads served 1.6× the chats/s of 1 at a lower p50 and p99;
+8 did worse than 4 on two cores (more threads than work can use only contend for the GIL).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-THREADS = 1
+THREADS = 4
 _threads = THREADS  # what this process uses: THREADS unless its edge chose otherwise (a bench)
 
 
