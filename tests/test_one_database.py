@@ -24,7 +24,8 @@ def test_every_store_of_a_process_shares_one_database(target: str) -> None:
     db = database(target)
     HouseholdStore(db).create("futari", ["wife", "husband"])
     memory = MemoryEngine(open_store(target), HashEmbedder())
-    memory.remember("ゴミの日は火曜日", "household/futari/shared")  # memory's tables and rows on the same file
+    # memory's tables and rows on the same file
+    memory.remember("ゴミの日は火曜日", "household/futari/shared")
     butler = Butler(db, memory, ScriptedModel([text_response("はい")]), extraction=ExtractionSettings())
     backend = Backend(butler)
     line = LineApp(butler, LineSettings("secret", "token", "http://127.0.0.1:9", 10.0), run_worker=False)

@@ -10,12 +10,13 @@ A cancelled caller does not abandon the thread: the call runs to its end (its tr
 commits or rolls back there) and only then is the cancellation delivered. The threads are
 anyio's pool, the one FastAPI runs plain ``def`` routes in; its limit on a loop is ``THREADS``.
 
-``THREADS`` is 4. A transaction belongs to one thread from BEGIN to COMMIT (``store.Database``),
+``THREADS`` is 2. A transaction belongs to one thread from BEGIN to COMMIT (``store.Database``),
 and the in-process caches that worker threads share guard themselves (the SQLite memory store's
 indexes, the turn-vector cache), so blocking work of several requests overlaps: a chat turn's
 model call no longer queues behind another's database work. Measured with ``bench web --threads``
-(docs/benchmarks.md, issue 19): 4 threads served 1.6× the chats/s of 1 at a lower p50 and p99;
-8 did worse than 4 on two cores (more threads than work can use only contend for the GIL).
+beside main (docs/benchmarks.md, issue 19): on two cores, 2 threads served the most chats/s and
+kept health and loop lag where one thread had them; 4 served fewer chats than 2 and halved the
+loop's health answers (more threads than cores contend with the loop for the GIL), 8 did worse.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-THREADS = 4
+THREADS = 2
 _threads = THREADS  # what this process uses: THREADS unless its edge chose otherwise (a bench)
 
 
