@@ -21,6 +21,7 @@ from shitsuji.hooks._payload import parse_payload
 from shitsuji.hooks._prompt import answer_event
 from shitsuji.mcp import project_scope
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
+from shitsuji.store import close_databases
 
 from .test_hooks import claude_payload, context_of
 
@@ -187,14 +188,13 @@ def test_a_server_leaves_when_its_database_is_replaced_or_deleted(
     memory.remember("Logs are kept for 14 days", scope)
     payload = claude_payload("how long are logs kept?", project)
     assert "14 days" in context_of(hook(db_path, payload).stdout)  # answered by the server
-    memory.store.close()
+    close_databases()  # this process lets go of the file too (its store is on the process's database)
     for file in db_path.parent.glob(db_path.name + "*"):  # the database, its WAL and vector snapshot
         if file.is_file():
             file.unlink()
     if how == "replaced":  # and a new one made in its place: a new file (new inode) at the same path
-        store = open_store(db_path)
-        MemoryEngine(store, HashEmbedder()).remember("Logs are kept for 30 days", scope)
-        store.close()
+        MemoryEngine(open_store(db_path), HashEmbedder()).remember("Logs are kept for 30 days", scope)
+        close_databases()
     assert server.wait(30) == 0  # it noticed while idle, and left
     assert not sock(db_path).exists()
     if how == "replaced":

@@ -5,7 +5,6 @@ PostgreSQL one pool."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.line import LineApp, LineSettings
@@ -21,13 +20,12 @@ def _open_files(path: str) -> int:
     return sum(1 for fd in os.listdir("/proc/self/fd") if os.path.realpath(f"/proc/self/fd/{fd}") == real)
 
 
-def test_every_store_of_a_process_shares_one_database(target: str, tmp_path: Path) -> None:
+def test_every_store_of_a_process_shares_one_database(target: str) -> None:
     db = database(target)
     HouseholdStore(db).create("futari", ["wife", "husband"])
-    # memory keeps its own connection until the memory stores take a Database (memrows' branch):
-    # on SQLite it lives in a file of its own here, so the count below is the other stores'
-    memory_target = target if is_postgres(target) else str(tmp_path / "memory.db")
-    memory = MemoryEngine(open_store(memory_target), HashEmbedder())
+    memory = MemoryEngine(open_store(target), HashEmbedder())
+    # memory's tables and rows on the same file
+    memory.remember("ゴミの日は火曜日", "household/futari/shared")
     butler = Butler(db, memory, ScriptedModel([text_response("はい")]), extraction=ExtractionSettings())
     backend = Backend(butler)
     line = LineApp(butler, LineSettings("secret", "token", "http://127.0.0.1:9", 10.0), run_worker=False)
@@ -44,9 +42,10 @@ def test_every_store_of_a_process_shares_one_database(target: str, tmp_path: Pat
         backend.line_links,
         line.links,
     ]
-    assert {id(s._conn) for s in stores} == {id(db)}  # type: ignore[union-attr]
-    assert database(target) is db
     if is_postgres(target):
         assert pools() == 1
     else:
         assert _open_files(target) == 1
+    assert {id(s._conn) for s in stores} == {id(db)}  # type: ignore[union-attr]
+    assert memory.store.database is db
+    assert database(target) is db

@@ -52,7 +52,7 @@ def _fill(engine: MemoryEngine) -> None:
 
 @pytest.fixture
 def pg_engine(pg_url: str, clock: Clock) -> Iterator[MemoryEngine]:
-    store = PostgresMemoryStore(open_database(pg_url, MEMORY_SCHEMA), owns_database=True)
+    store = PostgresMemoryStore(database(pg_url))
     yield MemoryEngine(store, HashEmbedder(), clock=clock)
     store.close()
 

@@ -10,10 +10,13 @@ A cancelled caller does not abandon the thread: the call runs to its end (its tr
 commits or rolls back there) and only then is the cancellation delivered. The threads are
 anyio's pool, the one FastAPI runs plain ``def`` routes in; its limit on a loop is ``THREADS``.
 
-``THREADS`` is 1 for now: the stores still share one connection each between threads, and a
-SQLite ``write()`` lets its lock go before ``COMMIT`` (issue 19's storage work makes transactions
-thread-safe; then raise it). One thread already frees the loop: the work queues there, in order,
-as it did on the loop, while the loop keeps serving streams, webhooks and health checks.
+``THREADS`` is 2. A transaction belongs to one thread from BEGIN to COMMIT (``store.Database``),
+and the in-process caches that worker threads share guard themselves (the SQLite memory store's
+indexes, the turn-vector cache), so blocking work of several requests overlaps: a chat turn's
+model call no longer queues behind another's database work. Measured with ``bench web --threads``
+beside main (docs/benchmarks.md, issue 19): on two cores, 2 threads served the most chats/s and
+kept health and loop lag where one thread had them; 4 served fewer chats than 2 and halved the
+loop's health answers (more threads than cores contend with the loop for the GIL), 8 did worse.
 """
 
 from __future__ import annotations
@@ -28,14 +31,28 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-THREADS = 1
+THREADS = 2
+_threads = THREADS  # what this process uses: THREADS unless its edge chose otherwise (a bench)
+
+
+def use_threads(n: int) -> None:
+    """Let ``n`` worker threads run at once in this process from now on (the edge: ``bench web --threads``)."""
+    global _threads
+    if n < 1:
+        raise ValueError(f"worker threads must be at least 1, got {n}")
+    _threads = n
+
+
+def current_threads() -> int:
+    return _threads
 
 
 def bound_threads() -> None:
-    """Hold the running loop's worker threads (``off_loop`` and FastAPI's ``def`` routes) to ``THREADS``."""
+    """Hold the running loop's worker threads (``off_loop`` and FastAPI's ``def`` routes) to the
+    process's number (``THREADS``)."""
     limiter = anyio.to_thread.current_default_thread_limiter()
-    if limiter.total_tokens != THREADS:
-        limiter.total_tokens = THREADS
+    if limiter.total_tokens != _threads:
+        limiter.total_tokens = _threads
 
 
 async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._offload import off_loop
 from ..context import REFILL
 from ..llm import Block, CacheTTL, Depth, Message, Model, ModelRequest, ModelResponse, Usage, WebTools
 from ..llm._model import TextSink
@@ -234,14 +235,18 @@ async def _run_tools(
             arguments = call.get("input") or {}
             with proposals.unattended(found, arguments, ctx) as write:  # its audit row commits with it
                 results[call["id"]], output = await _call(found, ctx, call)
-            proposals.auto_ran(found, arguments, ctx, ok=output is not None, recorded=write.committed)
+            await off_loop(
+                proposals.auto_ran, found, arguments, ctx, ok=output is not None, recorded=write.committed
+            )
             if output is not None:
                 ran.tainted = ran.tainted or output.untrusted
                 ran.effects += output.effects
                 ran.wrote.append(found.name)
             continue
         try:
-            proposal = proposals.propose(found, call.get("input") or {}, ctx, tool_use_id=call["id"])
+            proposal = await off_loop(
+                proposals.propose, found, call.get("input") or {}, ctx, tool_use_id=call["id"]
+            )
         except ToolInputError as exc:
             results[call["id"]] = _error(call, str(exc))
             continue

@@ -28,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from .. import store as db
+from .._offload import off_loop
 from ..audit import AuditEvent, AuditLog
 from ..errors import NotFoundError
 from ..safety import sanitize
@@ -283,25 +284,33 @@ class Proposals:
         return [self._seen(_row(r)) for r in rows]
 
     async def approve(self, proposal_id: str, ctx: ToolContext[Any], toolbox: Toolbox) -> Decision:
-        """Run the proposed tool once, as ``ctx`` (who must be allowed to approve)."""
-        proposal = self.get(proposal_id)
+        """Run the proposed tool once, as ``ctx`` (who must be allowed to approve). Its database steps
+        run in a worker thread (``off_loop``): an approval from the web never holds the event loop."""
+        proposal = await off_loop(self.get, proposal_id)
         refusal = self._refusal(proposal, ctx)
         if refusal:
             return Decision(proposal, False, refusal, code="not_owner")
-        claimed = self._claim(proposal.id, ctx.user)
+        claimed = await off_loop(self._claim, proposal.id, ctx.user)
         if claimed is None:
-            return self._not_pending(self.get(proposal.id))
+            return self._not_pending(await off_loop(self.get, proposal.id))
         return await self._carry_out(claimed, ctx, toolbox)
 
     async def retry(self, proposal_id: str, ctx: ToolContext[Any], toolbox: Toolbox) -> Decision:
         """Carry out again a card whose executor died before it finished (``interrupted``): this
         process takes it over in one conditional UPDATE, so two retries never both run it."""
-        proposal = self.get(proposal_id)
+        proposal = await off_loop(self.get, proposal_id)
         refusal = self._refusal(proposal, ctx)
         if refusal:
             return Decision(proposal, False, refusal, code="not_owner")
         if not proposal.interrupted:
             return self._not_pending(proposal)
+        taken = await off_loop(self._take_over, proposal, ctx)
+        if taken is None:
+            return self._not_pending(await off_loop(self.get, proposal.id))
+        return await self._carry_out(taken, ctx, toolbox)
+
+    def _take_over(self, proposal: Proposal, ctx: ToolContext[Any]) -> Proposal | None:
+        """This process takes over an interrupted card (None: another did first)."""
         me = self._conn.holder()  # before the transaction: it may need a connection of its own
         with self._conn.write() as tx:
             taken = tx.execute(
@@ -311,21 +320,26 @@ class Proposals:
             ).rowcount
             if taken:
                 self._record(tx, "proposal.retried", proposal, ctx.user, ctx)
-        if not taken:
-            return self._not_pending(self.get(proposal.id))
-        return await self._carry_out(self.get(proposal.id), ctx, toolbox)
+        return self.get(proposal.id) if taken else None
 
     async def _carry_out(self, claimed: Proposal, ctx: ToolContext[Any], toolbox: Toolbox) -> Decision:
         tool = toolbox.get(claimed.tool)
         if tool is None:
-            return self._finish(claimed, "failed", f"the tool {claimed.tool!r} is no longer available")
+            return await off_loop(
+                self._finish, claimed, "failed", f"the tool {claimed.tool!r} is no longer available"
+            )
         if arguments_hash(tool.name, claimed.input) != claimed.input_hash:
-            return self._finish(claimed, "failed", "the stored arguments changed after the proposal was made")
+            return await off_loop(
+                self._finish, claimed, "failed", "the stored arguments changed after the proposal was made"
+            )
         try:  # the schema may have changed since the card was made: refuse whole, before any write
             tool.validate(claimed.input)
         except ToolInputError as exc:
-            return self._finish(
-                claimed, "failed", f"nothing was changed: the card no longer fits the tool ({exc})"
+            return await off_loop(
+                self._finish,
+                claimed,
+                "failed",
+                f"nothing was changed: the card no longer fits the tool ({exc})",
             )
 
         def approved(tx: db.Tx) -> None:  # commits with the tool's own first write on this database
@@ -335,13 +349,14 @@ class Proposals:
             with db.with_next_write(self._conn, approved) as attached:
                 output = await tool.run(ctx, claimed.input)
         except Exception as exc:  # the tool's failure is the proposal's outcome, recorded for the model
-            return self._finish(claimed, "failed", f"{type(exc).__name__}: {exc}", settled=attached.committed)
+            failure = f"{type(exc).__name__}: {exc}"
+            return await off_loop(self._finish, claimed, "failed", failure, settled=attached.committed)
         text = (
             output.content
             if isinstance(output.content, str)
             else json.dumps(output.content, ensure_ascii=False)
         )
-        return self._finish(claimed, "approved", text, output, settled=attached.committed)
+        return await off_loop(self._finish, claimed, "approved", text, output, settled=attached.committed)
 
     def reject(self, proposal_id: str, ctx: ToolContext[Any]) -> Decision:
         proposal = self.get(proposal_id)

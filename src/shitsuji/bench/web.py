@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from .._offload import bound_threads
+from .._offload import bound_threads, current_threads, use_threads
 from ..agent import Failed
 from ..agent._modes import ROUTER_PROMPT
 from ..context import SUMMARY_PROMPT
@@ -162,15 +162,18 @@ def close_backend(backend: Backend) -> None:
 # -- the server process -------------------------------------------------------
 
 
-def serve(db: Path, members: int, embedder: str, beside: bool) -> None:
+def serve(db: Path, members: int, embedder: str, beside: bool, threads: int = 0) -> None:
     """Run the app on a free loopback port; the port is the first line printed. Stops on SIGTERM.
-    ``beside``: with the LINE webhook and extraction every half second (``_beside``)."""
+    ``beside``: with the LINE webhook and extraction every half second (``_beside``); ``threads``:
+    worker threads for blocking work (0: the app's own)."""
     import socket
 
     import uvicorn
 
     from ..web import create_app
 
+    if threads:
+        use_threads(threads)
     backend = make_backend(db, members, embedder, beside=beside)
     line = line_app(backend) if beside else None
     app = create_app(backend, line=line, extraction_every_s=EXTRACTION_EVERY_S)
@@ -197,10 +200,10 @@ class Server:
 
 
 def _start_server(
-    tmp: Path, members: int, embedder: str, beside: bool
+    tmp: Path, members: int, embedder: str, beside: bool, threads: int
 ) -> tuple[subprocess.Popen[str], IO[str]]:
     log = (tmp / "server.log").open("w", encoding="utf-8")
-    server = [str(tmp / "server.db"), str(members), embedder, "beside" if beside else "alone"]
+    server = [str(tmp / "server.db"), str(members), embedder, "beside" if beside else "alone", str(threads)]
     command = [sys.executable, "-m", "shitsuji.bench.web", *server]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=dict(os.environ))
     return process, log
@@ -446,6 +449,7 @@ async def _run(
     tool_every: int,
     embedder: str,
     beside: bool,
+    threads: int,
     progress: Progress | None,
 ) -> dict[str, Any]:
     import httpx
@@ -453,8 +457,10 @@ async def _run(
     from ..web import Member
 
     note = progress or (lambda _: None)
+    if threads:
+        use_threads(threads)
     bound_threads()  # the in-process turns' blocking work, as in the server
-    process, log = _start_server(tmp, sessions, embedder, beside)
+    process, log = _start_server(tmp, sessions, embedder, beside, threads)
     backend: Backend | None = None
     try:
         backend = make_backend(tmp / "direct.db", sessions, embedder)  # while the server starts
@@ -500,6 +506,7 @@ async def _run(
         "repeats": repeats,
         "tool_every": tool_every,
         "embedder": embedder,
+        "worker_threads": current_threads(),
         "server": "uvicorn, own process, 127.0.0.1",
         "sign_in_p50_ms": _ms(percentile(sign_ins, 50)),
         "sign_in_max_ms": _ms(max(sign_ins)),
@@ -546,6 +553,7 @@ def run_web_bench(
     tool_every: int = 4,
     embedder: str = "hash",
     beside: bool = True,
+    threads: int = 0,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Figures for ``shitsuji bench web`` (see the module's docstring)."""
@@ -559,10 +567,13 @@ def run_web_bench(
                 tool_every=tool_every,
                 embedder=embedder,
                 beside=beside,
+                threads=threads,
                 progress=progress,
             )
         )
 
 
-if __name__ == "__main__":  # the server process: python -m shitsuji.bench.web DB MEMBERS EMBEDDER
-    serve(Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4] == "beside")
+if (
+    __name__ == "__main__"
+):  # the server process: python -m shitsuji.bench.web DB MEMBERS EMBEDDER SIDE THREADS
+    serve(Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4] == "beside", int(sys.argv[5]))

@@ -295,6 +295,14 @@ def web(
             "or the chat alone.",
         ),
     ] = True,
+    threads: Annotated[
+        int,
+        typer.Option(
+            "--threads",
+            min=0,
+            help="Worker threads for blocking work (0: the app's own, shitsuji._offload.THREADS).",
+        ),
+    ] = 0,
     as_json: JsonFlag = False,
 ) -> None:
     """Web app under load on loopback: concurrent sessions chatting over HTTP/SSE, beside in-process turns;
@@ -303,6 +311,7 @@ def web(
 
     data = run_web_bench(
         beside=beside,
+        threads=threads,
         sessions=sessions,
         requests=requests,
         repeats=repeats,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from .. import store as db
+from .._offload import off_loop
 from ..errors import ModelError, NotFoundError, UserInputError
 from ..llm import Message
 from ._schema import CONTEXT_SCHEMA
@@ -98,21 +99,24 @@ class Segments:
             None,
             None,
         )
+        await off_loop(self._insert, segment)
+        return segment
+
+    def _insert(self, segment: Segment) -> None:
         with self._conn.write() as conn:
             conn.execute(
                 "INSERT INTO segments (id, conversation, household, owner, label, opened_at, first_message) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     segment.id,
-                    conversation,
-                    household,
-                    owner,
-                    name,
+                    segment.conversation,
+                    segment.household,
+                    segment.owner,
+                    segment.label,
                     segment.opened_at.isoformat(),
                     segment.first_message,
                 ),
             )
-        return segment
 
     async def close_segment(
         self,
@@ -127,12 +131,17 @@ class Segments:
         ``untrusted`` flags each message of the conversation that carries outside text; a
         segment holding any is archived as untrusted, and stays so wherever it is shown.
         """
-        segment = self.current(conversation)
+        segment = await off_loop(self.current, conversation)
         if segment is None:
             return None
         span = list(messages[segment.first_message :])
         tainted = any(untrusted[segment.first_message :])
         summary = await _summarize(span, summarizer)
+        return await off_loop(self._close, segment, len(messages), summary, span, tainted)
+
+    def _close(
+        self, segment: Segment, last: int, summary: str, span: list[Message], tainted: bool
+    ) -> Segment:
         closed = self.clock()
         with self._conn.write() as conn:
             conn.execute(
@@ -140,7 +149,7 @@ class Segments:
                 "WHERE id = ? AND closed_at IS NULL",  # closed once, should two requests close it at once
                 (
                     closed.isoformat(),
-                    len(messages),
+                    last,
                     summary,
                     json.dumps(span, ensure_ascii=False),
                     int(tainted),

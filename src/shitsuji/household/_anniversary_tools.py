@@ -41,7 +41,7 @@ Private = Annotated[
 
 
 @tool(effect="read")
-async def list_anniversaries(
+def list_anniversaries(
     ctx: Ctx,
     within_days: Annotated[
         int | None, Field(ge=0, le=366, description="Only those within this many days; all if omitted.")
@@ -58,9 +58,7 @@ def _whose(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=lambda a: f"{_md(a['date'])} {a['title']} を記念日に追加{_whose(a)}")
-async def add_anniversary(
-    ctx: Ctx, title: Title, date: Day, note: Note = None, private: Private = False
-) -> str:
+def add_anniversary(ctx: Ctx, title: Title, date: Day, note: Note = None, private: Private = False) -> str:
     """Add a yearly anniversary (the day it began, e.g. the wedding day 2020-06-01)."""
     found, household = anniversaries_of(ctx)
     row = found.add(household, title, date, note, by=ctx.user, private=private)
@@ -78,7 +76,7 @@ def _edit_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_edit_summary)
-async def edit_anniversary(
+def edit_anniversary(
     ctx: Ctx,
     id: RowId,
     title: Title | None = None,
@@ -93,7 +91,7 @@ async def edit_anniversary(
 
 
 @tool(effect="write", summary=lambda a: f"記念日 {a['id']} を削除")
-async def remove_anniversary(ctx: Ctx, id: RowId) -> str:
+def remove_anniversary(ctx: Ctx, id: RowId) -> str:
     """Remove an anniversary (the id comes from list_anniversaries)."""
     found, household = anniversaries_of(ctx)
     row = found.remove(household, id, ctx.user)

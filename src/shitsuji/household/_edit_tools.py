@@ -39,7 +39,7 @@ def _event_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_event_summary)
-async def edit_event(
+def edit_event(
     ctx: Ctx,
     id: RowId,
     title: Title | None = None,
@@ -54,7 +54,7 @@ async def edit_event(
 
 
 @tool(effect="write", summary=lambda a: f"予定 {a['id']} を削除")
-async def remove_event(ctx: Ctx, id: RowId) -> str:
+def remove_event(ctx: Ctx, id: RowId) -> str:
     """Remove an event from the household's calendar (the id comes from list_events)."""
     store, household = _household(ctx)
     return f"removed event {store.remove_event(household, id).title}"
@@ -71,7 +71,7 @@ def _expense_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_expense_summary)
-async def edit_expense(
+def edit_expense(
     ctx: Ctx,
     id: RowId,
     amount: Annotated[int | None, Field(strict=True, gt=0, le=MAX_YEN, description="Whole yen.")] = None,
@@ -87,7 +87,7 @@ async def edit_expense(
 
 
 @tool(effect="write", summary=lambda a: f"支出 {a['id']} を削除")
-async def remove_expense(ctx: Ctx, id: RowId) -> str:
+def remove_expense(ctx: Ctx, id: RowId) -> str:
     """Remove an expense (the id comes from list_expenses)."""
     store, household = _household(ctx)
     expense = store.remove_expense(household, id)

@@ -23,7 +23,7 @@ def money_of(ctx: Ctx) -> tuple[MoneyStore, str]:
 
 
 @tool(effect="read")
-async def settlement(ctx: Ctx, month: Month | None = None) -> str:
+def settlement(ctx: Ctx, month: Month | None = None) -> str:
     """A month's settlement: what each member paid, their share under the split, and who paid how much more."""
     money, household = money_of(ctx)
     chosen = month or month_of(ctx.deps.store.today(household))
@@ -31,7 +31,7 @@ async def settlement(ctx: Ctx, month: Month | None = None) -> str:
 
 
 @tool(effect="write", summary=lambda a: f"支出の負担割合を {a['ratio']} にする")
-async def set_split(
+def set_split(
     ctx: Ctx,
     ratio: Annotated[
         str,
@@ -45,7 +45,7 @@ async def set_split(
 
 
 @tool(effect="write", summary=lambda a: f"支出 {a['id']} を {a['paid_by']} さんが払ったことにする")
-async def set_expense_payer(
+def set_expense_payer(
     ctx: Ctx,
     id: RowId,
     paid_by: Annotated[str, Field(min_length=1, max_length=40, description="A member's id.")],

@@ -30,7 +30,7 @@ def nisa_of(ctx: Ctx) -> tuple[NisaStore, str]:
 
 
 @tool(effect="read")
-async def nisa_allowance(
+def nisa_allowance(
     ctx: Ctx, year: Annotated[int | None, Field(ge=2024, le=2100, description="This year if omitted.")] = None
 ) -> str:
     """The speaker's NISA room: yen left this year in each frame and for life (2024 rules), from their data."""
@@ -39,7 +39,7 @@ async def nisa_allowance(
 
 
 @tool(effect="read")
-async def list_nisa(
+def list_nisa(
     ctx: Ctx, year: Annotated[int | None, Field(ge=2024, le=2100, description="All years if omitted.")] = None
 ) -> str:
     """NISA purchases and holdings the speaker may see (their own, and what the other member shares)."""
@@ -58,7 +58,7 @@ def _buy_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_buy_summary)
-async def add_nisa_contribution(
+def add_nisa_contribution(
     ctx: Ctx,
     frame: FrameArg,
     fund: Title,
@@ -77,7 +77,7 @@ async def add_nisa_contribution(
     effect="write",
     summary=lambda a: f"NISA {FRAME_JA[a['frame']]}の {a['fund']} の評価額を ¥{a['value']:,} に更新",
 )
-async def set_nisa_holding(
+def set_nisa_holding(
     ctx: Ctx,
     frame: FrameArg,
     fund: Title,
@@ -94,7 +94,7 @@ async def set_nisa_holding(
 
 
 @tool(effect="write", summary=lambda a: f"NISA の購入記録 {a['id']} を削除")
-async def remove_nisa_contribution(ctx: Ctx, id: RowId) -> str:
+def remove_nisa_contribution(ctx: Ctx, id: RowId) -> str:
     """Remove one of the speaker's NISA purchases (the id comes from list_nisa)."""
     nisa, household = nisa_of(ctx)
     row = nisa.remove_contribution(household, id, ctx.user)

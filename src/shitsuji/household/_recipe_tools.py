@@ -57,14 +57,14 @@ def _parts(items: list[IngredientIn] | None) -> list[Ingredient] | None:
 
 
 @tool(effect="read")
-async def list_recipes(ctx: Ctx, tag: Annotated[str | None, Field(max_length=20)] = None) -> str:
+def list_recipes(ctx: Ctx, tag: Annotated[str | None, Field(max_length=20)] = None) -> str:
     """List the household's saved recipes (with ingredients and steps), optionally only those with a tag."""
     book, household = recipes_of(ctx)
     return _json([r.to_json() for r in book.recipes(household, tag=tag)])
 
 
 @tool(effect="read")
-async def find_recipes(
+def find_recipes(
     ctx: Ctx,
     have: Annotated[Names, Field(min_length=1, description="Ingredients at hand, e.g. [卵, 玉ねぎ].")],
 ) -> str:
@@ -77,7 +77,7 @@ async def find_recipes(
 
 
 @tool(effect="write", summary=lambda a: f"レシピ「{a['name']}」を追加（材料 {len(a['ingredients'])}品）")
-async def add_recipe(
+def add_recipe(
     ctx: Ctx,
     name: Title,
     ingredients: Ingredients,
@@ -105,7 +105,7 @@ def _edit_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_edit_summary)
-async def edit_recipe(
+def edit_recipe(
     ctx: Ctx,
     id: RowId,
     name: Title | None = None,
@@ -129,7 +129,7 @@ async def edit_recipe(
 
 
 @tool(effect="write", summary=lambda a: f"レシピ {a['id']} を削除")
-async def remove_recipe(ctx: Ctx, id: RowId) -> str:
+def remove_recipe(ctx: Ctx, id: RowId) -> str:
     """Remove a saved recipe (the id comes from list_recipes)."""
     book, household = recipes_of(ctx)
     return f"removed recipe {book.remove(household, id).name}"
@@ -140,7 +140,7 @@ def _missing_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_missing_summary)
-async def add_missing_to_shopping_list(
+def add_missing_to_shopping_list(
     ctx: Ctx,
     recipe: RecipeRef,
     have: Annotated[Names, Field(description="Ingredients already at home (left off the list).")] = [],  # noqa: B006
@@ -165,7 +165,7 @@ def _meals_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_meals_summary)
-async def plan_meals(
+def plan_meals(
     ctx: Ctx,
     meals: Annotated[list[MealIn], Field(min_length=1, max_length=21, description="Up to 3 a day, a week.")],
 ) -> str:

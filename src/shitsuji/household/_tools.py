@@ -84,7 +84,7 @@ def _short(text: str, width: int = 40) -> str:
 
 
 @tool(effect="read")
-async def list_shopping_items(ctx: Ctx) -> ToolOutput:
+def list_shopping_items(ctx: Ctx) -> ToolOutput:
     """List the household's shopping list (with ids for remove_shopping_item)."""
     store, household = _household(ctx)
     items = store.shopping_items(household)
@@ -92,7 +92,7 @@ async def list_shopping_items(ctx: Ctx) -> ToolOutput:
 
 
 @tool(effect="read")
-async def list_events(
+def list_events(
     ctx: Ctx,
     from_: Annotated[
         Day | None, Field(alias="from", description="First day, ISO 8601; today if omitted.")
@@ -107,14 +107,14 @@ async def list_events(
 
 
 @tool(effect="read")
-async def list_todos(ctx: Ctx) -> str:
+def list_todos(ctx: Ctx) -> str:
     """List the household's open to-dos, soonest due first (with ids for complete_todo)."""
     store, household = _household(ctx)
     return _json([t.to_json() for t in store.todos(household)])
 
 
 @tool(effect="read")
-async def list_expenses(ctx: Ctx, month: Month | None = None) -> str:
+def list_expenses(ctx: Ctx, month: Month | None = None) -> str:
     """List the household's expenses of one month in yen, with their count and total."""
     store, household = _household(ctx)
     rows = store.expenses(household, month)
@@ -151,7 +151,7 @@ def _shopping_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_shopping_summary)
-async def add_shopping_item(
+def add_shopping_item(
     ctx: Ctx,
     name: Title,
     quantity: Annotated[int, Field(strict=True, ge=1, le=MAX_QUANTITY)] = 1,
@@ -163,7 +163,7 @@ async def add_shopping_item(
 
 
 @tool(effect="write", summary=lambda a: f"{_span(a['start'], a.get('end'))} {a['title']} を予定に追加")
-async def add_event(ctx: Ctx, title: Title, start: When, end: When | None = None, note: Note = None) -> str:
+def add_event(ctx: Ctx, title: Title, start: When, end: When | None = None, note: Note = None) -> str:
     """Add an event to the household's calendar (local times, ISO 8601)."""
     store, household = _household(ctx)
     event = store.add_event(household, title, start, end, note, by=ctx.user)
@@ -176,7 +176,7 @@ def _todo_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_todo_summary)
-async def add_todo(ctx: Ctx, title: Title, due: When | None = None) -> str:
+def add_todo(ctx: Ctx, title: Title, due: When | None = None) -> str:
     """Add a to-do for the household, optionally with a due date or time."""
     store, household = _household(ctx)
     todo = store.add_todo(household, title, due, by=ctx.user)
@@ -190,7 +190,7 @@ def _expense_summary(a: dict[str, Any]) -> str:
 
 
 @tool(effect="write", summary=_expense_summary)
-async def add_expense(
+def add_expense(
     ctx: Ctx,
     amount: Annotated[int, Field(strict=True, gt=0, le=MAX_YEN, description="Whole yen, e.g. 1200.")],
     category: Annotated[str, Field(min_length=1, max_length=MAX_CATEGORY, description="e.g. 食費, 日用品.")],
@@ -204,7 +204,7 @@ async def add_expense(
 
 
 @tool(effect="write", summary=lambda a: f"ToDo {a['id']} を完了にする")
-async def complete_todo(ctx: Ctx, id: RowId) -> str:
+def complete_todo(ctx: Ctx, id: RowId) -> str:
     """Mark one of the household's to-dos done (the id comes from list_todos)."""
     store, household = _household(ctx)
     todo, changed = store.complete_todo(household, id, by=ctx.user)
@@ -212,7 +212,7 @@ async def complete_todo(ctx: Ctx, id: RowId) -> str:
 
 
 @tool(effect="write", summary=lambda a: f"買い物リストから {a['id']} を削除")
-async def remove_shopping_item(ctx: Ctx, id: RowId) -> str:
+def remove_shopping_item(ctx: Ctx, id: RowId) -> str:
     """Remove an item from the household's shopping list (the id comes from list_shopping_items)."""
     store, household = _household(ctx)
     item = store.remove_shopping_item(household, id)

@@ -89,9 +89,10 @@ def embed_rows(
         start += len(per_row)
     out: list[Matrix] = []
     for own, (keys, tail) in zip(own_vectors, contexts, strict=True):
-        found = list({id(seen[k]): seen[k] for k in keys if k in seen}.values()) or (
-            [seen["\x00" + tail]] if keys and "\x00" + tail in seen else []
-        )
+        # ``get``, never test-then-index: worker threads share ``cache`` and one may clear it meanwhile
+        quoted = [v for v in (seen.get(k) for k in keys) if v is not None]
+        fallback = seen.get("\x00" + tail) if keys else None
+        found = list({id(v): v for v in quoted}.values()) or ([fallback] if fallback is not None else [])
         if found:
             mean = np.mean(found, axis=0)
             own = own + CONTEXT_WEIGHT * mean / max(float(np.linalg.norm(mean)), 1e-12)

@@ -4,6 +4,12 @@ Writes commit the row first; the vector is added afterwards (inline for a single
 ``remember``, in batches for imports, or by a ``BackgroundIndexer``), and an embedder
 failure never loses the row: recall still finds unindexed rows by their words, and the
 next ``index_pending`` or ``reindex`` fills the gap.
+
+A change and its audit row are one transaction (``_change``): the rows it writes, the facts it
+supersedes or brings back and the row saying who did it commit together or not at all. Embedding
+and searching happen before it opens, so it holds the database for the writes alone; the vector
+(derived, like the keyword index) is stored just after it commits — on PostgreSQL a model's
+first vector makes its table, DDL that must not wait inside a transaction holding memory rows.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any
@@ -39,7 +46,8 @@ from ._text import CJK, chunks, content_hash, query_terms, terms
 from ._when import asked_span, favour_span
 
 if TYPE_CHECKING:
-    from ..audit import AuditLog
+    from ..audit import AuditEvent, AuditLog
+    from ..store import Tx
 
 log = logging.getLogger(__name__)
 
@@ -132,13 +140,28 @@ class MemoryEngine:
         self.audit = audit  # every change is recorded there, with who made it
         self._model_checked = False
 
-    def _record(self, action: str, memory: Memory, actor: str | None, **detail: Any) -> None:
+    @contextmanager
+    def _change(self) -> Iterator[Tx]:
+        """One write transaction for a change and its audit row (the store's writes inside it are
+        savepoints of it)."""
+        with self.store.write() as tx:
+            yield tx
+
+    def _audit(self, event: AuditEvent, tx: Tx) -> None:
+        """Record ``event`` in ``tx``, the change's transaction; an audit log kept in another database
+        than the memories (two files wired by hand) records it in its own, as two databases share none."""
+        if self.audit is None:
+            return
+        same = self.store.database is self.audit.database
+        self.audit.record(event, tx if same else None)
+
+    def _record(self, tx: Tx, action: str, memory: Memory, actor: str | None, **detail: Any) -> None:
         if self.audit is None:
             return
         from ..audit import AuditEvent
 
         origin = memory.provenance
-        self.audit.record(
+        self._audit(
             AuditEvent(
                 action=f"memory.{action}",
                 actor=actor
@@ -150,7 +173,8 @@ class MemoryEngine:
                 subject=memory.id,
                 scope=memory.scope,
                 detail=detail,
-            )
+            ),
+            tx,
         )
 
     # -- writing ----------------------------------------------------------
@@ -201,16 +225,21 @@ class MemoryEngine:
             link = older[0] if len(older) == 1 else older
             new = replace(new, provenance={**(new.provenance or {}), "supersedes": link})
         memory = self._build(new)
-        self.store.insert(memory, index_terms(memory.content, memory.context))
-        for old_id in older:  # kept, linked and restorable: see _supersede
-            self.store.set_valid_until(old_id, memory.created_at, {"superseded_by": memory.id})
-        if vectors is not None:
-            self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
-            memory = replace(memory, embedding_model=self.embedder.model_id)
-        self._record(
-            "extracted" if source == "extracted" else "remembered", memory, None, category=memory.category
-        )
+        with self._change() as tx:
+            self.store.insert(memory, index_terms(memory.content, memory.context))
+            for old_id in older:  # kept, linked and restorable: see _supersede
+                self.store.set_valid_until(old_id, memory.created_at, {"superseded_by": memory.id})
+            action = "extracted" if source == "extracted" else "remembered"
+            self._record(tx, action, memory, None, category=memory.category)
+        memory = self._put_vector(memory, vectors)
         return RememberResult(memory, duplicate=False, superseded=tuple(older))
+
+    def _put_vector(self, memory: Memory, vectors: Matrix | None) -> Memory:
+        """Store a new row's vector (after its change committed; None: left for ``index_pending``)."""
+        if vectors is None:
+            return memory
+        self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
+        return replace(memory, embedding_model=self.embedder.model_id)
 
     def find_duplicate(self, text: str, scope: str) -> RememberResult | None:
         """The memory in ``scope`` that ``text`` would duplicate, if any (nothing is written)."""
@@ -223,7 +252,8 @@ class MemoryEngine:
     def add_many(self, items: Iterable[NewMemory], *, batch: int = 500) -> tuple[int, int]:
         """Bulk insert (exact dedupe only, no embedding); returns (added, duplicates).
 
-        Rows are committed in batches and left for ``index_pending`` to embed.
+        Rows are committed in batches and left for ``index_pending`` to embed; each batch's
+        audit row ("memory.imported", its row count) commits with it.
         """
         added = duplicates = 0
         pending: list[tuple[Memory, str]] = []
@@ -242,17 +272,22 @@ class MemoryEngine:
             memory = self._build(item)
             pending.append((memory, index_terms(memory.content, memory.context)))
             if len(pending) >= batch:
-                self.store.insert_many(pending)
-                added += len(pending)
-                pending.clear()
-        if pending:
-            self.store.insert_many(pending)
-            added += len(pending)
-        if added and self.audit is not None:
-            from ..audit import AuditEvent
-
-            self.audit.record(AuditEvent(action="memory.imported", actor="cli", detail={"rows": added}))
+                added += self._import(pending)
+        added += self._import(pending)
         return added, duplicates
+
+    def _import(self, pending: list[tuple[Memory, str]]) -> int:
+        """Insert a batch with its audit row, in one transaction; how many rows (the batch is emptied)."""
+        if not pending:
+            return 0
+        from ..audit import AuditEvent
+
+        with self._change() as tx:
+            self.store.insert_many(pending)
+            self._audit(AuditEvent(action="memory.imported", actor="cli", detail={"rows": len(pending)}), tx)
+        count = len(pending)
+        pending.clear()
+        return count
 
     def _build(self, new: NewMemory) -> Memory:
         now = self.clock()
@@ -458,10 +493,11 @@ class MemoryEngine:
         memory = self.get(memory_id)
         if memory.deleted_at is None:
             now = self.clock()
-            self.store.set_deleted(memory.id, now)
-            memory = replace(memory, deleted_at=now, updated_at=now)
-            self._reinstate(memory)
-            self._record("forgotten", memory, by or "cli")
+            with self._change() as tx:
+                self.store.set_deleted(memory.id, now)
+                memory = replace(memory, deleted_at=now, updated_at=now)
+                self._reinstate(memory)
+                self._record(tx, "forgotten", memory, by or "cli")
         return memory
 
     def _reinstate(self, newer: Memory) -> None:
@@ -475,15 +511,16 @@ class MemoryEngine:
     def restore(self, memory_id: str, *, by: str | None = None) -> Memory:
         """Bring back a forgotten memory, or one a newer fact superseded (it holds again)."""
         memory = self.get(memory_id)
-        if memory.deleted_at is not None:
-            self.store.set_deleted(memory.id, None)
-            memory = replace(memory, deleted_at=None)
-            self._record("restored", memory, by or "cli")
-        if memory.provenance.get("superseded_by") and memory.valid_until is not None:
-            patch = {"superseded_by": None, "restored_from": memory.provenance["superseded_by"]}
-            self.store.set_valid_until(memory.id, None, patch)
-            memory = replace(memory, valid_until=None, provenance={**memory.provenance, **patch})
-            self._record("restored", memory, by or "cli", superseded=True)
+        with self._change() as tx:
+            if memory.deleted_at is not None:
+                self.store.set_deleted(memory.id, None)
+                memory = replace(memory, deleted_at=None)
+                self._record(tx, "restored", memory, by or "cli")
+            if memory.provenance.get("superseded_by") and memory.valid_until is not None:
+                patch = {"superseded_by": None, "restored_from": memory.provenance["superseded_by"]}
+                self.store.set_valid_until(memory.id, None, patch)
+                memory = replace(memory, valid_until=None, provenance={**memory.provenance, **patch})
+                self._record(tx, "restored", memory, by or "cli", superseded=True)
         return memory
 
     def relabel(self, memory_id: str, patch: dict[str, Any], *, by: str | None = None) -> Memory:
@@ -491,10 +528,11 @@ class MemoryEngine:
         words: the same row, changed in one transaction, so a failure leaves it as it was (a forget and a
         remember could lose it between the two). Recall, vectors and id stay; audited as ``relabelled``."""
         memory = self.get(memory_id)
-        if memory.deleted_at is not None or not self.store.patch_provenance(memory.id, patch):
-            raise UserInputError(f"memory {memory.id} is forgotten: restore it before renaming")
-        memory = replace(memory, provenance={**memory.provenance, **patch})
-        self._record("relabelled", memory, by or "cli", **patch)
+        with self._change() as tx:  # the label and its audit row commit together
+            if memory.deleted_at is not None or not self.store.patch_provenance(memory.id, patch):
+                raise UserInputError(f"memory {memory.id} is forgotten: restore it before renaming")
+            memory = replace(memory, provenance={**memory.provenance, **patch})
+            self._record(tx, "relabelled", memory, by or "cli", **patch)
         return memory
 
     def edit(
@@ -535,22 +573,21 @@ class MemoryEngine:
                 context=old.context if new_content == old.content else None,
             )
         )
-        self.store.insert(memory, index_terms(memory.content, memory.context))
-        self.store.set_deleted(old.id, now)
-        vectors = self._try_embed(memory.content, memory.context)
-        if vectors is not None:
-            self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
-            memory = replace(memory, embedding_model=self.embedder.model_id)
-        self._record("edited", memory, by or "cli", edited_from=old.id)
-        return memory
+        vectors = self._try_embed(memory.content, memory.context)  # before the transaction: it may be slow
+        with self._change() as tx:
+            self.store.insert(memory, index_terms(memory.content, memory.context))
+            self.store.set_deleted(old.id, now)
+            self._record(tx, "edited", memory, by or "cli", edited_from=old.id)
+        return self._put_vector(memory, vectors)
 
     def purge(self) -> int:
         """Hard-delete every forgotten memory; returns how many rows went."""
-        gone = self.store.purge_deleted()
-        if gone and self.audit is not None:
-            from ..audit import AuditEvent
+        from ..audit import AuditEvent
 
-            self.audit.record(AuditEvent(action="memory.purged", actor="cli", detail={"rows": gone}))
+        with self._change() as tx:
+            gone = self.store.purge_deleted()
+            if gone:
+                self._audit(AuditEvent(action="memory.purged", actor="cli", detail={"rows": gone}), tx)
         return gone
 
     # -- derived indexes --------------------------------------------------

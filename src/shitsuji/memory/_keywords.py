@@ -112,6 +112,13 @@ def _well_formed(ids: Any, counts: Any, lengths: Any, postings: Any) -> bool:
     )
 
 
+def well_formed(snapshot: Any) -> bool:
+    """Whether ``snapshot`` (parsed JSON) would load: what ``load_snapshot`` checks first."""
+    if not isinstance(snapshot, dict):
+        return False
+    return _well_formed(*(snapshot.get(k) for k in ("ids", "counts", "lengths", "postings")))
+
+
 class KeywordIndex:
     """BM25 (k1=1.2, b=0.75) over term lists, one slot per chunk of a memory."""
 

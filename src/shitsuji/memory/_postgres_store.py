@@ -126,23 +126,21 @@ class _VectorTx:
 class PostgresMemoryStore(MemoryRows):
     """Memory rows in a PostgreSQL database with pgvector, shared by any number of processes."""
 
-    def __init__(
-        self, database: db.Database, *, graph_min: int = GRAPH_MIN, owns_database: bool = False
-    ) -> None:
+    def __init__(self, database: db.Database, *, graph_min: int = GRAPH_MIN) -> None:
         if not isinstance(database, db.PostgresDatabase):
             raise StoreError(f"{database.where} is not a PostgreSQL database: open it with open_store")
-        super().__init__(database, owns_database=owns_database)
+        super().__init__(database)
         self._pg = database
         self.graph_min = graph_min
         self._models: dict[str, tuple[int, int]] = {}  # model -> (table number, dim)
         self.fill_derived()
 
     @contextmanager
-    def _write(self) -> Iterator[db.Tx]:
-        with self._conn() as conn:
-            with conn.transaction():
-                yield _VectorTx(conn)
-            self._pg.committed(conn)  # the writer reads their memory from now on (``store._replica``)
+    def write(self) -> Iterator[_VectorTx]:
+        """The database's write transaction (a savepoint in this thread's open one), on its connection
+        made to speak pgvector: a caller's transaction (the engine's audit row) takes it in."""
+        with self._db.write(), self._conn() as conn:
+            yield _VectorTx(conn)
 
     # -- index upkeep after row changes (see MemoryRows) -----------------
 
@@ -168,7 +166,8 @@ class PostgresMemoryStore(MemoryRows):
 
     @contextmanager
     def _conn(self) -> Iterator[Any]:
-        """A pooled connection that speaks pgvector (numpy arrays in, numpy arrays out)."""
+        """A pooled connection that speaks pgvector (numpy arrays in, numpy arrays out); inside this
+        thread's write, that transaction's connection."""
         with self._pg.connection() as conn:
             self._register(conn)
             yield conn
@@ -235,8 +234,8 @@ class PostgresMemoryStore(MemoryRows):
                     conn.execute(
                         f"CREATE INDEX {name}_hnsw ON {name} USING hnsw (embedding vector_cosine_ops) WHERE graph"
                     )
-            found = self._table(model_id, conn)
-            assert found is not None
+            # not kept in ``_models`` yet: made in the caller's transaction, it may roll back with it
+            found = f"memory_vectors_{int(row[0])}", int(row[1])
         name, known = found
         if known != dim:
             raise StoreError(
@@ -351,42 +350,42 @@ class PostgresMemoryStore(MemoryRows):
             for memory_id, vector in rows
         }
         dim = next(iter(matrices.values())).shape[1]
-        tables = self._tables()
-        with self._conn() as conn:
+        with self._conn() as conn:  # its own transaction, unless this thread's write is open
             name = self._make_table(conn, model_id, dim)
-            tables = list(dict.fromkeys([*tables, name]))
-            with conn.transaction():
-                found = conn.execute(
-                    "UPDATE memories SET embedding_model = %s WHERE id = ANY(%s) "
-                    "RETURNING rowid, id, scope, deleted_at IS NULL",
-                    (model_id, list(matrices)),
-                ).fetchall()
-                if not found:  # purged meanwhile
-                    return
-                found.sort()  # rows locked in one order: two writers never deadlock
-                seqs = conn.execute(
-                    "SELECT nextval('embeddings_seq_gen') FROM generate_series(1, %s)", (len(found),)
-                ).fetchall()
-                with conn.cursor() as cur:
-                    cur.executemany(
-                        "INSERT INTO embeddings (memory_rowid, model, dim, chunks, vectors, seq) "
-                        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (memory_rowid) DO UPDATE SET "
-                        "model = excluded.model, dim = excluded.dim, chunks = excluded.chunks, "
-                        "vectors = excluded.vectors, seq = excluded.seq",
-                        [
-                            (rowid, model_id, dim, len(matrices[mid]), matrices[mid].tobytes(), seq[0])
-                            for (rowid, mid, _, _), seq in zip(found, seqs, strict=True)
-                        ],
-                    )
-                rowids = [r[0] for r in found]
-                for table in tables:
-                    conn.execute(f"DELETE FROM {table} WHERE memory_rowid = ANY(%s)", (rowids,))
-                live = [(rowid, scope, matrices[mid]) for rowid, mid, scope, alive in found if alive]
-                self._write_vectors(conn, name, model_id, live)
-                conn.execute(
-                    "UPDATE memory_vector_state SET derived_seq = greatest(derived_seq, %s) WHERE rowid = 1",
-                    (max(s[0] for s in seqs),),
+        tables = list(dict.fromkeys([*self._tables(), name]))
+        with self.write() as tx:
+            conn = tx.conn
+            found = conn.execute(
+                "UPDATE memories SET embedding_model = %s WHERE id = ANY(%s) "
+                "RETURNING rowid, id, scope, deleted_at IS NULL",
+                (model_id, list(matrices)),
+            ).fetchall()
+            if not found:  # purged meanwhile
+                return
+            found.sort()  # rows locked in one order: two writers never deadlock
+            seqs = conn.execute(
+                "SELECT nextval('embeddings_seq_gen') FROM generate_series(1, %s)", (len(found),)
+            ).fetchall()
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO embeddings (memory_rowid, model, dim, chunks, vectors, seq) "
+                    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (memory_rowid) DO UPDATE SET "
+                    "model = excluded.model, dim = excluded.dim, chunks = excluded.chunks, "
+                    "vectors = excluded.vectors, seq = excluded.seq",
+                    [
+                        (rowid, model_id, dim, len(matrices[mid]), matrices[mid].tobytes(), seq[0])
+                        for (rowid, mid, _, _), seq in zip(found, seqs, strict=True)
+                    ],
                 )
+            rowids = [r[0] for r in found]
+            for table in tables:
+                conn.execute(f"DELETE FROM {table} WHERE memory_rowid = ANY(%s)", (rowids,))
+            live = [(rowid, scope, matrices[mid]) for rowid, mid, scope, alive in found if alive]
+            self._write_vectors(conn, name, model_id, live)
+            conn.execute(
+                "UPDATE memory_vector_state SET derived_seq = greatest(derived_seq, %s) WHERE rowid = 1",
+                (max(s[0] for s in seqs),),
+            )
 
     def _write_vectors(
         self, conn: Any, name: str, model_id: str, rows: Sequence[tuple[int, str, npt.NDArray[np.float32]]]

@@ -6,7 +6,11 @@ rows (get, find by hash, list, touch, forget, supersede, purge, stats…) is wri
 the SQL both engines speak. What differs by engine is search and the upkeep of the derived
 indexes (``_sqlite_store``: in-process caches; ``_postgres_store``: GIN and pgvector in the
 database): a store subclasses ``MemoryRows`` and fills in the hooks below, which run inside
-the same transaction as the row change they follow (``after_commit`` for caches).
+the same transaction as the row change they follow.
+
+A store holds the process's ``Database`` (``store.database(target)``) and no lock or connection of
+its own: every write is ``with database.write()``, so a caller's transaction (``write()``, the
+memory engine's change and its audit row) takes the store's writes in as savepoints.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import numpy.typing as npt
 
 from .. import store as db
 from ._records import Memory, check_source
+from ._schema import MEMORY_SCHEMA
 from ._store import StoreStats
 
 #: The columns a ``Memory`` is stored in, in the order ``values`` gives them (``terms`` is the
@@ -128,24 +133,19 @@ class MemoryRows:
 
     Hooks, each running in the write transaction of the change it follows:
     ``_liveness_changed`` (a row forgotten or restored), ``_rows_purged``, ``_index_reset``
-    and ``_terms_rewritten``. ``_write`` opens that transaction (a store that needs more of
-    its connection than ``Tx`` offers opens its own).
+    and ``_terms_rewritten``. ``write`` opens that transaction (a store that needs more of
+    its connection than ``Tx`` offers hands out more, still inside ``database.write()``).
     """
 
     path: str
 
-    def __init__(self, database: db.Database, *, owns_database: bool = False) -> None:
-        self._db = database
-        self._owns_database = owns_database
+    def __init__(self, database: db.Database) -> None:
+        database.ensure(MEMORY_SCHEMA)
+        self._db = self.database = database
         self.path = database.where
-        self._lock: AbstractContextManager[Any] = self._make_lock()
 
-    def _make_lock(self) -> AbstractContextManager[Any]:
-        from contextlib import nullcontext
-
-        return nullcontext()
-
-    def _write(self) -> AbstractContextManager[db.Tx]:
+    def write(self) -> AbstractContextManager[db.Tx]:
+        """A write transaction on the store's database (a savepoint in this thread's open one)."""
         return self._db.write()
 
     # -- writing ---------------------------------------------------------
@@ -156,12 +156,12 @@ class MemoryRows:
     def insert_many(self, rows: Sequence[tuple[Memory, str]]) -> None:
         if not rows:
             return
-        with self._lock, self._write() as tx:
+        with self.write() as tx:
             tx.executemany(INSERT, [(*values(memory), terms) for memory, terms in rows])
 
     def touch(self, memory_id: str, at: datetime, importance: float | None = None) -> None:
         """Seen again: a new ``updated_at``, and the higher of the two importances."""
-        with self._lock, self._write() as tx:
+        with self.write() as tx:
             tx.execute(
                 "UPDATE memories SET updated_at = ?, "
                 "importance = CASE WHEN ? > importance THEN ? ELSE importance END WHERE id = ?",
@@ -170,23 +170,20 @@ class MemoryRows:
 
     def set_deleted(self, memory_id: str, deleted_at: datetime | None) -> None:
         stamp = _stamp(deleted_at)
-        with self._lock:
-            with self._write() as tx:
-                row = tx.execute(
-                    "UPDATE memories SET deleted_at = ?, updated_at = coalesce(?, updated_at) WHERE id = ? "
-                    "RETURNING rowid, scope",
-                    (stamp, stamp, memory_id),
-                ).fetchone()
-                if row is None:
-                    return
+        with self.write() as tx:
+            row = tx.execute(
+                "UPDATE memories SET deleted_at = ?, updated_at = coalesce(?, updated_at) WHERE id = ? "
+                "RETURNING rowid, scope",
+                (stamp, stamp, memory_id),
+            ).fetchone()
+            if row is not None:
                 self._liveness_changed(tx, memory_id, int(row[0]), row[1], alive=deleted_at is None)
-            self._after_liveness_change(memory_id, alive=deleted_at is None)
 
     def set_valid_until(
         self, memory_id: str, valid_until: datetime | None, provenance_patch: dict[str, Any]
     ) -> None:
         stamp = _stamp(valid_until)
-        with self._lock, self._write() as tx:
+        with self.write() as tx:
             provenance = self._merged(tx, memory_id, provenance_patch, live_only=False)
             if provenance is None:
                 return
@@ -198,7 +195,7 @@ class MemoryRows:
     def patch_provenance(self, memory_id: str, patch: dict[str, Any]) -> bool:
         """Merge ``patch`` into a live row's provenance, read and written in one transaction (so a
         failure leaves the row as it was); False when no live row has the id."""
-        with self._lock, self._write() as tx:
+        with self.write() as tx:
             provenance = self._merged(tx, memory_id, patch, live_only=True)
             if provenance is not None:
                 tx.execute("UPDATE memories SET provenance = ? WHERE id = ?", (provenance, memory_id))
@@ -215,21 +212,21 @@ class MemoryRows:
 
     def purge_deleted(self) -> int:
         """Delete forgotten rows for good (their embeddings go by cascade)."""
-        with self._lock, self._write() as tx:
+        with self.write() as tx:
             count = tx.execute(f"DELETE FROM memories WHERE NOT ({LIVE})").rowcount
             tx.execute("DELETE FROM keyword_snapshots")  # they hold the purged rows' terms
             self._rows_purged(tx)
             return count
 
     def reset_index(self) -> None:
-        with self._lock, self._write() as tx:
+        with self.write() as tx:
             tx.execute("DELETE FROM embeddings")
             tx.execute("DELETE FROM keyword_snapshots")
             tx.execute("UPDATE memories SET embedding_model = NULL, terms = ''")
             self._index_reset(tx)
 
     def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None:
-        with self._lock, self._write() as tx:
+        with self.write() as tx:
             tx.executemany(
                 "UPDATE memories SET terms = ? WHERE id = ?", [(terms, mid) for mid, terms in rows]
             )
@@ -241,9 +238,6 @@ class MemoryRows:
     def _liveness_changed(self, tx: db.Tx, memory_id: str, rowid: int, scope: str, *, alive: bool) -> None:
         """A row was forgotten (``alive`` False) or restored, in ``tx``."""
 
-    def _after_liveness_change(self, memory_id: str, *, alive: bool) -> None:
-        """The same, once committed (in-process caches follow here)."""
-
     def _rows_purged(self, tx: db.Tx) -> None: ...
 
     def _index_reset(self, tx: db.Tx) -> None: ...
@@ -253,8 +247,7 @@ class MemoryRows:
     # -- reading ---------------------------------------------------------
 
     def _read(self, sql: str, params: db.Params = ()) -> list[Any]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
+        return self._db.execute(sql, params).fetchall()
 
     def get(self, memory_id: str) -> Memory | None:
         return self.get_many([memory_id]).get(memory_id)
@@ -358,7 +351,4 @@ class MemoryRows:
         )
 
     def close(self) -> None:
-        """Close the database if this store opened it (``open_store``); a shared one stays open."""
-        if self._owns_database:
-            with self._lock:
-                self._db.close()
+        """Nothing to let go: the database is the process's, closed by its edge."""

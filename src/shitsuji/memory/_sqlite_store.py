@@ -16,7 +16,6 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,7 @@ import numpy.typing as npt
 
 from .. import store as db
 from ..errors import StoreError
-from ._keywords import KeywordIndex, snapshot
+from ._keywords import KeywordIndex, snapshot, well_formed
 from ._rows import MAX_VARS, MemoryRows, chunk_vectors, marks
 from ._scope_vectors import ScopeVectors
 from ._slots import Match, Slots
@@ -32,6 +31,7 @@ from ._slots import Match, Slots
 SNAPSHOT_MIN_ROWS = 1000  # smaller scopes load from their rows in a few ms
 SNAPSHOT_FORMAT = "keywords-v1"
 COMPACT_MIN_DEAD = 5000  # dead slots an index may carry before it is rebuilt
+SYNC_TRIES = 8  # reads of new rows retried when another thread changed the caches meanwhile
 
 log = logging.getLogger(__name__)
 
@@ -46,65 +46,75 @@ def _mostly_dead(slots: Slots) -> bool:
     return dead >= COMPACT_MIN_DEAD and dead > slots.live
 
 
+def _blob(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 class SQLiteMemoryStore(MemoryRows):
     """Memory rows in one SQLite file (WAL), shareable between processes; search on in-process caches."""
 
-    def __init__(self, database: db.Database, *, owns_database: bool = False) -> None:
-        if database.dialect != "sqlite":
+    def __init__(self, database: db.Database) -> None:
+        if not isinstance(database, db.SQLiteDatabase):
             raise StoreError(f"{database.where} is not a SQLite database: open it with open_store")
-        super().__init__(database, owns_database=owns_database)
+        super().__init__(database)
+        self._sqlite = database
+        # ``_lock`` guards the in-process caches below (the keyword index, the vector indexes and the
+        # generation of the rows they mirror), which any thread of the process reads and changes (web
+        # workers, the background indexer, the hook server). It guards nothing else: transactions are
+        # the Database's, one thread from BEGIN to COMMIT. It is a leaf lock — no database call is
+        # made while it is held (rows are read first, then applied if nothing moved meanwhile:
+        # ``_sync_keywords``) — so it never waits on a transaction, and a thread inside a write
+        # (holding the database) may search, forget or restore without a deadlock. The one exception,
+        # ``_synced_vectors``, takes the file's lock first, in the order every writer takes the two.
+        self._lock = threading.Lock()
         self._keywords = KeywordIndex()
         self._vectors: dict[str, ScopeVectors] = {}  # per model, loaded scope by scope
         self._generation = self._read_generation()
 
-    def _make_lock(self) -> AbstractContextManager[Any]:
-        # guards the caches below, and (until Database.write() is safe across threads) the writes
-        return threading.RLock()
-
-    # -- index upkeep after row changes (see MemoryRows) -----------------
+    # -- index upkeep in the row change's transaction (see MemoryRows) ----
+    # A change bumps the stored generation and this process's caches follow at once; if the
+    # transaction rolls back, the stored generation is behind ours and the next search drops them.
 
     def _liveness_changed(self, tx: db.Tx, memory_id: str, rowid: int, scope: str, *, alive: bool) -> None:
-        self._bump_generation(tx)
-
-    def _after_liveness_change(self, memory_id: str, *, alive: bool) -> None:
+        if not self._bump_generation(tx):
+            return  # another process moved it too: the next search reloads anyway
         if alive:
-            self._revive(memory_id)
+            self._revive(tx, memory_id, rowid, scope)
             return
-        self._keywords.kill(memory_id)
-        for index in self._vectors.values():
-            index.kill(memory_id)
-        self._compact()
+        with self._lock:
+            self._keywords.kill(memory_id)
+            for index in self._vectors.values():
+                index.kill(memory_id)
+            self._compact()
 
     def _rows_purged(self, tx: db.Tx) -> None:
         self._bump_generation(tx)
 
     def _index_reset(self, tx: db.Tx) -> None:
         self._bump_generation(tx)
-        self._keywords = KeywordIndex()
-        self._vectors.clear()
+        with self._lock:
+            self._keywords = KeywordIndex()
+            self._vectors.clear()
 
     def _terms_rewritten(self, tx: db.Tx) -> None:
         self._bump_generation(tx)
-        self._keywords = KeywordIndex()
+        with self._lock:
+            self._keywords = KeywordIndex()
 
     # -- search -----------------------------------------------------------
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Match]:
         if not terms or not scopes:
             return []
+        self._sync_keywords(scopes)
         with self._lock:
-            self._sync_keywords(scopes)
             return self._keywords.search(terms, scopes, limit)
 
     def vector_search(
         self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
     ) -> list[Match]:
+        index = self._synced_vectors(model_id, len(vector), scopes)
         with self._lock:
-            self._check_generation()
-            index = self._vectors.get(model_id)
-            if index is None or index.dim != len(vector):
-                index = self._vectors[model_id] = ScopeVectors(model_id, len(vector))
-            index.sync(self._db, scopes, path=self.path, generation=self._generation)
             return index.search(vector, scopes, limit)
 
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
@@ -112,40 +122,69 @@ class SQLiteMemoryStore(MemoryRows):
             index = self._vectors.get(model_id)
             return index.first_vectors(memory_ids) if index is not None else {}
 
-    def _check_generation(self) -> None:
-        """Drop the caches if another process changed which rows are live."""
+    def _check_generation(self) -> int:
+        """Drop the caches if another process changed which rows are live; the generation they mirror."""
         generation = self._read_generation()
-        if generation != self._generation:
-            self._keywords = KeywordIndex()
-            self._vectors.clear()
-            self._generation = generation
+        with self._lock:
+            if generation != self._generation:
+                self._keywords = KeywordIndex()
+                self._vectors.clear()
+                self._generation = generation
+            return self._generation
 
     def _sync_keywords(self, scopes: Sequence[str]) -> None:
         """Load the keyword rows of ``scopes`` (first search there) and new rows of loaded scopes.
 
         Loading per scope keeps a one-shot process (the prompt hook) from reading every
         project's rows to answer about one; a large scope comes from its snapshot (see
-        ``_load_scopes``).
+        ``_read_scopes``). Rows are read without the lock and applied under it only if the index
+        is still the one they were read for (same object, generation, rows and scopes loaded);
+        else they are read again.
         """
-        self._check_generation()
-        index = self._keywords
-        top = self._db.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
-        if top > index.last_rowid and index.loaded_scopes:
-            rows = self._db.execute(
-                "SELECT id, scope, terms FROM memories WHERE rowid > ? AND rowid <= ? AND deleted_at IS NULL "
-                "ORDER BY rowid",
-                (index.last_rowid, top),
-            ).fetchall()
-            for memory_id, scope, terms in rows:
-                if scope in index.loaded_scopes:
+        for _ in range(SYNC_TRIES):
+            generation = self._check_generation()
+            with self._lock:
+                index = self._keywords
+                last, loaded = index.last_rowid, set(index.loaded_scopes)
+            missing = [s for s in dict.fromkeys(scopes) if s not in loaded]
+            top = self._db.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
+            if top <= last and not missing:
+                return
+            newer: list[tuple[str, str, str]] = []
+            if top > last and loaded:
+                rows = self._db.execute(
+                    "SELECT id, scope, terms FROM memories WHERE rowid > ? AND rowid <= ? AND deleted_at IS NULL "
+                    "ORDER BY rowid",
+                    (last, top),
+                ).fetchall()
+                newer = [r for r in rows if r[1] in loaded]
+            snapshots, rows = self._read_scopes(missing, top, generation)
+            with self._lock:
+                if not (
+                    self._keywords is index
+                    and self._generation == generation
+                    and index.last_rowid == last
+                    and len(index.loaded_scopes) == len(loaded)
+                ):
+                    continue
+                for memory_id, scope, terms in newer:
                     index.add(memory_id, scope, _chunk_terms(terms))
-        missing = [s for s in dict.fromkeys(scopes) if s not in index.loaded_scopes]
-        self._load_scopes(missing, top)
-        index.loaded_scopes.update(missing)
-        index.last_rowid = top
+                for scope, data, since in snapshots:
+                    index.load_snapshot(scope, data)  # checked by _read_snapshot: it loads
+                    index.add_many(since)
+                index.add_many(rows)
+                index.loaded_scopes.update(missing)
+                index.last_rowid = top
+                fresh = self._fresh_snapshots(index, snapshots, rows)
+            for scope, blob in fresh:
+                self._store_snapshot(scope, top, generation, blob)
+            return
+        log.debug("keyword index of %s kept moving: searched as it is", self.path)
 
-    def _load_scopes(self, scopes: Sequence[str], top: int) -> None:
-        """Index the live rows of ``scopes`` up to rowid ``top``.
+    def _read_scopes(
+        self, scopes: Sequence[str], top: int, generation: int
+    ) -> tuple[list[tuple[str, dict[str, Any], list[Any]]], list[Any]]:
+        """The live rows of ``scopes`` up to rowid ``top``: (snapshots with the rows added since, rows).
 
         A scope of ``SNAPSHOT_MIN_ROWS`` rows or more is kept as a snapshot in
         ``keyword_snapshots`` (tagged with the generation and the last rowid it covers): a
@@ -153,48 +192,58 @@ class SQLiteMemoryStore(MemoryRows):
         every row again. Forget, restore, purge and reindex change the generation, so a
         snapshot never revives a forgotten row; purge and reindex delete them outright.
         """
-        index = self._keywords
+        snapshots: list[tuple[str, dict[str, Any], list[Any]]] = []
         rest: list[str] = []
         for scope in scopes:
-            found = self._read_snapshot(scope, top)
+            found = self._read_snapshot(scope, top, generation)
             if found is None:
                 rest.append(scope)
                 continue
-            covered, data, size = found
-            try:
-                index.load_snapshot(scope, data)
-            except (ValueError, TypeError):
-                log.warning("ignoring a damaged keyword snapshot of scope %r", scope)
-                rest.append(scope)
-                continue
-            newer = self._db.execute(
-                "SELECT id, scope, terms FROM memories WHERE scope = ? AND rowid > ? AND rowid <= ? "
-                "AND deleted_at IS NULL ORDER BY rowid",
-                (scope, covered, top),
-            ).fetchall()
-            index.add_many(newer)
-            if len(newer) > size // 4 + SNAPSHOT_MIN_ROWS // 10:  # stale enough to take again
-                self._write_snapshot(scope, top)
+            covered, data = found
+            snapshots.append(
+                (
+                    scope,
+                    data,
+                    self._db.execute(
+                        "SELECT id, scope, terms FROM memories WHERE scope = ? AND rowid > ? AND rowid <= ? "
+                        "AND deleted_at IS NULL ORDER BY rowid",
+                        (scope, covered, top),
+                    ).fetchall(),
+                )
+            )
+        rows: list[Any] = []
         for start in range(0, len(rest), MAX_VARS):
             chunk = rest[start : start + MAX_VARS]
-            rows = self._db.execute(
+            rows += self._db.execute(
                 f"SELECT id, scope, terms FROM memories WHERE scope IN ({marks(len(chunk))}) "
                 "AND rowid <= ? AND deleted_at IS NULL ORDER BY rowid",
                 (*chunk, top),
             ).fetchall()
-            index.add_many(rows)
-            sizes = Counter(scope for _, scope, _ in rows)
-            for scope, size in sizes.items():
-                if size >= SNAPSHOT_MIN_ROWS:
-                    # the index is the snapshot when it holds this scope alone (no second copy)
-                    data = index.export(scope) or snapshot([r for r in rows if r[1] == scope])
-                    self._write_snapshot(scope, top, data)
+        return snapshots, rows
 
-    def _read_snapshot(self, scope: str, top: int) -> tuple[int, dict[str, Any], int] | None:
-        """(last rowid covered, data, rows) of the scope's snapshot, if it is current and well formed."""
+    @staticmethod
+    def _fresh_snapshots(
+        index: KeywordIndex, snapshots: list[tuple[str, dict[str, Any], list[Any]]], rows: list[Any]
+    ) -> list[tuple[str, bytes | None]]:
+        """Snapshots to store after a load (under the lock: the index is read): large scopes read from
+        their rows, and snapshots a quarter stale (None: to build from the rows, without the lock)."""
+        out: list[tuple[str, bytes | None]] = []
+        for scope, size in Counter(scope for _, scope, _ in rows).items():
+            if size >= SNAPSHOT_MIN_ROWS:
+                # the index is the snapshot when it holds this scope alone (no second copy)
+                data = index.export(scope) or snapshot([r for r in rows if r[1] == scope])
+                out.append((scope, _blob(data)))
+        for scope, data, since in snapshots:
+            if len(since) > len(data["ids"]) // 4 + SNAPSHOT_MIN_ROWS // 10:  # stale enough to take again
+                whole = index.export(scope)
+                out.append((scope, _blob(whole) if whole is not None else None))
+        return out
+
+    def _read_snapshot(self, scope: str, top: int, generation: int) -> tuple[int, dict[str, Any]] | None:
+        """(last rowid covered, data) of the scope's snapshot, if it is current and well formed."""
         row = self._db.execute(
             "SELECT last_rowid, data FROM keyword_snapshots WHERE scope = ? AND generation = ? AND format = ?",
-            (scope, self._generation, SNAPSHOT_FORMAT),
+            (scope, generation, SNAPSHOT_FORMAT),
         ).fetchone()
         if row is None or row[0] > top:
             return None
@@ -204,77 +253,87 @@ class SQLiteMemoryStore(MemoryRows):
         ).fetchone()[0]
         try:
             data = json.loads(row[1])
-            size = len(data["ids"])
-        except (ValueError, TypeError, KeyError):
-            size = -1
-        if size != live:  # damaged, or not what the rows say: build from the rows instead
+        except (ValueError, TypeError):
+            data = None
+        if not well_formed(data):
+            log.warning("ignoring a damaged keyword snapshot of scope %r", scope)
+            return None
+        if len(data["ids"]) != live:  # not what the rows say: build from the rows instead
             log.warning("ignoring a keyword snapshot of scope %r that does not match its rows", scope)
             return None
-        return int(row[0]), data, size
+        return int(row[0]), data
 
-    def _write_snapshot(self, scope: str, top: int, data: dict[str, Any] | None = None) -> None:
-        """Store the scope's snapshot (``data``, or built from its rows up to ``top``), unless another
+    def _store_snapshot(self, scope: str, top: int, generation: int, blob: bytes | None) -> None:
+        """Store the scope's snapshot (``blob``, or built from its rows up to ``top``), unless another
         process holds the write lock (never wait for it)."""
-        if data is None:
+        if blob is None:
             rows = self._db.execute(
                 "SELECT id, scope, terms FROM memories WHERE scope = ? AND rowid <= ? "
                 "AND deleted_at IS NULL ORDER BY rowid",
                 (scope, top),
             ).fetchall()
-            data = snapshot(rows)
-        blob = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
-        self._db.execute("PRAGMA busy_timeout = 0")
+            blob = _blob(snapshot(rows))
         try:
-            with self._db.write() as conn:
-                if self._read_generation() != self._generation:  # rows changed meanwhile: leave it
+            with self._sqlite.write(wait=False) as conn:
+                if self._read_generation() != generation:  # rows changed meanwhile: leave it
                     return
                 conn.execute(
                     "INSERT OR REPLACE INTO keyword_snapshots (scope, generation, last_rowid, format, data) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    (scope, self._generation, top, SNAPSHOT_FORMAT, blob),
+                    (scope, generation, top, SNAPSHOT_FORMAT, blob),
                 )
         except StoreError as exc:  # busy, read-only, full disk: the snapshot is only a shortcut
             log.info("keyword snapshot of %r not stored: %s", scope, exc)
-        finally:
-            self._db.execute(f"PRAGMA busy_timeout = {int(db.BUSY_TIMEOUT_S * 1000)}")
+
+    def _synced_vectors(self, model_id: str, dim: int, scopes: Sequence[str]) -> ScopeVectors:
+        """The model's per-scope indexes, topped up with vectors they have not seen and with ``scopes``
+        loaded. Unlike the keyword index this reads rows while holding the cache lock, so it takes
+        the file's lock of the process first — the order a writer takes them (the database, then the
+        caches) — and a thread inside a write, which already holds the file, may still search."""
+        self._check_generation()
+        with self._sqlite.held(), self._lock:
+            index = self._vectors.get(model_id)
+            if index is None or index.dim != dim:
+                index = self._vectors[model_id] = ScopeVectors(model_id, dim)
+            index.sync(self._db, scopes, path=self.path, generation=self._generation)
+            return index
 
     def _compact(self) -> None:
-        """Drop an index whose dead slots (forgotten rows) outnumber its live ones: it reloads lean.
-
-        A long-running server that forgets a lot would otherwise keep every dead slot forever.
-        """
+        """Drop an index whose dead slots (forgotten rows) outnumber its live ones: it reloads lean
+        (under the lock). A long-running server that forgets a lot would otherwise keep every dead
+        slot forever."""
         if _mostly_dead(self._keywords.slots):
             self._keywords = KeywordIndex()
         for index in self._vectors.values():
             for scope in [s for s, one in index.indexes.items() if _mostly_dead(one.slots)]:
                 index.drop(scope)
 
-    def _revive(self, memory_id: str) -> None:
-        """Put a restored row back into this process's caches."""
-        row = self._db.execute(
-            "SELECT rowid, scope, terms FROM memories WHERE id = ?", (memory_id,)
+    def _revive(self, tx: db.Tx, memory_id: str, rowid: int, scope: str) -> None:
+        """Put a restored row back into this process's caches (its rows read in ``tx``)."""
+        terms = tx.execute("SELECT terms FROM memories WHERE rowid = ?", (rowid,)).fetchone()[0]
+        found = tx.execute(
+            "SELECT model, seq, vectors, chunks FROM embeddings WHERE memory_rowid = ?", (rowid,)
         ).fetchone()
-        if row is None:
-            return
-        if row[0] <= self._keywords.last_rowid and row[1] in self._keywords.loaded_scopes:
-            self._keywords.add(memory_id, row[1], _chunk_terms(row[2]))
-        for model_id, index in self._vectors.items():
-            found = self._db.execute(
-                "SELECT seq, vectors, chunks FROM embeddings WHERE memory_rowid = ? AND model = ?",
-                (row[0], model_id),
-            ).fetchone()
-            if found is not None and found[0] <= index.last_seq and row[1] in index.indexes:
-                index.add(memory_id, row[1], chunk_vectors(found[1], found[2]))
+        with self._lock:
+            if rowid <= self._keywords.last_rowid and scope in self._keywords.loaded_scopes:
+                self._keywords.add(memory_id, scope, _chunk_terms(terms))
+            index = self._vectors.get(found[0]) if found is not None else None
+            if index is not None and found[1] <= index.last_seq and scope in index.indexes:
+                index.add(memory_id, scope, chunk_vectors(found[2], found[3]))
 
     def _read_generation(self) -> int:
         return int(self._db.execute("SELECT generation FROM index_state WHERE id = 1").fetchone()[0])
 
-    def _bump_generation(self, conn: db.Tx) -> None:
-        """Record a liveness change; this process applies it to its own caches itself."""
-        seen = self._read_generation() == self._generation
-        conn.execute("UPDATE index_state SET generation = generation + 1 WHERE id = 1")
-        if seen:
+    def _bump_generation(self, tx: db.Tx) -> bool:
+        """Record a liveness change in ``tx``; whether this process's caches follow it themselves (they
+        mirrored the generation before it)."""
+        stored = int(tx.execute("SELECT generation FROM index_state WHERE id = 1").fetchone()[0])
+        tx.execute("UPDATE index_state SET generation = generation + 1 WHERE id = 1")
+        with self._lock:
+            if stored != self._generation:
+                return False
             self._generation += 1
+            return True
 
     # -- derived indexes ------------------------------------------------
 
@@ -282,7 +341,7 @@ class SQLiteMemoryStore(MemoryRows):
         """Store each memory's chunk vectors, shape (chunks, dim), replacing older ones."""
         if not rows:
             return
-        with self._lock, self._db.write() as conn:
+        with self.write() as conn:
             seq = conn.execute("SELECT coalesce(max(seq), 0) FROM embeddings").fetchone()[0]
             for memory_id, vector in rows:
                 found = conn.execute(

@@ -9,6 +9,7 @@ PostgreSQL + pgvector store implements the same Protocol.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -16,6 +17,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from .. import store as db
 from ._records import Memory
 from ._slots import Match
 
@@ -33,7 +35,16 @@ class StoreStats:
 
 
 class MemoryStore(Protocol):
-    """Durable storage of memory rows with their keyword terms and vectors."""
+    """Durable storage of memory rows with their keyword terms and vectors, on the process's
+    ``Database`` (``database``)."""
+
+    @property
+    def database(self) -> db.Database: ...
+
+    def write(self) -> AbstractContextManager[db.Tx]:
+        """A write transaction on ``database`` (a savepoint in this thread's open one): the store's
+        own writes inside it join it, so a caller commits them with rows of its own (an audit row)."""
+        ...
 
     def insert(self, memory: Memory, terms: str) -> None:
         """Store a row with its keyword terms: one line per chunk, terms separated by spaces."""

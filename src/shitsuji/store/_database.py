@@ -181,13 +181,22 @@ class SQLiteDatabase(_Schemas):
                 raise
 
     @contextmanager
-    def write(self) -> Iterator[Tx]:
+    def held(self) -> Iterator[None]:
+        """The file's lock of the process for a caller's reads and the work between them (a cache
+        filled from several reads that no transaction may interleave). Taken before any lock of the
+        caller's own — the order ``write()`` takes them — it cannot deadlock with a writer."""
+        with self._lock:
+            yield
+
+    @contextmanager
+    def write(self, *, wait: bool = True) -> Iterator[Tx]:
         """One write transaction, or a savepoint in this thread's open one.
 
         Threads of one process queue on the file's lock of the process rather than in SQLite's
         busy handler, which sleeps in growing steps (a LINE webhook must answer in milliseconds);
         the lock is held through ``COMMIT`` so that the transaction is this thread's alone. Other
-        processes meet SQLite's busy handler.
+        processes meet SQLite's busy handler — ``wait=False`` skips it: ``StoreLockedError`` at
+        once while another process writes (for work that is only a shortcut, like a snapshot).
         """
         with self._lock:
             depth = getattr(self._depth, "n", 0)
@@ -197,18 +206,23 @@ class SQLiteDatabase(_Schemas):
                     with self._savepoint(depth) as tx:
                         yield tx
                 else:
-                    with self._transaction() as tx:
+                    with self._transaction(wait) as tx:
                         yield tx
             finally:
                 self._depth.n = depth
 
     @contextmanager
-    def _transaction(self) -> Iterator[Tx]:
+    def _transaction(self, wait: bool = True) -> Iterator[Tx]:
         conn = self.conn
         try:
+            if not wait:  # the connection is this thread's while it holds the lock: so is the setting
+                conn.execute("PRAGMA busy_timeout = 0")
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             raise translate(exc, self.where) from exc
+        finally:
+            if not wait:
+                conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         tx = _SQLiteTx(conn)
         try:
             yield tx
@@ -468,7 +482,12 @@ class PostgresDatabase(_Schemas):
 
     @contextmanager
     def connection(self) -> Iterator[Any]:
-        """A pooled psycopg connection (autocommit), for what only PostgreSQL has (COPY, LISTEN)."""
+        """A pooled psycopg connection (autocommit), for what only PostgreSQL has (COPY, LISTEN); inside
+        this thread's ``write()``, that transaction's connection (its rows, its commit or rollback)."""
+        conn = getattr(self._mine, "conn", None)
+        if conn is not None:
+            yield conn
+            return
         with _translated(self.where), self._pool.connection() as conn:
             yield conn
 

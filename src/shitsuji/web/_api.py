@@ -21,6 +21,7 @@ from ..household import Household, Panel, PanelAction, label_of
 from ._accounts import Attempt
 from ._backend import Backend
 from ._cards import card_view, decision_text
+from ._i18n import Words
 from ._locale import words
 from ._member import Member
 from ._security import (
@@ -73,9 +74,10 @@ class MemoryEdit(Strict):
     importance: Annotated[float | None, Field(ge=0.0, le=1.0)] = None
 
 
-def shown(request: Request, member: Member, card: dict[str, Any]) -> dict[str, Any]:
-    """A card with ``view``: what it says in the request's language and the household's time zone."""
-    return {**card, "view": card_view(card, words(request, member))}
+def shown(request: Request, member: Member, card: dict[str, Any], t: Words | None = None) -> dict[str, Any]:
+    """A card with ``view``: what it says in the request's language and the household's time zone
+    (``t``: those words, read beforehand — on the loop, the zone is not read from the database)."""
+    return {**card, "view": card_view(card, t or words(request, member))}
 
 
 def me_json(backend: Backend, member: Member) -> dict[str, Any]:
@@ -222,16 +224,17 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
     backend = backend_of(request)
     # claimed before the stream starts: 400 for bad words, 409 while a turn runs there, 503 without a model
     turn = await off_loop(backend.begin, member, body.message, body.conversation, key=body.key)
-    return stream_turn(request, member, turn)
+    return stream_turn(request, member, turn, await off_loop(words, request, member))
 
 
-def stream_turn(request: Request, member: Member, turn: Turn) -> StreamingResponse:
-    """A claimed turn run to the end (and saved) whether or not the browser stays, its events streamed."""
+def stream_turn(request: Request, member: Member, turn: Turn, t: Words) -> StreamingResponse:
+    """A claimed turn run to the end (and saved) whether or not the browser stays, its events streamed
+    (``t``: the member's words and zone for its cards, read off the loop beforehand)."""
     backend = backend_of(request)
     queue: asyncio.Queue[str | None] = asyncio.Queue()
 
     def emit(event: str, data: dict[str, Any]) -> None:
-        queue.put_nowait(_sse(event, shown(request, member, data) if event == "proposal" else data))
+        queue.put_nowait(_sse(event, shown(request, member, data, t) if event == "proposal" else data))
 
     async def run() -> None:
         try:
@@ -338,12 +341,13 @@ def proposal(proposal_id: Id, member: Signed, request: Request) -> dict[str, Any
 async def _decide(request: Request, member: Member, proposal_id: str, approve: bool) -> JSONResponse:
     backend = backend_of(request)
     decision, opened = await backend.decide(member, proposal_id, approve)
-    card = shown(request, member, await off_loop(backend.card, decision.proposal))
+    t = await off_loop(words, request, member)
+    card = shown(request, member, await off_loop(backend.card, decision.proposal), t)
     body = {
         "done": decision.done,
         "reason": decision.reason,
         "code": decision.code,
-        "reason_text": decision_text(decision.code, card, words(request, member)),
+        "reason_text": decision_text(decision.code, card, t),
         "proposal": card,
         "panel": opened,  # an approved open_panel: the page shows the panel
     }

@@ -139,7 +139,7 @@ class Backend:
         ]
 
     async def new_conversation(self, member: Member) -> Conversation:
-        return await self.service.new_conversation(self.context(member))
+        return await self.service.new_conversation(await off_loop(self.context, member))
 
     def timeline(self, member: Member, conversation: Conversation) -> list[dict[str, Any]]:
         """What the chat shows: messages with words (tool traffic folded away), each card where its tool
@@ -232,7 +232,7 @@ class Backend:
 
     async def set_panel(self, member: Member, panel: str | None, conversation_id: str | None) -> Panel | None:
         """Open ``panel`` (a segment labelled by it starts) or close whatever is open (None)."""
-        ctx = self.context(member)
+        ctx = await off_loop(self.context, member)
         conversation = await off_loop(self.conversation, member, conversation_id)
         name = check_panel(panel) if panel is not None else None
         await self.service.follow_segment(ctx, conversation, label_of(name) if name else None)
@@ -312,7 +312,9 @@ class Backend:
 
     async def decide(self, member: Member, proposal_id: str, approve: bool) -> tuple[Decision, Panel | None]:
         """Approve or reject a card; an approved ``open_panel`` opens its panel in the card's conversation."""
-        decision = await self.service.decide(self.context(member), proposal_id, approve=approve)
+        decision = await self.service.decide(
+            await off_loop(self.context, member), proposal_id, approve=approve
+        )
         opened: Panel | None = None
         for effect in decision.output.effects if decision.output else ():
             if isinstance(effect, OpenPanel) and decision.proposal.conversation:

@@ -66,7 +66,7 @@ async def chat_with_pictures(
     t = words(request)  # the language only: no household zone read on the loop
     text = message.strip() or t("picture_said")  # a photo alone: what LINE says for one
     turn = await off_loop(backend_of(request).begin, member, text, conversation, key=key, images=blocks)
-    return stream_turn(request, member, turn)
+    return stream_turn(request, member, turn, await off_loop(words, request, member))
 
 
 async def _block(picture: UploadFile) -> Block:

@@ -20,8 +20,10 @@ from fastapi import APIRouter, Depends, Form, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._offload import off_loop
 from ..errors import ShitsujiError, UserInputError
-from ._accounts import MAX_PASSWORD, check_password
+from ._accounts import MAX_PASSWORD, Attempt, check_password
+from ._backend import Backend
 from ._locale import Refusal, said, words
 from ._member import Member
 from ._pages import see, signed_out_form
@@ -49,16 +51,27 @@ async def reset_password(request: Request, household: str | None, user: str, cod
     """
     backend = backend_of(request)
     check_password(password)
+    name, known = await off_loop(_member_of, backend, household, user)
+    attempt, keys = await reserve_attempt(request, name or household or "?", user)
+    return await off_loop(_reset, backend, name if known else None, user, code, password, attempt, keys)
+
+
+def _member_of(backend: Backend, household: str | None, user: str) -> tuple[str | None, bool]:
+    """The household's name (None: no such household) and whether ``user`` is its member."""
     try:
         home = backend.store.resolve(household or None)
-        name: str | None = home.name
-        known = user in home.members
     except ShitsujiError:
-        name, known = None, False
-    attempt, keys = await reserve_attempt(request, name or household or "?", user)
-    if name is None or not known or not backend.line_links.redeem_reset(name, user, code):
+        return None, False
+    return home.name, user in home.members
+
+
+def _reset(
+    backend: Backend, name: str | None, user: str, code: str, password: str, attempt: Attempt, keys: list[str]
+) -> str:
+    """The reset itself, in a worker thread (``name`` None: not a member, refused like a wrong code)."""
+    if name is None or not backend.line_links.redeem_reset(name, user, code):
         backend.accounts.failed(attempt)
-        if name is not None and known:
+        if name is not None:
             backend.accounts.record("password.reset_failed", name, user)
         raise Refusal(
             "bad_reset_code",
@@ -89,7 +102,7 @@ def _forgot_page(request: Request, status: int = 200, error: str | None = None, 
 
 
 @router.get("/forgot", response_class=HTMLResponse)
-async def forgot_form(request: Request) -> Response:
+def forgot_form(request: Request) -> Response:
     return _forgot_page(request)
 
 
@@ -105,25 +118,29 @@ async def forgot(
 ) -> Response:
     t = words(request)
     if not login_form_ok(request, csrf):
-        return _forgot_page(request, 403, t("error_403"), user)
+        return await off_loop(_forgot_page, request, 403, t("error_403"), user)
     try:
         name = await reset_password(
             request, household or None, user.strip(), code, new_password(password, password2)
         )
     except RateLimited as exc:
-        limited = _forgot_page(request, 429, t("too_many", seconds=exc.retry_after), user)
+        limited = await off_loop(_forgot_page, request, 429, t("too_many", seconds=exc.retry_after), user)
         limited.headers["Retry-After"] = str(exc.retry_after)
         return limited
     except UserInputError as exc:
-        return _forgot_page(request, 400, said(t, exc), user)
+        return await off_loop(_forgot_page, request, 400, said(t, exc), user)
     response = see("/")
-    close_session(request, response)
-    open_session(request, response, name, user.strip())
+    await off_loop(_new_session, request, response, name, user.strip())
     return response
 
 
+def _new_session(request: Request, response: Response, household: str, user: str) -> None:
+    close_session(request, response)
+    open_session(request, response, household, user)
+
+
 @router.post("/settings/line/unlink", response_class=HTMLResponse)
-async def unlink_form(member: Signed, request: Request) -> Response:
+def unlink_form(member: Signed, request: Request) -> Response:
     unlink_line(request, member)
     return see("/settings?done=line_unlinked")
 
@@ -144,11 +161,11 @@ async def api_reset(body: ResetIn, request: Request, response: Response) -> dict
     """Signed out: choose a new password with the code the butler sent to your own LINE account
     (send it "reset password"); you are signed in. Checked under the sign-in limit."""
     name = await reset_password(request, body.household, body.user, body.code, body.password)
-    member = open_session(request, response, name, body.user)
+    member = await off_loop(open_session, request, response, name, body.user)
     return {"user": member.user, "household": member.household, "csrf": member.csrf}
 
 
 @api.delete("/line", tags=["line"])
-async def api_unlink(member: Signed, request: Request) -> dict[str, Any]:
+def api_unlink(member: Signed, request: Request) -> dict[str, Any]:
     """Remove your LINE link: that account no longer speaks for you (link again with a new code)."""
     return {"unlinked": unlink_line(request, member), "links": []}

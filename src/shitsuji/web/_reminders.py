@@ -15,6 +15,7 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._offload import off_loop
 from ..errors import UserInputError
 from ..schedule import MemberSettings
 from ._locale import words
@@ -32,12 +33,10 @@ Clock = Form(max_length=5)
 
 
 @router.get("/notifications", response_class=HTMLResponse)
-async def notifications_page(member: Signed, request: Request) -> Response:
-    reminders = backend_of(request).reminders
-    found = await asyncio.to_thread(reminders.notifications.of_member, member.household, member.user)
-    await asyncio.to_thread(
-        reminders.notifications.mark_read, member.household, member.user, datetime.now(UTC)
-    )
+def notifications_page(member: Signed, request: Request) -> Response:
+    notifications = backend_of(request).reminders.notifications
+    found = notifications.of_member(member.household, member.user)
+    notifications.mark_read(member.household, member.user, datetime.now(UTC))
     lang = words(request, member).lang
     return page(request, "notifications.html", member=member, notifications=found, rt=rt(lang))
 
@@ -68,7 +67,7 @@ async def reminders_form(
             quiet=quiet,
         )
     except UserInputError as exc:
-        return settings_page_with_error(request, member, str(exc))
+        return await off_loop(settings_page_with_error, request, member, str(exc))
     return see("/settings?done=saved")
 
 
@@ -85,10 +84,8 @@ class ReminderSettingsIn(BaseModel):
 
 
 @api.get("/notifications", tags=["reminders"])
-async def api_notifications(member: Signed, request: Request) -> dict[str, Any]:
-    found = await asyncio.to_thread(
-        backend_of(request).reminders.notifications.of_member, member.household, member.user
-    )
+def api_notifications(member: Signed, request: Request) -> dict[str, Any]:
+    found = backend_of(request).reminders.notifications.of_member(member.household, member.user)
     t = words(request, member)  # "when": the household's time zone and the page's language, as on the page
     shown = [{**n.to_json(), "when": t.when(n.fire_at)} for n in found]
     return {"notifications": shown, "unread": sum(not n.read for n in found)}
@@ -106,9 +103,9 @@ async def api_read(member: Signed, request: Request) -> dict[str, int]:
 
 
 @api.get("/reminders", tags=["reminders"])
-async def api_reminder_settings(member: Signed, request: Request) -> dict[str, Any]:
+def api_reminder_settings(member: Signed, request: Request) -> dict[str, Any]:
     reminders = backend_of(request).reminders
-    found: MemberSettings = await asyncio.to_thread(reminders.settings.get, member.household, member.user)
+    found: MemberSettings = reminders.settings.get(member.household, member.user)
     used, budget = reminders.pushes()
     return {**found.to_json(), "pushes_used": used, "push_budget": budget or None}
 

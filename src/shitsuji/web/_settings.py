@@ -10,16 +10,16 @@ themselves a session as another. The pages and the JSON API share the rules belo
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Form, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._offload import off_loop
 from ..errors import NotFoundError, UserInputError
 from ..household import Household
-from ._accounts import MAX_PASSWORD, check_password
+from ._accounts import MAX_PASSWORD, Attempt, check_password
 from ._backend import Backend
 from ._invites import Invitation
 from ._locale import Refusal, said, words
@@ -79,15 +79,21 @@ def accept(backend: Backend, token: str, password: str) -> Invitation:
 
 
 async def change_password(request: Request, member: Member, current: str, password: str) -> None:
-    """The current password is checked under the sign-in limiter (a stolen session cannot guess it)."""
-    backend = backend_of(request)
+    """The current password is checked under the sign-in limiter (a stolen session cannot guess it);
+    every database step and argon2 run in a worker thread (``off_loop``)."""
     attempt, keys = await reserve_attempt(request, member.household, member.user)
-    stored = backend.accounts.password_hash(member.household, member.user)
-    if not await asyncio.to_thread(backend.accounts.matches, stored, current):
-        backend.accounts.failed(attempt)
+    await off_loop(_change_password, backend_of(request), member, current, password, attempt, keys)
+
+
+def _change_password(
+    backend: Backend, member: Member, current: str, password: str, attempt: Attempt, keys: list[str]
+) -> None:
+    accounts = backend.accounts
+    if not accounts.matches(accounts.password_hash(member.household, member.user), current):
+        accounts.failed(attempt)
         raise Refusal("wrong_password", "the current password is wrong")
-    backend.accounts.succeeded(attempt, clear=keys)
-    backend.accounts.set_password(member.household, member.user, password)  # every session ends
+    accounts.succeeded(attempt, clear=keys)
+    accounts.set_password(member.household, member.user, password)  # every session ends
 
 
 def _link(request: Request, token: str) -> str:
@@ -119,6 +125,14 @@ def settings_page_with_error(request: Request, member: Member, error: str) -> Re
     return _settings_page(request, member, 400, error=error)
 
 
+def _refused(request: Request, member: Member, status: int, exc: RateLimited | UserInputError) -> Response:
+    """The settings page with ``exc`` said in the member's words (429: how long to wait)."""
+    t = words(request, member)
+    if isinstance(exc, RateLimited):
+        return _settings_page(request, member, status, error=t("too_many", seconds=exc.retry_after))
+    return _settings_page(request, member, status, error=said(t, exc))
+
+
 @router.get("/settings", response_class=HTMLResponse)
 def settings_page(
     member: Signed,
@@ -133,9 +147,9 @@ async def time_zone_form(
     member: Signed, request: Request, time_zone: Annotated[str, Form(max_length=64)] = ""
 ) -> Response:
     try:
-        backend_of(request).store.set_time_zone(member.household, zone_name(time_zone))
+        await off_loop(backend_of(request).store.set_time_zone, member.household, zone_name(time_zone))
     except UserInputError as exc:
-        return _settings_page(request, member, 400, error=said(words(request, member), exc))
+        return await off_loop(_refused, request, member, 400, exc)
     await backend_of(request).hub.bump(member.household)
     return see("/settings?done=saved")
 
@@ -148,15 +162,14 @@ async def password_form(
     password: Password = "",
     password2: Password = "",
 ) -> Response:
-    t = words(request, member)
     try:
         await change_password(request, member, current, new_password(password, password2))
     except RateLimited as exc:
-        return _settings_page(request, member, 429, error=t("too_many", seconds=exc.retry_after))
+        return await off_loop(_refused, request, member, 429, exc)
     except UserInputError as exc:
-        return _settings_page(request, member, 400, error=said(t, exc))
+        return await off_loop(_refused, request, member, 400, exc)
     response = see("/settings?done=password_changed")
-    open_session(request, response, member.household, member.user)  # this browser stays signed in
+    await off_loop(open_session, request, response, member.household, member.user)  # this browser stays in
     return response
 
 
@@ -255,13 +268,15 @@ async def api_password(
 ) -> dict[str, Any]:
     """Change your password (the current one is asked): your other sessions end, this one is renewed."""
     await change_password(request, member, body.current, check_password(body.password))
-    fresh = open_session(request, response, member.household, member.user)
+    fresh = await off_loop(open_session, request, response, member.household, member.user)
     return {"user": fresh.user, "csrf": fresh.csrf}
 
 
 @api.put("/time-zone", tags=["household"])
 async def api_time_zone(body: TimeZoneIn, member: Signed, request: Request) -> dict[str, Any]:
     """The household's time zone: what "today", "this month" and every shown time go by."""
-    home = backend_of(request).store.set_time_zone(member.household, zone_name(body.time_zone))
+    home = await off_loop(
+        backend_of(request).store.set_time_zone, member.household, zone_name(body.time_zone)
+    )
     await backend_of(request).hub.bump(member.household)
     return home.to_json()
