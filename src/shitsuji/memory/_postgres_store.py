@@ -45,7 +45,7 @@ import numpy.typing as npt
 
 from .. import store as db
 from ..errors import StoreError
-from ._keywords import bm25
+from ._keywords import B, K1
 from ._rows import MemoryRows, chunk_vectors
 from ._slots import Match
 
@@ -58,11 +58,10 @@ GRAPH_MIN = 10_000
 FILL_BATCH = 5_000
 _ADVISORY_FILL = 0x5348_4956  # one process derives copied rows at a time
 
-# the scope test is in the tsquery (for the GIN index) and in plain SQL too (for the scope index,
-# which the planner prefers when the scopes hold fewer rows than the words)
+#: Each memory's best chunk by BM25, best first (``_pg_keywords.memory_bm25``), with its id.
 KEYWORD_SQL = (
-    "SELECT id, terms FROM memories WHERE keywords @@ %s::tsquery AND scope = ANY(%s) AND deleted_at IS NULL "
-    "ORDER BY rowid"
+    "SELECT m.id, b.score, b.chunk FROM memory_bm25(?, ?, ?, ?, ?) b "
+    "JOIN memories m ON m.rowid = b.memory_rowid ORDER BY round(b.score * 1e9) DESC, b.memory_rowid"
 )
 
 
@@ -88,18 +87,6 @@ def exact_sql(table: str) -> str:
 
 
 _registered: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
-
-
-def _lexeme(term: str) -> str:
-    """``term`` as a quoted tsquery lexeme, taken verbatim."""
-    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def _query(terms: Sequence[str], scopes: Sequence[str]) -> str:
-    """Rows holding any of ``terms`` in any of ``scopes`` (the generated column's scope lexeme)."""
-    words = " | ".join(_lexeme(t) for t in terms)
-    where = " | ".join(_lexeme(" scope " + s) for s in scopes)
-    return f"({where}) & ({words})"
 
 
 class _VectorTx:
@@ -234,21 +221,13 @@ class PostgresMemoryStore(MemoryRows):
     # -- search -----------------------------------------------------------
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Match]:
-        """BM25 of the rows the GIN index finds, with the searched scopes' statistics."""
+        """BM25 scored in the database over its postings, with the searched scopes' statistics."""
         words = [t for t in dict.fromkeys(terms) if t and not any(c.isspace() for c in t)]
         scopes = list(dict.fromkeys(scopes))
         if not words or not scopes or limit <= 0:
             return []
-        with self._conn() as conn:
-            rows = conn.execute(KEYWORD_SQL, (_query(words, scopes), scopes)).fetchall()
-            if not rows:
-                return []
-            docs, length = conn.execute(
-                "SELECT coalesce(sum(chunk_count), 0), coalesce(sum(term_count), 0) FROM memories "
-                "WHERE scope = ANY(%s) AND deleted_at IS NULL",
-                (scopes,),
-            ).fetchone()
-        return bm25(rows, words, int(docs), int(length), limit)
+        rows = self._db.execute(KEYWORD_SQL, (scopes, words, limit, K1, B)).fetchall()
+        return [Match(memory_id, float(score), int(chunk)) for memory_id, score, chunk in rows]
 
     def vector_search(
         self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
