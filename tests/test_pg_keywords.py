@@ -25,11 +25,55 @@ HOME = "household/futari"
 WIFE = "household/futari/user/wife"
 HUSBAND = "household/futari/user/husband"
 SCOPES = (HOME, WIFE, HUSBAND, "household/other")
-ENGLISH = (
-    "tea coffee garden key flower pot peanut allergy dentist friday train station school "
-    "painting paints painted bicycle lock code birthday cake milk darjeeling car inspection"
-).split()
-JAPANESE = "紅茶 珈琲 歯医者 予約 金曜日 ゴミ 月曜日 木曜日 沖縄 猫 電車 駅 学校 誕生日 ケーキ 牛乳 車 点検 鍵 植木鉢".split()
+ENGLISH = [
+    "tea",
+    "coffee",
+    "garden",
+    "key",
+    "flower",
+    "pot",
+    "peanut",
+    "allergy",
+    "dentist",
+    "friday",
+    "train",
+    "station",
+    "school",
+    "painting",
+    "paints",
+    "painted",
+    "bicycle",
+    "lock",
+    "code",
+    "birthday",
+    "cake",
+    "milk",
+    "darjeeling",
+    "car",
+    "inspection",
+]
+JAPANESE = [
+    "紅茶",
+    "珈琲",
+    "歯医者",
+    "予約",
+    "金曜日",
+    "ゴミ",
+    "月曜日",
+    "木曜日",
+    "沖縄",
+    "猫",
+    "電車",
+    "駅",
+    "学校",
+    "誕生日",
+    "ケーキ",
+    "牛乳",
+    "車",
+    "点検",
+    "鍵",
+    "植木鉢",
+]
 QUERIES = [
     "紅茶",
     "歯医者の予約",

@@ -45,7 +45,7 @@ import numpy.typing as npt
 
 from .. import store as db
 from ..errors import StoreError
-from ._keywords import B, K1
+from ._keywords import K1, B
 from ._rows import MemoryRows, chunk_vectors
 from ._slots import Match
 
