@@ -9,6 +9,7 @@ PostgreSQL + pgvector store implements the same Protocol.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -108,6 +109,10 @@ class MemoryStore(Protocol):
         ...
 
     def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None: ...
+
+    def bulk(self) -> AbstractContextManager[None]:
+        """A bulk load (import, reindex): vector indexes may be built once when it ends, not per row."""
+        ...
 
     def stats(self) -> StoreStats: ...
 
