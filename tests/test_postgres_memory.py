@@ -262,12 +262,13 @@ def test_a_killed_workers_job_is_run_again_after_its_lease(
 
 
 def test_the_scale_bench_fills_and_times_either_engine(target: str) -> None:
-    from shitsuji.bench.scale_memory import run_memory_scale
+    from shitsuji.bench.scale_memory import ONLINE, run_memory_scale
 
     result = run_memory_scale(target, 1200, 4, queries=5)
     assert result["engine"] == ("postgresql" if target.startswith("postgresql://") else "sqlite")
     assert (result["memories"], result["scopes"], result["per_scope"]) == (1200, 4, 300)
     assert result["ingest_rows_per_s"] > 0 and result["recall_p95_ms"] >= result["recall_p50_ms"] > 0
+    assert result["online_rows_per_s"] > 0  # and then ONLINE more rows, outside the bulk load
     store = open_store(target)
-    assert store.stats().memories == 1200 and store.stats().indexed == 1200
+    assert store.stats().memories == 1200 + ONLINE and store.stats().indexed == 1200 + ONLINE
     store.close()
