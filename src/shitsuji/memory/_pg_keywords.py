@@ -10,7 +10,8 @@ from there), and returns each memory's best chunk, best first.
 
 The terms are the ones the engine already stores in ``memories.terms`` (``_text.terms``:
 Japanese character bigrams and single kanji, stemmed English words; one line per chunk,
-space-separated), so PostgreSQL never parses Japanese: it splits stored text on white space.
+separated by single spaces — no term holds white space), so PostgreSQL never parses Japanese:
+it splits stored text at line ends and spaces (``memory_postings_of``).
 A change of tokenisation reaches both scorers through that one column.
 
 Kept in step by statement-level triggers on ``memories`` (insert, update of terms, scope or
@@ -39,15 +40,22 @@ POSTGRES_POSTINGS: Final = r"""
     CREATE TABLE memory_scope_stats ( /* keyed by scope, no rowid */
         scope TEXT PRIMARY KEY, chunks BIGINT NOT NULL, terms BIGINT NOT NULL
     );
-    CREATE FUNCTION memory_chunk_terms(stored text)
-        RETURNS TABLE (chunk bigint, term text, tf bigint, len bigint)
-        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-        SELECT w.chunk, w.term, count(*), min(w.len) FROM (
-            SELECT c.n - 1 AS chunk, t.term, count(*) OVER (PARTITION BY c.n) AS len
-            FROM unnest(string_to_array(stored, chr(10))) WITH ORDINALITY AS c(line, n),
-                 regexp_split_to_table(c.line, '\s+') AS t(term)
-            WHERE t.term <> '') w
-        GROUP BY w.chunk, w.term
+    CREATE FUNCTION memory_postings_of(r_ids bigint[], r_scopes text[], r_terms text[])
+        RETURNS TABLE (scope text, term text, memory_rowid bigint, chunk bigint, tf bigint, len bigint)
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        WITH words AS (
+            SELECT r.id, r.scope, c.n - 1 AS chunk, t.term
+            FROM unnest(r_ids, r_scopes, r_terms) AS r(id, scope, stored),
+                 unnest(string_to_array(r.stored, chr(10))) WITH ORDINALITY AS c(line, n),
+                 string_to_table(c.line, ' ') AS t(term)
+            WHERE t.term <> ''
+        ), lengths AS (
+            SELECT words.id, words.chunk, count(*) AS len FROM words GROUP BY words.id, words.chunk
+        )
+        SELECT w.scope, w.term, w.id, w.chunk, w.tf, lengths.len
+        FROM (SELECT words.scope, words.term, words.id, words.chunk, count(*) AS tf FROM words
+              GROUP BY words.scope, words.term, words.id, words.chunk) w
+        JOIN lengths ON lengths.id = w.id AND lengths.chunk = w.chunk
     $$;
     CREATE FUNCTION memory_keyword_apply(
         r_ids bigint[], r_scopes text[], r_terms text[], r_chunks bigint[], r_lengths bigint[], sign bigint
@@ -58,8 +66,7 @@ POSTGRES_POSTINGS: Final = r"""
         END IF;
         IF sign > 0 THEN
             WITH p AS (
-                SELECT r.scope, t.term, r.id, t.chunk, t.tf, t.len
-                FROM unnest(r_ids, r_scopes, r_terms) AS r(id, scope, stored), memory_chunk_terms(r.stored) t
+                SELECT * FROM memory_postings_of(r_ids, r_scopes, r_terms)
             ), added AS (
                 INSERT INTO memory_postings (scope, term, memory_rowid, chunk, tf, len) SELECT * FROM p
             )
@@ -67,12 +74,10 @@ POSTGRES_POSTINGS: Final = r"""
             SELECT p.scope, p.term, count(*) FROM p GROUP BY p.scope, p.term ORDER BY p.scope, p.term
             ON CONFLICT (scope, term) DO UPDATE SET chunks = s.chunks + excluded.chunks;
         ELSE
-            WITH p AS (
-                SELECT r.scope, t.term, r.id, t.chunk
-                FROM unnest(r_ids, r_scopes, r_terms) AS r(id, scope, stored), memory_chunk_terms(r.stored) t
-            ), gone AS (
-                DELETE FROM memory_postings x USING p
-                WHERE x.scope = p.scope AND x.term = p.term AND x.memory_rowid = p.id AND x.chunk = p.chunk
+            WITH gone AS (
+                DELETE FROM memory_postings x USING memory_postings_of(r_ids, r_scopes, r_terms) p
+                WHERE x.scope = p.scope AND x.term = p.term AND x.memory_rowid = p.memory_rowid
+                  AND x.chunk = p.chunk
                 RETURNING x.scope, x.term
             )
             UPDATE memory_term_stats s SET chunks = s.chunks - d.n
