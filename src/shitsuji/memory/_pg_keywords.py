@@ -27,15 +27,18 @@ from __future__ import annotations
 from typing import Final
 
 #: Migration text (PostgreSQL only). The tables carry a comment naming ``rowid`` so that the
-#: migration layer does not add SQLite's ``rowid`` column: they are keyed by their terms.
+#: migration layer does not add SQLite's ``rowid`` column: they are keyed by their terms. Keys
+#: compare bytewise (``COLLATE "C"``: cheaper than a locale's rules, and equality is all BM25
+#: needs); small counts are ``int4``, which the migration layer leaves as it is.
 POSTGRES_POSTINGS: Final = r"""
     CREATE TABLE memory_postings ( /* keyed by term, no rowid */
-        scope TEXT NOT NULL, term TEXT NOT NULL, memory_rowid BIGINT NOT NULL, chunk BIGINT NOT NULL,
-        tf BIGINT NOT NULL, len BIGINT NOT NULL,
+        scope TEXT COLLATE "C" NOT NULL, term TEXT COLLATE "C" NOT NULL, memory_rowid BIGINT NOT NULL,
+        chunk int4 NOT NULL, tf int4 NOT NULL, len int4 NOT NULL,
         PRIMARY KEY (scope, term, memory_rowid, chunk) INCLUDE (tf, len)
     );
     CREATE TABLE memory_term_stats ( /* keyed by term, no rowid */
-        scope TEXT NOT NULL, term TEXT NOT NULL, chunks BIGINT NOT NULL, PRIMARY KEY (scope, term)
+        scope TEXT COLLATE "C" NOT NULL, term TEXT COLLATE "C" NOT NULL, chunks BIGINT NOT NULL,
+        PRIMARY KEY (scope, term)
     );
     CREATE TABLE memory_scope_stats ( /* keyed by scope, no rowid */
         scope TEXT PRIMARY KEY, chunks BIGINT NOT NULL, terms BIGINT NOT NULL
