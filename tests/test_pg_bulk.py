@@ -61,12 +61,15 @@ def test_a_bulk_import_joins_the_graph_once_and_recall_is_right_throughout(
     # a small import into the large scope: inserted into the graph as it stands
     report = import_file(engine, _lines(5000, 100, "big"))
     assert report.added == 100 and _graph(db) == (1300, 0, built)
+    # a larger import, but smaller than the graph: inserted as well, the index kept
+    import_file(engine, _lines(6000, 600, "big"))
+    assert _graph(db) == (1900, 0, built)
     # a scope that stays small is left outside the graph
     import_file(engine, _lines(9000, 50, "small"))
-    assert _graph(db) == (1300, 50, built)
+    assert _graph(db) == (1900, 50, built)
     # reindex is a bulk load too: every vector again, the graph built once
     engine.reindex()
-    assert _graph(db)[:2] == (1300, 50) and _graph(db)[2] != built
+    assert _graph(db)[:2] == (1900, 50) and _graph(db)[2] != built
     assert engine.recall("topic 5 thing 7", "big", k=3)
     db.close()
 

@@ -457,9 +457,10 @@ class PostgresMemoryStore(MemoryRows):
             rows = sum(int(n) for scope, n in waiting if scope in moving)
             if not moving:
                 return
+            # the graph's rows counted up to one more than the move (a big graph is not read whole)
             rebuild = rows >= self.rebuild_min and rows >= int(
                 conn.execute(
-                    f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE graph LIMIT %s) x", (rows,)
+                    f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE graph LIMIT %s) x", (rows + 1,)
                 ).fetchone()[0]
             )
             if rebuild:
