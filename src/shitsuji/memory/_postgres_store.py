@@ -4,12 +4,11 @@ Any number of processes on any number of machines share one database, so nothing
 in the process. The tables are the SQLite ones (``memories``, ``embeddings``) plus what
 migration ``0011_postgres_recall`` derives:
 
-- **Keywords**: ``memories.keywords`` is a generated ``tsvector`` of the stored terms (the
-  engine's Japanese bigrams and English stems, taken verbatim) plus one lexeme naming the
-  row's scope, under a GIN index: one index look-up finds the rows of these scopes holding
-  any query term. BM25 is scored here in Python over exactly those rows, with the document
-  count and average length of the searched scopes (generated per-row counts, read from a
-  covering index) — the scores an in-process SQLite index holding those scopes gives.
+- **Keywords**: BM25 is scored in SQL (``memory_bm25``) over postings and term statistics that
+  triggers on ``memories`` keep in the writing transaction (``_pg_keywords``, migration
+  ``0012_pgsearch_keyword_postings``), from the stored terms (the engine's Japanese bigrams and
+  English stems, taken verbatim), with the document count and average length of the searched
+  scopes — the scores an in-process SQLite index holding those scopes gives.
 - **Vectors**: ``embeddings`` stays the source of truth (float32 blobs, as in SQLite). Each
   model's vectors are also kept, one row per chunk of a live memory, in a pgvector table
   ``memory_vectors_<n>`` (``n`` from ``memory_vector_models``, made when a model's first
@@ -20,16 +19,18 @@ migration ``0011_postgres_recall`` derives:
   (``memory_graph_scopes`` lists such scopes). A million memories in 10,000 scopes never pay
   for graph upkeep on ingest; a 100,000-memory scope is not compared one by one. The derived
   rows are written in the transaction that writes ``embeddings``, removed when a memory is
-  forgotten and written again when it is restored.
+  forgotten and written again when it is restored. A bulk load (``bulk()``: import, reindex)
+  writes them outside the graph and moves them in once at its end (``_fold``).
 
 **Derived-row rule** (what a copy of the tables relies on): opening a store derives the
 vector rows of every live ``embeddings`` row whose ``seq`` is above
 ``memory_vector_state.derived_seq`` (0 in a new database: all of them), then raises that
 mark; it also moves the ``embeddings_seq_gen`` sequence past the highest ``seq``. So rows
 copied into ``memories`` and ``embeddings`` by column name are searchable once a store opens
-the database; the generated columns (``keywords``, ``chunk_count``, ``term_count``) and the
-tables ``memory_vector_models``, ``memory_vector_state``, ``memory_graph_scopes`` and
-``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
+the database; the generated columns (``chunk_count``, ``term_count``), the keyword tables
+``memory_postings``, ``memory_term_stats``, ``memory_scope_stats`` (the triggers fill them as
+rows arrive) and the tables ``memory_vector_models``, ``memory_vector_state``,
+``memory_graph_scopes`` and ``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
 identity sequence past the highest ``rowid`` copied in.
 """
 
