@@ -63,6 +63,10 @@ POSTGRES_POSTINGS: Final = r"""
     CREATE FUNCTION memory_keyword_apply(
         r_ids bigint[], r_scopes text[], r_terms text[], r_chunks bigint[], r_lengths bigint[], sign bigint
     ) RETURNS void LANGUAGE plpgsql AS $$
+    DECLARE
+        g_scopes text[];
+        g_terms text[];
+        g_counts bigint[];
     BEGIN
         IF coalesce(cardinality(r_ids), 0) = 0 THEN
             RETURN;
@@ -74,17 +78,27 @@ POSTGRES_POSTINGS: Final = r"""
                 INSERT INTO memory_postings (scope, term, memory_rowid, chunk, tf, len) SELECT * FROM p
             )
             INSERT INTO memory_term_stats AS s (scope, term, chunks)
-            SELECT p.scope, p.term, count(*) FROM p GROUP BY p.scope, p.term ORDER BY p.scope, p.term
+            SELECT p.scope, p.term, count(*) FROM p GROUP BY p.scope, p.term
+            ORDER BY p.scope COLLATE "C", p.term COLLATE "C"
             ON CONFLICT (scope, term) DO UPDATE SET chunks = s.chunks + excluded.chunks;
         ELSE
+            -- the counts' rows are locked in key order, as the insert above takes them: two writers
+            -- of the same words wait for each other instead of deadlocking
             WITH gone AS (
                 DELETE FROM memory_postings x USING memory_postings_of(r_ids, r_scopes, r_terms) p
                 WHERE x.scope = p.scope AND x.term = p.term AND x.memory_rowid = p.memory_rowid
                   AND x.chunk = p.chunk
                 RETURNING x.scope, x.term
             )
+            SELECT array_agg(d.scope ORDER BY d.scope, d.term), array_agg(d.term ORDER BY d.scope, d.term),
+                   array_agg(d.n ORDER BY d.scope, d.term)
+            INTO g_scopes, g_terms, g_counts
+            FROM (SELECT gone.scope, gone.term, count(*) AS n FROM gone GROUP BY gone.scope, gone.term) d;
+            PERFORM 1 FROM memory_term_stats s
+            WHERE (s.scope, s.term) IN (SELECT * FROM unnest(g_scopes, g_terms))
+            ORDER BY s.scope, s.term FOR UPDATE;
             UPDATE memory_term_stats s SET chunks = s.chunks - d.n
-            FROM (SELECT gone.scope, gone.term, count(*) AS n FROM gone GROUP BY gone.scope, gone.term) d
+            FROM unnest(g_scopes, g_terms, g_counts) AS d(scope, term, n)
             WHERE s.scope = d.scope AND s.term = d.term;
         END IF;
         INSERT INTO memory_scope_stats AS s (scope, chunks, terms)
