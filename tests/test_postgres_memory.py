@@ -18,7 +18,7 @@ from shitsuji.llm import ScriptedModel, text_response
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
 from shitsuji.memory._extract import Extractor, Turn
 from shitsuji.memory._jobs import ExtractionQueue
-from shitsuji.memory._postgres_store import KEYWORD_SQL, PostgresMemoryStore, _query, graph_sql
+from shitsuji.memory._postgres_store import PostgresMemoryStore, graph_sql
 from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.memory._text import query_terms
 from shitsuji.store import PostgresDatabase, database, open_database
@@ -89,7 +89,8 @@ def test_the_gin_and_hnsw_indexes_exist_and_recall_uses_them(
     indexes = dict(
         db.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'").fetchall()
     )
-    assert "USING gin (keywords) WHERE (deleted_at IS NULL)" in indexes["memories_keywords"]
+    assert "memories_keywords" not in indexes  # postings replaced the GIN index (0012)
+    assert "(scope, term, memory_rowid, chunk) INCLUDE (tf, len)" in indexes["memory_postings_pkey"]
     assert "USING hnsw (embedding vector_cosine_ops) WHERE graph" in indexes["memory_vectors_1_hnsw"]
     assert db.execute("SELECT scope FROM memory_graph_scopes").fetchall() == [("big",)]
     graph = db.execute("SELECT scope, count(*) FROM memory_vectors_1 WHERE graph GROUP BY scope").fetchall()
@@ -97,9 +98,13 @@ def test_the_gin_and_hnsw_indexes_exist_and_recall_uses_them(
     query = HashEmbedder().embed_query("note about topic 5")
     plan = _explain(db, graph_sql("memory_vectors_1"), {"q": query, "s": ["big"], "n": 10})
     assert "memory_vectors_1_hnsw" in plan
-    # a small scope is read through its btree; the query never reads the whole table
-    plan = _explain(db, KEYWORD_SQL, (_query(["topic", "5"], ["s/1"]), ["s/1"]))
-    assert "Index Cond: " in plan and "scope = ANY" in plan and "Seq Scan" not in plan
+    # the postings of a scope's terms are read through their key; no table is read whole
+    plan = _explain(
+        db,
+        "SELECT * FROM memory_postings p WHERE p.term = ANY(%s) AND p.scope = ANY(%s)",
+        (["topic", "5"], ["s/1"]),
+    )
+    assert "memory_postings_pkey" in plan and "Seq Scan" not in plan
     # the graph (big), the exact scan (s/1) and both at once find what SQLite's exact search finds
     for scopes in (["big"], ["s/1"], ["big", "s/1"]):
         mine = store.vector_search("hash-256", query, scopes, 5)
@@ -257,12 +262,13 @@ def test_a_killed_workers_job_is_run_again_after_its_lease(
 
 
 def test_the_scale_bench_fills_and_times_either_engine(target: str) -> None:
-    from shitsuji.bench.scale_memory import run_memory_scale
+    from shitsuji.bench.scale_memory import ONLINE, run_memory_scale
 
     result = run_memory_scale(target, 1200, 4, queries=5)
     assert result["engine"] == ("postgresql" if target.startswith("postgresql://") else "sqlite")
     assert (result["memories"], result["scopes"], result["per_scope"]) == (1200, 4, 300)
     assert result["ingest_rows_per_s"] > 0 and result["recall_p95_ms"] >= result["recall_p50_ms"] > 0
+    assert result["online_rows_per_s"] > 0  # and then ONLINE more rows, outside the bulk load
     store = open_store(target)
-    assert store.stats().memories == 1200 and store.stats().indexed == 1200
+    assert store.stats().memories == 1200 + ONLINE and store.stats().indexed == 1200 + ONLINE
     store.close()

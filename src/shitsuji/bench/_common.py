@@ -22,11 +22,14 @@ T = TypeVar("T")
 
 
 @contextmanager
-def bench_engine(embedder: str | Embedder, *, clock: Clock = utcnow) -> Iterator[MemoryEngine]:
-    """A ``MemoryEngine`` over a fresh SQLite file that is removed afterwards."""
+def bench_engine(
+    embedder: str | Embedder, *, clock: Clock = utcnow, database: str | None = None
+) -> Iterator[MemoryEngine]:
+    """A ``MemoryEngine`` over a fresh SQLite file that is removed afterwards, or over ``database``
+    (an empty PostgreSQL database: ``--postgres`` gives the quality benches a throw-away one)."""
     model = load_embedder(embedder) if isinstance(embedder, str) else embedder
     with tempfile.TemporaryDirectory(prefix="shitsuji-bench-") as tmp:
-        store = open_store(Path(tmp) / "bench.db")
+        store = open_store(database or Path(tmp) / "bench.db")
         try:
             yield MemoryEngine(store, model, clock=clock)
         finally:

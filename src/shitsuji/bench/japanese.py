@@ -51,7 +51,12 @@ def _jsonl(path: Path, fields: dict[str, type]) -> list[dict[str, Any]]:
 
 
 def run_japanese(
-    directory: Path, *, embedder: str | Embedder, k: int = 3, distractors: int = 0
+    directory: Path,
+    *,
+    embedder: str | Embedder,
+    k: int = 3,
+    distractors: int = 0,
+    database: str | None = None,
 ) -> dict[str, Any]:
     """hit@k (and hit@1) overall and per query ``class``; leaks are hits outside the asker's lineage.
 
@@ -68,7 +73,7 @@ def run_japanese(
     leaks = 0
     misses: list[str] = []
     by_class: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
-    with bench_engine(embedder, clock=lambda: NOW) as engine:
+    with bench_engine(embedder, clock=lambda: NOW, database=database) as engine:
         fact_of_memory: dict[str, str] = {}
         for fact in facts:
             scope = HOUSEHOLD if fact.get("shared") else f"{HOUSEHOLD}/user/{fact['user']}"

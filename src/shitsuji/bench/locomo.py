@@ -107,7 +107,12 @@ def _memory_text(turn: dict[str, Any]) -> str:
 
 
 def run_locomo(
-    path: Path, *, embedder: str | Embedder, k: int = 10, progress: Callable[[str], None] | None = None
+    path: Path,
+    *,
+    embedder: str | Embedder,
+    k: int = 10,
+    progress: Callable[[str], None] | None = None,
+    database: str | None = None,
 ) -> dict[str, Any]:
     samples = load(path)
     tally: dict[str, dict[str, list[float]]] = {
@@ -118,7 +123,7 @@ def run_locomo(
     costs = {"turn": Cost(), "session": Cost()}
     unresolved = 0
     by_conversation: dict[str, list[float]] = defaultdict(list)
-    with bench_engine(embedder) as engine:
+    with bench_engine(embedder, database=database) as engine:
         for sample in samples:
             scope = f"bench/locomo/{sample.get('sample_id', 'sample')}"
             conv_turns = turns(sample)

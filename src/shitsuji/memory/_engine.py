@@ -623,7 +623,8 @@ class MemoryEngine:
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
             self.store.rewrite_terms([(m.id, index_terms(m.content, m.context)) for m in chunk])
-        return self.index_pending(progress=progress)
+        with self.store.bulk():  # every vector again: graph indexes are built once, at the end
+            return self.index_pending(progress=progress)
 
 
 class BackgroundIndexer:

@@ -4,12 +4,11 @@ Any number of processes on any number of machines share one database, so nothing
 in the process. The tables are the SQLite ones (``memories``, ``embeddings``) plus what
 migration ``0011_postgres_recall`` derives:
 
-- **Keywords**: ``memories.keywords`` is a generated ``tsvector`` of the stored terms (the
-  engine's Japanese bigrams and English stems, taken verbatim) plus one lexeme naming the
-  row's scope, under a GIN index: one index look-up finds the rows of these scopes holding
-  any query term. BM25 is scored here in Python over exactly those rows, with the document
-  count and average length of the searched scopes (generated per-row counts, read from a
-  covering index) — the scores an in-process SQLite index holding those scopes gives.
+- **Keywords**: BM25 is scored in SQL (``memory_bm25``) over postings and term statistics that
+  triggers on ``memories`` keep in the writing transaction (``_pg_keywords``, migration
+  ``0012_pgsearch_keyword_postings``), from the stored terms (the engine's Japanese bigrams and
+  English stems, taken verbatim), with the document count and average length of the searched
+  scopes — the scores an in-process SQLite index holding those scopes gives.
 - **Vectors**: ``embeddings`` stays the source of truth (float32 blobs, as in SQLite). Each
   model's vectors are also kept, one row per chunk of a live memory, in a pgvector table
   ``memory_vectors_<n>`` (``n`` from ``memory_vector_models``, made when a model's first
@@ -20,21 +19,24 @@ migration ``0011_postgres_recall`` derives:
   (``memory_graph_scopes`` lists such scopes). A million memories in 10,000 scopes never pay
   for graph upkeep on ingest; a 100,000-memory scope is not compared one by one. The derived
   rows are written in the transaction that writes ``embeddings``, removed when a memory is
-  forgotten and written again when it is restored.
+  forgotten and written again when it is restored. A bulk load (``bulk()``: import, reindex)
+  writes them outside the graph and moves them in once at its end (``_fold``).
 
 **Derived-row rule** (what a copy of the tables relies on): opening a store derives the
 vector rows of every live ``embeddings`` row whose ``seq`` is above
 ``memory_vector_state.derived_seq`` (0 in a new database: all of them), then raises that
 mark; it also moves the ``embeddings_seq_gen`` sequence past the highest ``seq``. So rows
 copied into ``memories`` and ``embeddings`` by column name are searchable once a store opens
-the database; the generated columns (``keywords``, ``chunk_count``, ``term_count``) and the
-tables ``memory_vector_models``, ``memory_vector_state``, ``memory_graph_scopes`` and
-``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
+the database; the generated columns (``chunk_count``, ``term_count``), the keyword tables
+``memory_postings``, ``memory_term_stats``, ``memory_scope_stats`` (the triggers fill them as
+rows arrive) and the tables ``memory_vector_models``, ``memory_vector_state``,
+``memory_graph_scopes`` and ``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
 identity sequence past the highest ``rowid`` copied in.
 """
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -45,8 +47,9 @@ import numpy.typing as npt
 
 from .. import store as db
 from ..errors import StoreError
-from ._keywords import bm25
-from ._rows import MemoryRows, chunk_vectors
+from ._keywords import K1, B
+from ._records import Memory
+from ._rows import COLUMNS, MemoryRows, chunk_vectors, values
 from ._slots import Match
 
 T = TypeVar("T")
@@ -57,15 +60,22 @@ T = TypeVar("T")
 #: exact, and no graph upkeep on ingest (an HNSW insert costs ~2 ms; a million memories in
 #: 10,000 scopes never need the graph).
 GRAPH_MIN = 10_000
+#: A bulk load that moves at least this many rows into the graph, and no fewer than the graph
+#: holds already, builds the HNSW index anew instead of inserting row by row (``_fold``).
+REBUILD_MIN = 2_000
 FILL_BATCH = 5_000
 _ADVISORY_FILL = 0x5348_4956  # one process derives copied rows at a time
 
-# the scope test is in the tsquery (for the GIN index) and in plain SQL too (for the scope index,
-# which the planner prefers when the scopes hold fewer rows than the words)
+#: Each memory's best chunk by BM25, best first (``_pg_keywords.memory_bm25``), with its id.
 KEYWORD_SQL = (
-    "SELECT id, terms FROM memories WHERE keywords @@ %s::tsquery AND scope = ANY(%s) AND deleted_at IS NULL "
-    "ORDER BY rowid"
+    "SELECT m.id, b.score, b.chunk FROM memory_bm25(?, ?, ?, ?, ?) b "
+    "JOIN memories m ON m.rowid = b.memory_rowid ORDER BY round(b.score * 1e9) DESC, b.memory_rowid"
 )
+
+
+def hnsw_sql(table: str) -> str:
+    """The graph's index: HNSW (cosine) over the rows of large scopes."""
+    return f"CREATE INDEX {table}_hnsw ON {table} USING hnsw (embedding vector_cosine_ops) WHERE graph"
 
 
 def graph_sql(table: str) -> str:
@@ -92,18 +102,6 @@ def exact_sql(table: str) -> str:
 _registered: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
 
 
-def _lexeme(term: str) -> str:
-    """``term`` as a quoted tsquery lexeme, taken verbatim."""
-    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def _query(terms: Sequence[str], scopes: Sequence[str]) -> str:
-    """Rows holding any of ``terms`` in any of ``scopes`` (the generated column's scope lexeme)."""
-    words = " | ".join(_lexeme(t) for t in terms)
-    where = " | ".join(_lexeme(" scope " + s) for s in scopes)
-    return f"({where}) & ({words})"
-
-
 class _VectorTx:
     """A write transaction on a pooled connection that speaks pgvector: ``Tx`` for the row layer,
     and the connection itself for what only PostgreSQL has (COPY)."""
@@ -126,13 +124,21 @@ class _VectorTx:
 class PostgresMemoryStore(MemoryRows):
     """Memory rows in a PostgreSQL database with pgvector, shared by any number of processes."""
 
-    def __init__(self, database: db.Database, *, graph_min: int = GRAPH_MIN) -> None:
+    def __init__(
+        self,
+        database: db.Database,
+        *,
+        graph_min: int = GRAPH_MIN,
+        rebuild_min: int = REBUILD_MIN,
+    ) -> None:
         if not isinstance(database, db.PostgresDatabase):
             raise StoreError(f"{database.where} is not a PostgreSQL database: open it with open_store")
         super().__init__(database)
         self._pg = database
         self.graph_min = graph_min
+        self.rebuild_min = rebuild_min
         self._models: dict[str, tuple[int, int]] = {}  # model -> (table number, dim)
+        self._bulk = threading.local()  # this thread's bulk load: (model, scope) pairs written
         self.fill_derived()
 
     @contextmanager
@@ -141,6 +147,36 @@ class PostgresMemoryStore(MemoryRows):
         made to speak pgvector: a caller's transaction (the engine's audit row) takes it in."""
         with self._db.write(), self._conn() as conn:
             yield _VectorTx(conn)
+
+    def insert_many(self, rows: Sequence[tuple[Memory, str]]) -> None:
+        """Rows by one COPY: the keyword triggers then run once for the batch, not once a row."""
+        if not rows:
+            return
+        with (
+            self.write() as tx,
+            tx.conn.cursor() as cur,
+            cur.copy(f"COPY memories ({', '.join(COLUMNS)}, terms) FROM STDIN") as copy,
+        ):
+            for memory, terms in rows:
+                copy.write_row((*values(memory), terms))
+
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """A bulk load: vectors written inside stay outside the HNSW graph (their scopes searched
+        exactly meanwhile, so recall is right throughout); on leaving, the large scopes' rows join
+        the graph at once, the index built anew when they outnumber the rows already in it (see
+        ``_fold``). Nested calls fold once, at the outermost."""
+        outer = getattr(self._bulk, "written", None) is None
+        if outer:
+            self._bulk.written = set()
+        try:
+            yield
+        finally:
+            if outer:
+                written: set[tuple[str, str]] = self._bulk.written
+                self._bulk.written = None
+                for model_id in sorted({model for model, _ in written}):
+                    self._fold(model_id, sorted(scope for model, scope in written if model == model_id))
 
     # -- index upkeep after row changes (see MemoryRows) -----------------
 
@@ -231,9 +267,7 @@ class PostgresMemoryStore(MemoryRows):
                         f"embedding vector({int(dim)}) NOT NULL, PRIMARY KEY (memory_rowid, chunk))"
                     )
                     conn.execute(f"CREATE INDEX {name}_scope ON {name} (scope) WHERE NOT graph")
-                    conn.execute(
-                        f"CREATE INDEX {name}_hnsw ON {name} USING hnsw (embedding vector_cosine_ops) WHERE graph"
-                    )
+                    conn.execute(hnsw_sql(name))
             # not kept in ``_models`` yet: made in the caller's transaction, it may roll back with it
             found = f"memory_vectors_{int(row[0])}", int(row[1])
         name, known = found
@@ -246,22 +280,15 @@ class PostgresMemoryStore(MemoryRows):
     # -- search -----------------------------------------------------------
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Match]:
-        """BM25 of the rows the GIN index finds, with the searched scopes' statistics."""
+        """BM25 scored in the database over its postings, with the searched scopes' statistics."""
         words = [t for t in dict.fromkeys(terms) if t and not any(c.isspace() for c in t)]
         scopes = list(dict.fromkeys(scopes))
         if not words or not scopes or limit <= 0:
             return []
 
         def search(conn: Any) -> list[Match]:
-            rows = conn.execute(KEYWORD_SQL, (_query(words, scopes), scopes)).fetchall()
-            if not rows:
-                return []
-            docs, length = conn.execute(
-                "SELECT coalesce(sum(chunk_count), 0), coalesce(sum(term_count), 0) FROM memories "
-                "WHERE scope = ANY(%s) AND deleted_at IS NULL",
-                (scopes,),
-            ).fetchone()
-            return bm25(rows, words, int(docs), int(length), limit)
+            rows = conn.execute(db.to_postgres(KEYWORD_SQL), (scopes, words, limit, K1, B)).fetchall()
+            return [Match(memory_id, float(score), int(chunk)) for memory_id, score, chunk in rows]
 
         return self._reading(search)
 
@@ -395,7 +422,12 @@ class PostgresMemoryStore(MemoryRows):
         if not rows:
             return
         touched = list({scope for _, scope, _ in rows})
-        big = self._graph_scopes(conn, model_id, touched)
+        written = getattr(self._bulk, "written", None)
+        if written is not None:  # a bulk load: the graph is joined once, when it ends
+            written.update((model_id, scope) for scope in touched)
+            big: set[str] = set()
+        else:
+            big = self._graph_scopes(conn, model_id, touched)
         with (
             conn.cursor() as cur,
             cur.copy(
@@ -407,7 +439,7 @@ class PostgresMemoryStore(MemoryRows):
                 for chunk, vector in enumerate(matrix):
                     copy.write_row((rowid, chunk, scope, scope in big, vector))
         small = [scope for scope in touched if scope not in big]
-        if not small:
+        if not small or written is not None:
             return
         grown = conn.execute(
             f"SELECT scope FROM {name} WHERE NOT graph AND scope = ANY(%s) GROUP BY scope HAVING count(*) > %s",
@@ -419,6 +451,50 @@ class PostgresMemoryStore(MemoryRows):
                 (model_id, scope),
             )
             conn.execute(f"UPDATE {name} SET graph = true WHERE NOT graph AND scope = %s", (scope,))
+
+    def _fold(self, model_id: str, scopes: list[str]) -> None:
+        """Move the rows a bulk load left outside the graph into it, for the scopes that belong there
+        (already in the graph, or holding more than ``graph_min`` vectors now).
+
+        Building an HNSW index over many rows at once is several times faster than inserting
+        them one by one (~2 ms each): when the rows to move are at least ``rebuild_min`` and no
+        fewer than the graph's, the index is dropped and built again over all graph rows, in the
+        same transaction (vector searches of this model wait for it; rows stay correct).
+        """
+        found = self._table(model_id)
+        if found is None:
+            return
+        name, dim = found
+        with self._conn() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_ADVISORY_FILL,))
+            big = self._graph_scopes(conn, model_id, scopes)
+            waiting = conn.execute(
+                f"SELECT scope, count(*) FROM {name} WHERE NOT graph AND scope = ANY(%s) GROUP BY scope",
+                (scopes,),
+            ).fetchall()
+            moving = sorted(scope for scope, n in waiting if scope in big or n > self.graph_min)
+            rows = sum(int(n) for scope, n in waiting if scope in moving)
+            if not moving:
+                return
+            # the graph's rows counted up to one more than the move (a big graph is not read whole)
+            rebuild = rows >= self.rebuild_min and rows >= int(
+                conn.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE graph LIMIT %s) x", (rows + 1,)
+                ).fetchone()[0]
+            )
+            if rebuild:
+                # the graph built in memory: ~ vector + links per row, both sides of the move
+                need = min(max(64, 2 * rows * (4 * dim + 400) // 2**20), 1024)
+                conn.execute(f"SET LOCAL maintenance_work_mem = '{int(need)}MB'")
+                conn.execute(f"DROP INDEX {name}_hnsw")
+            for scope in moving:
+                conn.execute(
+                    "INSERT INTO memory_graph_scopes (model, scope) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                    (model_id, scope),
+                )
+            conn.execute(f"UPDATE {name} SET graph = true WHERE NOT graph AND scope = ANY(%s)", (moving,))
+            if rebuild:
+                conn.execute(hnsw_sql(name))
 
     @staticmethod
     def _graph_scopes(conn: Any, model_id: str, scopes: Sequence[str]) -> set[str]:

@@ -233,6 +233,12 @@ class MemoryRows:
             tx.execute("DELETE FROM keyword_snapshots")
             self._terms_rewritten(tx)
 
+    def bulk(self) -> AbstractContextManager[None]:
+        """A bulk load: nothing to defer here (see ``PostgresMemoryStore.bulk``)."""
+        from contextlib import nullcontext
+
+        return nullcontext()
+
     # -- hooks: index upkeep, by engine ------------------------------------
 
     def _liveness_changed(self, tx: db.Tx, memory_id: str, rowid: int, scope: str, *, alive: bool) -> None:

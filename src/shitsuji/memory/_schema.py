@@ -7,11 +7,14 @@ answers "these words in these scopes" alone), generated per-row chunk and term c
 BM25's averages, a sequence for ``embeddings.seq`` (writers no longer queue on one file),
 and the bookkeeping of the derived pgvector tables ``memory_vectors_<n>`` (one per
 embedding model, made when the model's first vectors arrive; see ``_postgres_store``).
+``0012_pgsearch_keyword_postings`` replaces ``keywords`` and its GIN index with postings and
+term statistics kept by triggers and scored in SQL (``_pg_keywords``).
 """
 
 from __future__ import annotations
 
 from ..store import Migration, Schema
+from ._pg_keywords import POSTGRES_POSTINGS
 
 # a lexeme is a whole stored term (split on white space), never re-parsed: what the engine made is
 # what is matched, in any language; the scope lexeme starts with a space, which no term holds
@@ -104,5 +107,6 @@ MEMORY_SCHEMA = Schema(
             """,
         ),
         Migration("0011_postgres_recall", "", postgres=_POSTGRES_RECALL),
+        Migration("0012_pgsearch_keyword_postings", "", postgres=POSTGRES_POSTINGS),
     ),
 )

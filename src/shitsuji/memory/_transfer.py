@@ -83,7 +83,8 @@ def import_items(
 ) -> ImportReport:
     """Store lines already checked by ``parse_lines`` (exact duplicates skipped), then embed them."""
     added, duplicates = engine.add_many(items)
-    indexed = engine.index_pending(progress=progress) if index else 0
+    with engine.store.bulk():  # a large import builds the vector graph once, at the end
+        indexed = engine.index_pending(progress=progress) if index else 0
     return ImportReport(read=len(items), added=added, duplicates=duplicates, indexed=indexed)
 
 

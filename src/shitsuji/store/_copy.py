@@ -5,7 +5,7 @@ The target is created the way every store creates it — opened with each packag
 its ``schema_migrations`` say the same as a database that grew there — and must hold no shitsuji
 rows yet (the rows a migration seeds itself, like ``index_state``, don't count): a copy never
 merges into or overwrites data. Tables are copied in foreign-key order, by column name (the
-columns both sides have; a column only the target has, like a generated ``tsvector``, is left to
+columns both sides have; a column only the target has, like a generated count, is left to
 the target's own store), in batches ordered by the row key, keeping every ``rowid``. On
 PostgreSQL the identity sequences are moved past the copied keys afterwards, so new rows don't
 collide.

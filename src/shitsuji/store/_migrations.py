@@ -149,8 +149,24 @@ def _lock(db: Database, tx: Tx) -> None:
         tx.execute("SELECT pg_advisory_xact_lock(?)", (_LOCK_KEY,))
 
 
+_DOLLAR_QUOTED = re.compile(r"(\$\$.*?\$\$)", re.S)
+
+
 def _statements(sql: str) -> list[str]:
-    return [s.strip() for s in sql.split(";") if s.strip()]
+    """``sql`` split at its semicolons, except those inside a ``$$ … $$`` body (a PostgreSQL function)."""
+    out: list[str] = []
+    current = ""
+    for i, part in enumerate(_DOLLAR_QUOTED.split(sql)):
+        if i % 2:  # a quoted body: kept whole
+            current += part
+            continue
+        first, *rest = part.split(";")
+        current += first
+        for piece in rest:
+            out.append(current)
+            current = piece
+    out.append(current)
+    return [s.strip() for s in out if s.strip()]
 
 
 _TYPES = (
