@@ -60,4 +60,28 @@ DOMAIN_TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "tool_remove_event": ("予定の削除", "removing an event"),
     "tool_edit_expense": ("支出の変更", "changing an expense"),
     "tool_remove_expense": ("支出の削除", "removing an expense"),
+    # reminders: the notifications page and the settings page's reminder section
+    "remind_no_notifications": (
+        "まだお知らせはありません。設定でリマインダーや朝のまとめをオンにできます。",
+        "Nothing yet. Turn on reminders or the morning digest in Settings.",
+    ),
+    "remind_late": ("遅れて送信", "sent late"),
+    "remind_status_web": ("アプリのみ", "in the app only"),
+    "remind_status_folded": ("朝のまとめに回しました", "held for the digest"),
+    "remind_status_digested": ("朝のまとめでお送りしました", "sent in the digest"),
+    "remind_status_pending": ("送信待ち", "waiting to send"),
+    "remind_status_failed": ("LINEに送れませんでした", "LINE refused it"),
+    "remind_reminders": ("リマインダーと朝のまとめ", "Reminders and morning digest"),
+    "remind_reminders_note": (
+        "予定の前ややることの期限に、LINEとこのアプリでお知らせします。静かな時間にはLINEに送りません。",
+        "Before events and when to-dos fall due, over LINE and in this app. No LINE pushes in quiet hours.",
+    ),
+    "remind_reminders_on": ("リマインダーを受け取る", "Send me reminders"),
+    "remind_lead": ("何分前に", "Minutes before"),
+    "remind_digest_on": ("朝のまとめを受け取る", "Send me a morning digest"),
+    "remind_digest_at": ("まとめの時刻", "Digest time"),
+    "remind_quiet_from": ("静かな時間（開始）", "Quiet hours from"),
+    "remind_quiet_to": ("静かな時間（終了）", "Quiet hours until"),
+    "remind_pushes": ("今月のLINE送信: {used} / {budget} 通", "LINE pushes this month: {used} of {budget}"),
+    "remind_no_limit": ("上限なし", "no limit"),
 }

@@ -20,7 +20,6 @@ from ..schedule import MemberSettings
 from ._locale import words
 from ._member import Member
 from ._pages import page, see
-from ._reminder_view import rt
 from ._security import backend_of, signed_in
 
 router = APIRouter(include_in_schema=False)
@@ -38,8 +37,7 @@ async def notifications_page(member: Signed, request: Request) -> Response:
     await asyncio.to_thread(
         reminders.notifications.mark_read, member.household, member.user, datetime.now(UTC)
     )
-    lang = words(request, member).lang
-    return page(request, "notifications.html", member=member, notifications=found, rt=rt(lang))
+    return page(request, "notifications.html", member=member, notifications=found)
 
 
 @router.post("/settings/reminders", response_class=HTMLResponse)
