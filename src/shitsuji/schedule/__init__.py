@@ -1,4 +1,4 @@
-"""A butler that speaks first: reminders before events and due to-dos, and a morning digest.
+"""A butler that speaks first: reminders before events, due to-dos and anniversaries, and a morning digest.
 
 The scheduler plans delivery rows from the household's data (``plan``: one row per member,
 reminder and occurrence, unique), claims due ones and pushes them to LINE (``claim``,
@@ -13,8 +13,15 @@ from ._notifications import Notification, Notifications
 from ._plan import DIGEST_CUTOFF, GRACE, LOOKBACK, plan
 from ._reminders import Reminders
 from ._schema import SCHEDULE_SCHEMA
-from ._settings import MAX_LEAD_MINUTES, MemberSettings, SettingsStore, in_quiet, parse_clock_time
-from ._sources import SOURCES, EventSource, Occurrence, Source, TodoSource
+from ._settings import (
+    MAX_AHEAD_DAYS,
+    MAX_LEAD_MINUTES,
+    MemberSettings,
+    SettingsStore,
+    in_quiet,
+    parse_clock_time,
+)
+from ._sources import SOURCES, AnniversarySource, EventSource, Occurrence, Source, TodoSource
 from ._worker import Scheduler, Tick
 
 __all__ = [
@@ -22,9 +29,11 @@ __all__ = [
     "GRACE",
     "LEASE",
     "LOOKBACK",
+    "MAX_AHEAD_DAYS",
     "MAX_LEAD_MINUTES",
     "SCHEDULE_SCHEMA",
     "SOURCES",
+    "AnniversarySource",
     "Budget",
     "Claimed",
     "Clock",

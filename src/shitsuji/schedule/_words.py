@@ -19,6 +19,7 @@ _WORDS = {
     "ja": {
         "event": "⏰ {when} {title}",
         "todo": "✅ 期限 {when}: {title}",
+        "anniversary": "🎉 {when}は{title}",
         "other": "🔔 {when} {title}",
         "late": "（遅れてのお知らせです。本来 {when} にお送りする予定でした）",
         "hello": "おはようございます。{day}のお知らせです。",
@@ -34,6 +35,7 @@ _WORDS = {
     "en": {
         "event": "⏰ {when} {title}",
         "todo": "✅ Due {when}: {title}",
+        "anniversary": "🎉 {when}: {title}",
         "other": "🔔 {when} {title}",
         "late": "(sent late: this was due at {when})",
         "hello": "Good morning. Here is {day}.",

@@ -78,6 +78,7 @@ DOMAIN_TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     ),
     "remind_reminders_on": ("リマインダーを受け取る", "Send me reminders"),
     "remind_lead": ("何分前に", "Minutes before"),
+    "remind_anniversary_days": ("記念日の何日前に(0: 知らせない)", "Days before an anniversary (0: none)"),
     "remind_digest_on": ("朝のまとめを受け取る", "Send me a morning digest"),
     "remind_digest_at": ("まとめの時刻", "Digest time"),
     "remind_quiet_from": ("静かな時間（開始）", "Quiet hours from"),

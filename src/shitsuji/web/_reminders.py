@@ -46,6 +46,7 @@ async def reminders_form(
     request: Request,
     reminders: Annotated[str, Form(max_length=3)] = "",
     lead_minutes: Annotated[int, Form(ge=0, le=1440)] = 30,
+    anniversary_days: Annotated[int, Form(ge=0, le=30)] = 3,
     digest: Annotated[str, Form(max_length=3)] = "",
     digest_at: Annotated[str, Clock] = "07:30",
     quiet_from: Annotated[str, Clock] = "",
@@ -61,6 +62,7 @@ async def reminders_form(
             member.user,
             reminders=bool(reminders),
             lead_minutes=lead_minutes,
+            anniversary_days=anniversary_days,
             digest=bool(digest),
             digest_at=digest_at,
             quiet=quiet,
@@ -77,6 +79,7 @@ class ReminderSettingsIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     reminders: bool | None = None
     lead_minutes: int | None = Field(default=None, ge=0, le=1440)
+    anniversary_days: int | None = Field(default=None, ge=0, le=30)
     digest: bool | None = None
     digest_at: str | None = Field(default=None, max_length=5)
     quiet: tuple[str, str] | None = Field(default=None, description="[from, to] as HH:MM; null clears")
