@@ -18,6 +18,10 @@ class HouseholdDeps:
     memory: MemoryEngine
     segments: Segments
 
+    def name_of(self, household: str, row_id: str, viewer: str) -> str | None:
+        """What a card about ``row_id`` calls it (only what ``viewer`` sees): ``agent.NamesRows``."""
+        return self.store.title_of(household, row_id, viewer=viewer)
+
     def member(
         self, user: str, channel: str, *, household: str | None = None, conversation: str | None = None
     ) -> ToolContext[HouseholdDeps]:

@@ -94,9 +94,12 @@ def panel_view(
     if name == "shopping":
         return {"panel": name, "items": [i.to_json() for i in store.shopping_items(household)]}
     if name == "calendar":
-        return {"panel": name, "events": [e.to_json() for e in store.events(household, today, None)]}
+        return {
+            "panel": name,
+            "events": [e.to_json() for e in store.events(household, today, None, viewer=viewer)],
+        }
     if name == "todos":  # the open ones, then the last few done (to reopen one ticked by mistake)
-        every = store.todos(household, include_done=True)
+        every = store.todos(household, include_done=True, viewer=viewer)
         done = sorted((t for t in every if t.done), key=lambda t: t.done_at or "", reverse=True)
         shown = [t for t in every if not t.done] + done[:RECENTLY_DONE]
         return {"panel": name, "todos": [t.to_json() for t in shown]}

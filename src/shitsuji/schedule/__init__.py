@@ -21,7 +21,7 @@ from ._settings import (
     in_quiet,
     parse_clock_time,
 )
-from ._sources import SOURCES, AnniversarySource, EventSource, Occurrence, Source, TodoSource
+from ._sources import SOURCES, AnniversarySource, EventSource, Occurrence, RecurringSource, Source, TodoSource
 from ._worker import Scheduler, Tick
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "Notification",
     "Notifications",
     "Occurrence",
+    "RecurringSource",
     "Reminders",
     "Scheduler",
     "SettingsStore",

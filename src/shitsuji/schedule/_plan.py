@@ -222,12 +222,14 @@ class _Pass:
         last = f"{day.isoformat()}T23:59:59"
         events: list[tuple[str, str]] = []
         due: list[tuple[str, str]] = []
+        routine: list[tuple[str, str]] = []
         ahead: list[tuple[str, str]] = []
         before = f"{(day - timedelta(days=1)).isoformat()}T23:59:59"
         for source in self.sources:
             carries = getattr(source, "carries_over", False)  # optional: listed until done (to-dos)
             found = source.occurrences(self.tx, zone, "" if carries else before, last, household=me.household)
-            (due if carries else events).extend(seen(found))
+            section = getattr(source, "section", None)  # optional: a section of its own (recurring)
+            (routine if section == "routine" else due if carries else events).extend(seen(found))
             if source.ahead_days:
                 until = f"{(day + timedelta(days=source.ahead_days)).isoformat()}T23:59:59"
                 ahead.extend(seen(source.occurrences(self.tx, zone, last, until, household=me.household)))
@@ -260,6 +262,7 @@ class _Pass:
             lang,
             events=sorted(events),
             due=sorted(due),
+            routine=sorted(routine),
             ahead=sorted(ahead),
             shopping=shopping,
             folded=folded,

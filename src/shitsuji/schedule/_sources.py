@@ -20,11 +20,19 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Protocol
 
-from ..household import next_occurrence
+from ..household import Recurrence, next_occurrence
 from ..privacy import member_of_scope
 from ..store import Database, Tx
 
-__all__ = ["SOURCES", "AnniversarySource", "EventSource", "Occurrence", "Source", "TodoSource"]
+__all__ = [
+    "SOURCES",
+    "AnniversarySource",
+    "EventSource",
+    "Occurrence",
+    "RecurringSource",
+    "Source",
+    "TodoSource",
+]
 
 Reader = Database | Tx
 
@@ -46,7 +54,8 @@ class Occurrence:
 class Source(Protocol):
     """Dated things of one kind. ``ahead_days``: how many days ahead the digest lists them too; a source
     may also say ``carries_over = True`` (to-dos): the digest then lists its past ones too, until done;
-    ``all_day = True`` (anniversaries): reminded days ahead (``anniversary_days``), never minutes ahead."""
+    ``all_day = True`` (anniversaries): reminded days ahead (``anniversary_days``), never minutes ahead;
+    ``section = "routine"`` (recurring to-dos): listed by the digest in a section of their own."""
 
     name: str
     ahead_days: int
@@ -66,15 +75,11 @@ class Source(Protocol):
         ...
 
 
-class _TableSource:
-    """A source that is one household table with a local-time column (its rows' ``title`` and ``id``)."""
+class _Rows:
+    """What every source shares: the households of one zone (and of one, or rows created since)."""
 
     name = ""
     ahead_days = 0
-    table = ""
-    column = ""
-    condition = ""  # more SQL the rows must meet
-    owner = "NULL"  # SQL for the row's private owner (NULL: shared) once the table has such a column
 
     def occurrences(
         self,
@@ -86,21 +91,36 @@ class _TableSource:
         created_after: str | None = None,
         household: str | None = None,
     ) -> list[Occurrence]:
-        col = f"x.{self.column}"
-        sql = f"COALESCE(h.time_zone, '') = ? AND {col} > ? AND {col} <= ?{self.condition}"
-        params = [zone, after, until]
+        sql, params = "COALESCE(h.time_zone, '') = ?", [zone]
         if created_after is not None:
             sql += " AND x.created_at > ?"
             params.append(created_after)
         if household is not None:
             sql += " AND x.household = ?"
             params.append(household)
+        return self._found(db, after, until, sql, params)
+
+    def _found(self, db: Reader, after: str, until: str, sql: str, params: list[str]) -> list[Occurrence]:
+        raise NotImplementedError
+
+
+class _TableSource(_Rows):
+    """A source that is one household table with a local-time column (its rows' ``title``, ``id`` and
+    ``scope``: a member's own scope makes the row theirs alone)."""
+
+    table = ""
+    column = ""
+    condition = ""  # more SQL the rows must meet
+
+    def _found(self, db: Reader, after: str, until: str, sql: str, params: list[str]) -> list[Occurrence]:
+        col = f"x.{self.column}"
         rows = db.execute(
-            f"SELECT x.household, x.id, x.title, {col}, {self.owner} FROM {self.table} x "
-            f"JOIN households h ON h.name = x.household WHERE {sql} ORDER BY {col}, x.id",
-            params,
+            f"SELECT x.household, x.id, x.title, {col}, x.scope FROM {self.table} x "
+            f"JOIN households h ON h.name = x.household "
+            f"WHERE {sql} AND {col} > ? AND {col} <= ?{self.condition} ORDER BY {col}, x.id",
+            [*params, after, until],
         ).fetchall()
-        return [Occurrence(r[0], self.name, r[1], r[2], r[3], r[4]) for r in rows]
+        return [Occurrence(r[0], self.name, r[1], r[2], r[3], member_of_scope(r[4] or "")) for r in rows]
 
 
 class EventSource(_TableSource):
@@ -113,38 +133,48 @@ class TodoSource(_TableSource):
     """Open to-dos, by their due date or time (done ones are not reminded; they carry over in the digest)."""
 
     name, table, column = "todo", "todos", "due"
-    condition = " AND x.done_at IS NULL"
+    condition = " AND x.done_at IS NULL AND x.recur IS NULL"
     carries_over = True
 
 
-class AnniversarySource:
+class RecurringSource(_Rows):
+    """Recurring to-dos (garbage days …): every occurrence of the rule from the row's ``due`` (the next
+    one not yet done) on, so today's garbage is listed even when last week's was never ticked. The
+    digest gives them a section of their own (``section``); a to-do with a time of day is reminded."""
+
+    name, section = "recurring", "routine"
+
+    def _found(self, db: Reader, after: str, until: str, sql: str, params: list[str]) -> list[Occurrence]:
+        rows = db.execute(
+            "SELECT x.household, x.id, x.title, x.due, x.scope, x.recur FROM todos x "
+            f"JOIN households h ON h.name = x.household WHERE {sql} AND x.done_at IS NULL "
+            "AND x.recur IS NOT NULL AND x.due <= ? ORDER BY x.id",
+            [*params, until],
+        ).fetchall()
+        found = []
+        last = date.fromisoformat(until[:10])
+        for home, ref, title, due, scope, recur in rows:
+            rule = Recurrence.loads(recur)
+            assert rule is not None
+            first = max(date.fromisoformat(due[:10]), date.fromisoformat(after[:10]) if after else last)
+            for day in rule.days(first, last):
+                at = day.isoformat() + due[10:]
+                if after < at <= until:
+                    found.append(Occurrence(home, self.name, ref, title, at, member_of_scope(scope or "")))
+        return sorted(found, key=lambda o: (o.at, o.ref))
+
+
+class AnniversarySource(_Rows):
     """Each anniversary's next occurrence as an all-day one; a private anniversary is its owner's only."""
 
     name, ahead_days, all_day = "anniversary", 7, True
 
-    def occurrences(
-        self,
-        db: Reader,
-        zone: str,
-        after: str,
-        until: str,
-        *,
-        created_after: str | None = None,
-        household: str | None = None,
-    ) -> list[Occurrence]:
+    def _found(self, db: Reader, after: str, until: str, sql: str, params: list[str]) -> list[Occurrence]:
         first = date.fromisoformat((after or until)[:10])
-        last = date.fromisoformat(until[:10])
-        sql, params = "COALESCE(h.time_zone, '') = ?", [zone]
-        days = _month_days(first, last)
+        days = _month_days(first, date.fromisoformat(until[:10]))
         if days is not None:  # a short window (the usual): only the rows whose month and day fall in it
             sql += f" AND substr(x.day, 6) IN ({','.join('?' * len(days))})"
-            params += days
-        if created_after is not None:
-            sql += " AND x.created_at > ?"
-            params.append(created_after)
-        if household is not None:
-            sql += " AND x.household = ?"
-            params.append(household)
+            params = [*params, *days]
         rows = db.execute(
             "SELECT x.household, x.id, x.title, x.day, x.scope FROM anniversaries x "
             f"JOIN households h ON h.name = x.household WHERE {sql} ORDER BY x.id",
@@ -176,4 +206,4 @@ def _month_days(first: date, last: date) -> list[str] | None:
     return out
 
 
-SOURCES: tuple[Source, ...] = (EventSource(), TodoSource(), AnniversarySource())
+SOURCES: tuple[Source, ...] = (EventSource(), TodoSource(), RecurringSource(), AnniversarySource())

@@ -166,7 +166,7 @@ class Backend:
         data["state"] = self.state(p)
         row = p.input.get("id")
         if isinstance(row, str) and p.household:
-            data["subject"] = self.store.title_of(p.household, row)
+            data["subject"] = self.store.title_of(p.household, row, viewer=p.owner)
         return data
 
     def state(self, p: Proposal) -> str:

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 # tool: (what approving does ja / en, what was done ja / en)
 DOMAIN_LINES: dict[str, tuple[str, str, str, str]] = {
+    "add_recurring_todo": (
+        "くり返しのToDo「{title}」({repeat})を追加",
+        "Add the recurring to-do “{title}” ({repeat})",
+        "くり返しのToDo「{title}」を追加しました。",
+        "Added the recurring to-do “{title}”.",
+    ),
     "add_anniversary": (
         "記念日「{title}」({date})を追加",
         "Add the anniversary “{title}” ({date})",

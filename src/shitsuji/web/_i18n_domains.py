@@ -34,6 +34,8 @@ DOMAIN_TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "recipe_tags": ("タグ(任意)", "Tags (optional)"),
     "recipe_steps": ("手順", "Steps"),
     "recipe_source": ("出典", "Source"),
+    "tool_add_recurring_todo": ("くり返しのToDoの追加", "adding a recurring to-do"),
+    "todo_repeat": ("くり返し", "Repeats"),
     "tool_list_recipes": ("レシピ", "the recipes"),
     "tool_find_recipes": ("作れる料理", "what can be made"),
     "tool_add_recipe": ("レシピの追加", "saving a recipe"),
