@@ -21,12 +21,13 @@ from ..errors import UserInputError
 from ._anniversaries import AnniversaryStore
 from ._deps import Ctx
 from ._money import MoneyStore
+from ._nisa import NisaStore
 from ._recipes import RecipeStore
 from ._records import ShoppingItem
 from ._store import HouseholdStore
 from ._values import month_of
 
-Panel = Literal["shopping", "calendar", "todos", "budget", "anniversaries", "recipes"]
+Panel = Literal["shopping", "calendar", "todos", "budget", "anniversaries", "recipes", "nisa"]
 PANELS: tuple[Panel, ...] = get_args(Panel)
 LABEL_PREFIX = "household."
 RECENTLY_DONE = 5
@@ -72,7 +73,7 @@ class ShoppingList(UiEffect):
 @tool(effect="write", summary=lambda a: f"{a['name']} パネルを開く")
 def open_panel(ctx: Ctx, name: Panel) -> ToolOutput:
     """Open a panel beside the chat (shopping, calendar, todos, budget, anniversaries,
-    recipes) when the person asks
+    recipes, nisa) when the person asks
     for panel work."""
     return ToolOutput(f"the {name} panel is open", effects=(OpenPanel(name),))
 
@@ -86,6 +87,8 @@ def panel_view(
     if name == "anniversaries":
         coming = AnniversaryStore(store.database).upcoming(household, viewer, today)
         return {"panel": name, "anniversaries": [u.to_json() for u in coming]}
+    if name == "nisa":
+        return nisa_view(NisaStore(store.database), household, viewer, today.year)
     if name == "recipes":
         return {
             "panel": name,
@@ -130,4 +133,20 @@ def budget(store: HouseholdStore, household: str, month: str | None, today: date
         "expenses": rows,
         "total_yen": sum(r["amount_yen"] for r in rows),
         "by_category": dict(sorted(by_category.items(), key=lambda kv: -kv[1])),
+    }
+
+
+def nisa_view(nisa: NisaStore, household: str, viewer: str, year: int) -> dict[str, Any]:
+    """The NISA panel: ``viewer``'s own room this year and for life (never the other member's), the
+    holdings they see, and this year's purchases they see (their own first)."""
+    bought = sorted(
+        nisa.contributions(household, viewer, year=year), key=lambda c: (c.owner != viewer, c.day)
+    )
+    return {
+        "panel": "nisa",
+        "year": year,
+        "allowance": nisa.allowance(household, viewer, year).to_json(),
+        "holdings": [h.to_json() for h in nisa.holdings(household, viewer)],
+        "holdings_yen": sum(h.value_yen for h in nisa.holdings(household, viewer) if h.owner == viewer),
+        "contributions": [{**c.to_json(), "mine": c.owner == viewer} for c in bought],
     }

@@ -289,6 +289,14 @@ class Backend:
 
     # -- proposals ----------------------------------------------------------
 
+    def propose(self, member: Member, tool_name: str, arguments: dict[str, Any]) -> Proposal:
+        """A card for ``member`` to approve, of one of the butler's write tools (a panel's money
+        write: NISA); the arguments are checked as the model's are."""
+        found = self.butler.toolbox.get(tool_name)
+        if found is None or found.effect != "write":
+            raise NotFoundError(f"no write tool named {tool_name!r}")
+        return self.butler.proposals.propose(found, arguments, self.context(member))
+
     def proposal(self, member: Member, proposal_id: str) -> Proposal:
         return self.service.proposal(self.context(member), proposal_id)
 

@@ -100,10 +100,10 @@ DOMAIN_LINES: dict[str, tuple[str, str, str, str]] = {
         "Updated the holding.",
     ),
     "remove_nisa_contribution": (
-        "NISAの購入記録を削除",
-        "Remove a NISA purchase",
-        "NISAの購入記録を削除しました。",
-        "Removed the NISA purchase.",
+        "NISAの購入記録「{subject}」を削除",
+        "Remove the NISA purchase of “{subject}”",
+        "NISAの購入記録「{subject}」を削除しました。",
+        "Removed the NISA purchase of “{subject}”.",
     ),
     "request_feature": (
         "アプリへの要望「{title}」をGitHubに登録(外部に送信)",
