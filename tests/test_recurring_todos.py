@@ -9,7 +9,7 @@ from datetime import date
 
 import pytest
 
-from shitsuji.agent import DEFAULT_POLICIES
+from shitsuji.agent import DEFAULT_POLICIES, Proposals
 from shitsuji.errors import NotFoundError, UserInputError
 from shitsuji.household import HouseholdStore, Recurrence, butler_toolbox, count_index, panel_view
 from shitsuji.memory import MemoryEngine
@@ -124,3 +124,13 @@ def test_a_card_about_a_row_names_it_for_the_speaker_only(
     assert remove.summary({"id": event.id}, wife) == "予定 「歯医者」 を削除"
     assert complete.summary({"id": todo.id}, wife) == "ToDo 「ゴミ出し」 を完了にする"
     assert remove.summary({"id": secret.id}, wife) == f"予定 {secret.id} を削除"  # not hers to name
+
+
+def test_the_stored_card_that_line_and_the_terminal_show_names_the_row(
+    store: HouseholdStore, engine: MemoryEngine
+) -> None:
+    event = store.add_event("futari", "歯医者", "2026-01-06T10:00", by="wife")
+    tool = BOX.get("remove_event")
+    assert tool is not None
+    proposal = Proposals(store.database).propose(tool, {"id": event.id}, ctx(store, engine, "wife"))
+    assert proposal.summary == "予定 「歯医者」 を削除" and proposal.input == {"id": event.id}
