@@ -63,3 +63,17 @@ def test_a_private_event_or_todo_is_reminded_to_its_owner_only(target: str) -> N
         assert [n.text for n in Notifications(home.db).of_member("futari", "wife")] == [
             "⏰ 12/1 11:00 歯医者"
         ]
+
+
+def test_the_digests_routine_section_in_both_languages() -> None:
+    from datetime import date
+
+    from shitsuji.schedule._words import digest_text
+
+    pairs = {"events": [], "due": [], "ahead": [], "shopping": [], "folded": []}
+    routine = [("2026-11-30", "燃えるゴミ"), ("2026-11-30T07:45", "Recycling")]
+    en = digest_text(date(2026, 11, 30), "en", routine=routine, **pairs)
+    assert "🗑 Today's garbage days and routines\n・燃えるゴミ\n・07:45 Recycling" in en
+    ja = digest_text(date(2026, 11, 30), "ja", routine=routine, **pairs)
+    assert "🗑 今日のゴミの日・くり返しのやること\n・燃えるゴミ\n・07:45 Recycling" in ja
+    assert "今日の予定ややることはありません" not in ja
