@@ -142,11 +142,12 @@ def nisa_view(nisa: NisaStore, household: str, viewer: str, year: int) -> dict[s
     bought = sorted(
         nisa.contributions(household, viewer, year=year), key=lambda c: (c.owner != viewer, c.day)
     )
+    held = nisa.holdings(household, viewer)
     return {
         "panel": "nisa",
         "year": year,
         "allowance": nisa.allowance(household, viewer, year).to_json(),
-        "holdings": [h.to_json() for h in nisa.holdings(household, viewer)],
-        "holdings_yen": sum(h.value_yen for h in nisa.holdings(household, viewer) if h.owner == viewer),
+        "holdings": [h.to_json() for h in held],
+        "holdings_yen": sum(h.value_yen for h in held if h.owner == viewer),
         "contributions": [{**c.to_json(), "mine": c.owner == viewer} for c in bought],
     }
