@@ -135,3 +135,28 @@ def test_who_paid_more_is_answered_from_data_and_a_new_split_is_a_card(site: Lin
     card = messages_to(site, WIFE)[-1]
     assert card["type"] == "template" and "負担割合を 6:4" in card["template"]["text"]
     assert MoneyStore(site.backend.store.database).split("futari") == (1, 1)  # not before approval
+
+
+def test_a_removal_card_on_line_names_the_event_not_its_id(site: LineSite) -> None:
+    event = site.backend.store.add_event("futari", "歯医者", "2026-12-03T10:00", by="wife")
+    site.script.then(tool_use_response(("toolu_r", "remove_event", {"id": event.id})))
+    site.say(WIFE, "歯医者の予定を消して")
+    site.settled()
+    [card] = messages_to(site, WIFE)
+    assert "「歯医者」" in card["template"]["text"] and event.id not in card["template"]["text"]
+    assert [e.title for e in site.backend.store.events("futari")] == ["歯医者"]  # a card: nothing yet
+    assert "承認しました" in tap(site, WIFE, buttons(site, WIFE)["承認"])
+    assert site.backend.store.events("futari") == []
+
+
+def test_a_garbage_day_is_added_on_line_as_a_card(site: LineSite) -> None:
+    arguments = {"title": "燃えるゴミ", "weekdays": ["mon", "thu"]}
+    site.script.then(tool_use_response(("toolu_g", "add_recurring_todo", arguments)))
+    site.say(WIFE, "燃えるゴミは毎週月曜と木曜")
+    site.settled()
+    [card] = messages_to(site, WIFE)
+    assert "燃えるゴミ（毎週月・木）をくり返しのToDoに追加" in card["template"]["text"]
+    assert site.backend.store.todos("futari") == []
+    tap(site, WIFE, buttons(site, WIFE)["承認"])
+    [todo] = site.backend.store.todos("futari")
+    assert todo.repeat is not None and todo.repeat.describe("ja") == "毎週月・木"

@@ -90,3 +90,53 @@ def test_every_money_write_is_a_card_on_every_channel() -> None:
     assert writes == ["add_nisa_contribution", "set_nisa_holding", "remove_nisa_contribution"]
     for channel, policy in DEFAULT_POLICIES.items():
         assert not any(policy.may_auto_run(name, tainted=False) for name in writes), channel
+
+
+def _waiting_on_locks(target: str) -> int:
+    import psycopg
+
+    with psycopg.connect(target, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_two_purchases_at_once_never_pass_a_limit_together(target: str, nisa: NisaStore) -> None:
+    """Two 700,000 yen purchases into a 1,200,000 frame at the same moment: one is refused. On PostgreSQL
+    a third session holds back every insert until both purchases have read the room (so without the
+    member's row taken ``FOR UPDATE`` both would pass); SQLite's writes take turns."""
+    import threading
+    import time
+
+    outcomes: list[str] = []
+    start = threading.Barrier(3, timeout=120)
+
+    def buy(fund: str) -> None:
+        start.wait()
+        try:
+            nisa.contribute("futari", "tsumitate", fund, 700_000, "2026-03-01", by="wife")
+            outcomes.append("ok")
+        except UserInputError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=buy, args=(f,)) for f in ("全世界株式", "S&P500")]
+    for t in threads:
+        t.start()
+    if target.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(target) as holder:
+            holder.execute("LOCK TABLE nisa_contributions IN SHARE MODE")  # reads pass, inserts wait
+            start.wait()
+            deadline = time.monotonic() + 120
+            while _waiting_on_locks(target) < 2:  # both purchases are inside, waiting
+                assert time.monotonic() < deadline, "the purchases never reached the lock"
+                time.sleep(0.05)
+            holder.commit()
+    else:
+        start.wait()
+    for t in threads:
+        t.join(timeout=120)
+    assert sorted(outcomes) == ["ok", "refused"]
+    assert nisa.allowance("futari", "wife", 2026).used["tsumitate"] == 700_000

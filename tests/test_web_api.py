@@ -928,6 +928,7 @@ def test_the_openapi_schema_documents_every_endpoint_for_members_only(site: Site
         ("GET", "/api/panels/{name}"),
         ("PUT", "/api/panel"),
         ("POST", "/api/panel-actions"),
+        ("POST", "/api/nisa/cards"),
         ("POST", "/api/invitations"),
         ("POST", "/api/join"),
         ("PUT", "/api/password"),

@@ -110,8 +110,8 @@ def operations(running: Running) -> list[APIOperation]:
 def test_the_schema_covers_the_api_but_the_event_stream(running: Running) -> None:
     labels = {op.label for op in operations(running)}
     assert (
-        len(labels) == 34 and "GET /api/events" not in labels
-    )  # 27 + notifications, read, reminders GET/PUT + DELETE /api/line, POST /api/password/reset, pictures
+        len(labels) == 35 and "GET /api/events" not in labels
+    )  # 27 + notifications, read, reminders GET/PUT + DELETE /api/line, POST /api/password/reset, pictures, /api/nisa/cards
     assert {"GET /api/audit", "GET /api/line", "POST /api/line/code"} <= labels
     assert {
         "POST /api/chat",

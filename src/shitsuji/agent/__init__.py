@@ -26,7 +26,7 @@ from ._service import (
     Turn,
     TurnEvent,
 )
-from ._tools import Effect, Tool, Toolbox, ToolContext, ToolInputError, ToolOutput, UiEffect, tool
+from ._tools import Effect, NamesRows, Tool, Toolbox, ToolContext, ToolInputError, ToolOutput, UiEffect, tool
 
 __all__ = [
     "AGENT_SCHEMA",
@@ -56,6 +56,7 @@ __all__ = [
     "ModelNotConfigured",
     "ModelNotes",
     "ModelStep",
+    "NamesRows",
     "Proposal",
     "ProposalMade",
     "ProposalStep",

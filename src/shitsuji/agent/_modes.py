@@ -39,7 +39,8 @@ ROUTER_PROMPT = (
     "chat — greetings, thanks, small talk;\n"
     "info — a question that needs facts or current information;\n"
     "engineer — programming or technical troubleshooting;\n"
-    "task — anything to do, add, change, plan or look up in the household (shopping, events, to-dos, expenses,\n"
+    "task — anything to do, add, change, plan or look up in the household (shopping, events, to-dos and\n"
+    "recurring ones such as garbage days/ゴミの日, expenses,\n"
     "recipes/meals, anniversaries/記念日, NISA, requests for the app).\n"
     "If unsure, answer task."
 )

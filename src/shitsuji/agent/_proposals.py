@@ -163,7 +163,7 @@ class Proposals:
             tool=tool.name,
             input=checked,
             input_hash=arguments_hash(tool.name, checked),
-            summary=sanitize(tool.summary(checked)).text,  # shown to people on the card
+            summary=sanitize(tool.summary(checked, ctx)).text,  # shown to people on the card
             owner=ctx.user,
             household=ctx.household,
             channel=ctx.channel,

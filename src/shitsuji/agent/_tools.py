@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Generic, Literal, TypeVar, get_origin, get_type_hints
+from typing import Any, Generic, Literal, Protocol, TypeVar, get_origin, get_type_hints, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -37,6 +37,14 @@ class ToolInputError(UserInputError):
 
 
 Deps = TypeVar("Deps", covariant=True)
+
+
+@runtime_checkable
+class NamesRows(Protocol):
+    """Dependencies that can name a row by its id for a viewer (an event's title …), so that a card
+    about ``id`` says what it is about on every channel; None when the viewer cannot see it."""
+
+    def name_of(self, household: str, row_id: str, viewer: str) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +137,13 @@ class Tool:
             return ctx.scope
         return shared_scope(ctx.household)
 
-    def summary(self, arguments: dict[str, Any]) -> str:
-        """One line for a confirmation card."""
+    def summary(self, arguments: dict[str, Any], ctx: ToolContext[Any] | None = None) -> str:
+        """One line for a confirmation card; with ``ctx`` whose deps name rows, the row an ``id``
+        argument points to is shown by its name (the arguments themselves keep the id)."""
+        row = arguments.get("id")
+        if isinstance(row, str) and ctx is not None and ctx.household and isinstance(ctx.deps, NamesRows):
+            name = ctx.deps.name_of(ctx.household, row, ctx.user)
+            arguments = {**arguments, "id": f"「{name}」"} if name else arguments
         if self.summarize is not None:
             return self.summarize(arguments)
         shown = ", ".join(f"{k}={v}" for k, v in arguments.items() if v is not None)

@@ -85,6 +85,12 @@ def set_(
     lead: Annotated[
         int | None, typer.Option("--lead", help="Minutes before an event or due time (0-1440).")
     ] = None,
+    anniversary_days: Annotated[
+        int | None,
+        typer.Option(
+            "--anniversary-days", help="Days before an anniversary, at the digest time (0: none; 0-30)."
+        ),
+    ] = None,
     digest: Annotated[bool | None, typer.Option("--digest/--no-digest", help="The morning digest.")] = None,
     digest_at: Annotated[
         str | None, typer.Option("--digest-at", help="Household-local time of the digest, HH:MM.")
@@ -103,6 +109,7 @@ def set_(
     for name, value in (
         ("reminders", reminders),
         ("lead_minutes", lead),
+        ("anniversary_days", anniversary_days),
         ("digest", digest),
         ("digest_at", digest_at),
     ):
@@ -125,7 +132,8 @@ def set_(
         return
     quiet_text = f"{now.quiet_from}-{now.quiet_to}" if now.quiet_from else "none"
     console.print(
-        f"{member}: reminders {'on' if now.reminders else 'off'} ({now.lead_minutes} min before), "
+        f"{member}: reminders {'on' if now.reminders else 'off'} ({now.lead_minutes} min before, "
+        f"anniversaries {now.anniversary_days} days before), "
         f"digest {'on' if now.digest else 'off'} at {now.digest_at}, quiet hours {quiet_text}"
     )
 

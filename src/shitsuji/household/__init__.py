@@ -26,7 +26,9 @@ __all__ = [
     "NISA_TOOLS",
     "PANELS",
     "RECIPE_TOOLS",
+    "ROUTINE_TOOLS",
     "TOOLS",
+    "WEEKDAY_NAMES",
     "Allowance",
     "Anniversary",
     "AnniversaryList",
@@ -57,6 +59,7 @@ __all__ = [
     "PanelAction",
     "Recipe",
     "RecipeStore",
+    "Recurrence",
     "Settlement",
     "ShoppingItem",
     "ShoppingList",
@@ -85,6 +88,7 @@ __all__ = [
     "parse_ratio",
     "prompt_tokens_benchmark",
     "request_tool",
+    "rule_of",
     "shares",
 ]
 
@@ -119,6 +123,8 @@ if TYPE_CHECKING:
     from ._recipes import Ingredient, Match, Recipe, RecipeStore, ingredient_key, parse_ingredients
     from ._records import Counts, Event, Expense, Household, ShoppingItem, Todo
     from ._requests import Issue, IssueTracker, IssueTrackerError, request_tool
+    from ._recurrence import WEEKDAY_NAMES, Recurrence
+    from ._routine_tools import ROUTINE_TOOLS, rule_of
     from ._schema import HOUSEHOLD_SCHEMA
     from ._store import HOUSEHOLD_CHANNEL, HouseholdStore
     from ._tools import TOOLS, household_toolbox
@@ -188,6 +194,10 @@ __getattr__ = lazy_exports(
         "Household": "._records",
         "ShoppingItem": "._records",
         "Todo": "._records",
+        "Recurrence": "._recurrence",
+        "ROUTINE_TOOLS": "._routine_tools",
+        "rule_of": "._routine_tools",
+        "WEEKDAY_NAMES": "._recurrence",
         "GitHubSettings": "._github",
         "Issue": "._requests",
         "IssueTracker": "._requests",

@@ -178,17 +178,17 @@ def apply(store: HouseholdStore, household: str, action: PanelAction, *, by: str
         event = store.add_event(household, action.title, action.start, _empty(action.end), action.note, by=by)
         return Applied(name, event.to_json())
     if isinstance(action, RemoveEvent):
-        return Applied(name, store.remove_event(household, action.id).to_json())
+        return Applied(name, store.remove_event(household, action.id, viewer=by).to_json())
     if isinstance(action, AddTodo):
         return Applied(name, store.add_todo(household, action.title, _empty(action.due), by=by).to_json())
     if isinstance(action, CompleteTodo):
         if action.done:
             todo, changed = store.complete_todo(household, action.id, by=by)
         else:
-            todo, changed = store.reopen_todo(household, action.id)
+            todo, changed = store.reopen_todo(household, action.id, viewer=by)
         return Applied(name, todo.to_json(), changed)
     if isinstance(action, RemoveTodo):
-        return Applied(name, store.remove_todo(household, action.id).to_json())
+        return Applied(name, store.remove_todo(household, action.id, viewer=by).to_json())
     if isinstance(action, AddExpense):
         expense = store.add_expense(
             household, action.amount, action.category, action.note, _empty(action.date), by=by

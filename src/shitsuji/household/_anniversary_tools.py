@@ -17,7 +17,7 @@ from ..agent import ToolOutput, UiEffect, tool
 from ._anniversaries import AnniversaryStore, Upcoming
 from ._deps import Ctx
 from ._edit_tools import joined
-from ._tools import Day, Note, RowId, Title, _household, _json, _md
+from ._tools import Day, Note, Private, RowId, Title, _household, _json, _md
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,14 +30,6 @@ class AnniversaryList(UiEffect):
 def anniversaries_of(ctx: Ctx) -> tuple[AnniversaryStore, str]:
     store, household = _household(ctx)
     return AnniversaryStore(store.database, clock=store.clock), household
-
-
-Private = Annotated[
-    bool,
-    Field(
-        description="True: only the speaker sees it (e.g. a surprise); shared with the household otherwise."
-    ),
-]
 
 
 @tool(effect="read")

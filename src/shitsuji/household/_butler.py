@@ -40,6 +40,7 @@ from ._nisa_tools import NISA_TOOLS
 from ._panels import open_panel
 from ._recipe_tools import RECIPE_TOOLS
 from ._records import Household
+from ._routine_tools import ROUTINE_TOOLS
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HouseholdStore
 from ._tools import household_toolbox
@@ -57,6 +58,7 @@ DOMAIN_TOOLS = (
     *RECIPE_TOOLS,
     *NISA_TOOLS,
     *MONEY_TOOLS,
+    *ROUTINE_TOOLS,
 )  # the domains beyond the twelve: each in its own module
 
 

@@ -22,6 +22,10 @@ class HouseholdDeps:
     # members) reads it from here rather than again (each statement is a round trip on PostgreSQL)
     home: Household | None = None
 
+    def name_of(self, household: str, row_id: str, viewer: str) -> str | None:
+        """What a card about ``row_id`` calls it (only what ``viewer`` sees): ``agent.NamesRows``."""
+        return self.store.title_of(household, row_id, viewer=viewer)
+
     def member(
         self, user: str, channel: str, *, household: str | None = None, conversation: str | None = None
     ) -> ToolContext[HouseholdDeps]:

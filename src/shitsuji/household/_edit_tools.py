@@ -49,7 +49,8 @@ def edit_event(
 ) -> str:
     """Change an event's title, time or note (the id comes from list_events); omitted fields stay."""
     store, household = _household(ctx)
-    event = _edit_event(store, household, id, **_given(title=title, start=start, end=end, note=note))
+    changes = _given(title=title, start=start, end=end, note=note)
+    event = _edit_event(store, household, id, viewer=ctx.user, **changes)
     return f"changed event {event.title} at {_span(event.start, event.end)}"
 
 
@@ -57,7 +58,7 @@ def edit_event(
 def remove_event(ctx: Ctx, id: RowId) -> str:
     """Remove an event from the household's calendar (the id comes from list_events)."""
     store, household = _household(ctx)
-    return f"removed event {store.remove_event(household, id).title}"
+    return f"removed event {store.remove_event(household, id, viewer=ctx.user).title}"
 
 
 def _expense_summary(a: dict[str, Any]) -> str:

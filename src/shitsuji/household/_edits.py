@@ -28,10 +28,12 @@ def edit_event(
     start: str | None = None,
     end: str | None = _UNSET,
     note: str | None = _UNSET,
+    viewer: str | None = None,
 ) -> Event:
-    """Change an event's title, start, end (None or "": no end) or note (None or "": none)."""
+    """Change an event's title, start, end (None or "": no end) or note (None or "": none); with a
+    ``viewer``, only an event they see."""
     with store._changing(household) as tx:
-        old = Event(*store._one(tx, _EVENT, "events", household, event_id, "event"))
+        old = Event.of_row(store._one(tx, _EVENT, "events", household, event_id, "event", viewer))
         new = Event(
             old.id,
             check_text(title, "event title") if title is not None else old.title,
@@ -40,6 +42,7 @@ def edit_event(
             old.note if note is _UNSET else check_note(note),
             old.added_by,
             old.created_at,
+            old.private,
         )
         if new.end is not None and new.end < new.start:
             raise UserInputError(f"end {new.end} is before start {new.start}: give an end after the start")

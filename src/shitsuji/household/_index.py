@@ -27,7 +27,7 @@ def count_index(
     With a ``viewer``, what only they may see joins the line: the anniversaries (shared and
     their own) and the next one, so "次の記念日は？" needs no tool call.
     """
-    counts = store.counts(household, today)
+    counts = store.counts(household, today, viewer=viewer)
     line = format_counts(counts, lang=lang)
     if viewer is None:
         return line

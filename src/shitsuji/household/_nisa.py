@@ -35,46 +35,38 @@ LIMITS: Final = {
     "growth_lifetime": 12_000_000,
 }
 FRAME_JA: Final = {"tsumitate": "つみたて投資枠", "growth": "成長投資枠"}
-_CONTRIBUTION = "id, owner, frame, fund, amount_yen, day, scope, added_by, created_at"
-_HOLDING = "id, owner, frame, fund, value_yen, as_of, scope, added_by, created_at"
-
-
-def _scoped_json(row: Contribution | Holding) -> dict[str, Any]:
-    """A row's JSON: ``shared`` instead of its scope."""
-    shown = {k: v for k, v in asdict(row).items() if k != "scope"}
-    return {**shown, "shared": "/user/" not in row.scope}
+_CONTRIBUTION = "id, owner, frame, fund, scope, added_by, created_at, amount_yen, day"  # the fields' order
+_HOLDING = "id, owner, frame, fund, scope, added_by, created_at, value_yen, as_of"
 
 
 @dataclass(frozen=True, slots=True)
-class Contribution:
+class _Owned:
+    """What a purchase and a holding share: whose account, which frame and fund, and who sees it."""
+
     id: str
     owner: str
     frame: str
     fund: str
+    scope: str
+    added_by: str
+    created_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The row's JSON: ``shared`` instead of its scope."""
+        shown = {k: v for k, v in asdict(self).items() if k != "scope"}
+        return {**shown, "shared": "/user/" not in self.scope}
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution(_Owned):
     amount_yen: int
     day: str
-    scope: str
-    added_by: str
-    created_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        return _scoped_json(self)
 
 
 @dataclass(frozen=True, slots=True)
-class Holding:
-    id: str
-    owner: str
-    frame: str
-    fund: str
+class Holding(_Owned):
     value_yen: int
     as_of: str
-    scope: str
-    added_by: str
-    created_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        return _scoped_json(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +81,17 @@ class Allowance:
 
     @property
     def left(self) -> dict[str, int]:
-        lifetime_left = LIMITS["lifetime"] - self.lifetime_used
+        """The room in each frame this year and for life: each the smallest of the limits it falls
+        under (a frame's year, the lifetime, and for growth its own lifetime), never below zero."""
+        lifetime = LIMITS["lifetime"] - self.lifetime_used
         growth_for_life = LIMITS["growth_lifetime"] - self.growth_lifetime_used
-        return {
-            "tsumitate": max(0, min(LIMITS["tsumitate"] - self.used["tsumitate"], lifetime_left)),
-            "growth": max(0, min(LIMITS["growth"] - self.used["growth"], lifetime_left, growth_for_life)),
-            "lifetime": max(0, lifetime_left),
-            "growth_lifetime": max(0, min(growth_for_life, lifetime_left)),
+        caps: dict[str, tuple[int, ...]] = {
+            "tsumitate": (LIMITS["tsumitate"] - self.used["tsumitate"], lifetime),
+            "growth": (LIMITS["growth"] - self.used["growth"], lifetime, growth_for_life),
+            "lifetime": (lifetime,),
+            "growth_lifetime": (growth_for_life, lifetime),
         }
+        return {name: max(0, min(limits)) for name, limits in caps.items()}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -138,18 +133,17 @@ class NisaStore(DomainStore):
         frame, fund, amount = check_frame(frame), check_text(fund, "fund"), check_yen(amount_yen)
         when = parse_day(day, "date")
         own_shared, own = visible_scopes(household, by)
+        scope = own_shared if shared else own
         row = Contribution(
-            "n_" + secrets.token_hex(4),
-            by,
-            frame,
-            fund,
-            amount,
-            when,
-            own_shared if shared else own,
-            by,
-            self._stamp(),
+            "n_" + secrets.token_hex(4), by, frame, fund, scope, by, self._stamp(), amount, when
         )
         with changing(self.db, household) as tx:
+            # one purchase of a member at a time: on PostgreSQL two at once would each read the room
+            # before the other's row exists (SQLite's writes already take turns)
+            lock = " FOR UPDATE" if self.db.dialect == "postgresql" else ""
+            tx.execute(
+                f'SELECT 1 FROM household_members WHERE household = ? AND "user" = ?{lock}', (household, by)
+            )
             room = self._allowance(tx, household, by, int(when[:4])).left
             if amount > room[frame]:
                 raise UserInputError(
@@ -177,10 +171,8 @@ class NisaStore(DomainStore):
         frame, fund = check_frame(frame), check_text(fund, "fund")
         value = 0 if value_yen == 0 else check_yen(value_yen)
         own_shared, own = visible_scopes(household, by)
-        row = Holding(
-            "h_" + secrets.token_hex(4), by, frame, fund, value, parse_day(as_of, "date"),
-            own_shared if shared else own, by, self._stamp(),
-        )  # fmt: skip
+        scope, day = own_shared if shared else own, parse_day(as_of, "date")
+        row = Holding("h_" + secrets.token_hex(4), by, frame, fund, scope, by, self._stamp(), value, day)
         with changing(self.db, household) as tx:
             tx.execute(
                 "DELETE FROM nisa_holdings WHERE household = ? AND owner = ? AND frame = ? AND fund = ?",

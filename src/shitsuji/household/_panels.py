@@ -21,12 +21,13 @@ from ..errors import UserInputError
 from ._anniversaries import AnniversaryStore
 from ._deps import Ctx
 from ._money import MoneyStore
+from ._nisa import NisaStore
 from ._recipes import RecipeStore
 from ._records import ShoppingItem
 from ._store import HouseholdStore
 from ._values import month_of
 
-Panel = Literal["shopping", "calendar", "todos", "budget", "anniversaries", "recipes"]
+Panel = Literal["shopping", "calendar", "todos", "budget", "anniversaries", "recipes", "nisa"]
 PANELS: tuple[Panel, ...] = get_args(Panel)
 LABEL_PREFIX = "household."
 RECENTLY_DONE = 5
@@ -72,7 +73,7 @@ class ShoppingList(UiEffect):
 @tool(effect="write", summary=lambda a: f"{a['name']} パネルを開く")
 def open_panel(ctx: Ctx, name: Panel) -> ToolOutput:
     """Open a panel beside the chat (shopping, calendar, todos, budget, anniversaries,
-    recipes) when the person asks
+    recipes, nisa) when the person asks
     for panel work."""
     return ToolOutput(f"the {name} panel is open", effects=(OpenPanel(name),))
 
@@ -86,6 +87,8 @@ def panel_view(
     if name == "anniversaries":
         coming = AnniversaryStore(store.database).upcoming(household, viewer, today)
         return {"panel": name, "anniversaries": [u.to_json() for u in coming]}
+    if name == "nisa":
+        return nisa_view(NisaStore(store.database), household, viewer, today.year)
     if name == "recipes":
         return {
             "panel": name,
@@ -94,9 +97,12 @@ def panel_view(
     if name == "shopping":
         return {"panel": name, "items": [i.to_json() for i in store.shopping_items(household)]}
     if name == "calendar":
-        return {"panel": name, "events": [e.to_json() for e in store.events(household, today, None)]}
+        return {
+            "panel": name,
+            "events": [e.to_json() for e in store.events(household, today, None, viewer=viewer)],
+        }
     if name == "todos":  # the open ones, then the last few done (to reopen one ticked by mistake)
-        every = store.todos(household, include_done=True)
+        every = store.todos(household, include_done=True, viewer=viewer)
         done = sorted((t for t in every if t.done), key=lambda t: t.done_at or "", reverse=True)
         shown = [t for t in every if not t.done] + done[:RECENTLY_DONE]
         return {"panel": name, "todos": [t.to_json() for t in shown]}
@@ -127,4 +133,21 @@ def budget(store: HouseholdStore, household: str, month: str | None, today: date
         "expenses": rows,
         "total_yen": sum(r["amount_yen"] for r in rows),
         "by_category": dict(sorted(by_category.items(), key=lambda kv: -kv[1])),
+    }
+
+
+def nisa_view(nisa: NisaStore, household: str, viewer: str, year: int) -> dict[str, Any]:
+    """The NISA panel: ``viewer``'s own room this year and for life (never the other member's), the
+    holdings they see, and this year's purchases they see (their own first)."""
+    bought = sorted(
+        nisa.contributions(household, viewer, year=year), key=lambda c: (c.owner != viewer, c.day)
+    )
+    held = nisa.holdings(household, viewer)
+    return {
+        "panel": "nisa",
+        "year": year,
+        "allowance": nisa.allowance(household, viewer, year).to_json(),
+        "holdings": [h.to_json() for h in held],
+        "holdings_yen": sum(h.value_yen for h in held if h.owner == viewer),
+        "contributions": [{**c.to_json(), "mine": c.owner == viewer} for c in bought],
     }

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..privacy import member_scope, shared_scope
+from ..privacy import member_of_scope, member_scope, shared_scope
+from ._recurrence import Recurrence
 
 
 def _compact(row: Any) -> dict[str, Any]:
@@ -68,9 +69,21 @@ class Event:
     note: str | None
     added_by: str
     created_at: str
+    private: bool = False  # only ``added_by`` sees it (and is reminded of it)
+
+    @classmethod
+    def of_row(cls, row: tuple[Any, ...]) -> Event:
+        """From the columns ``_EVENT`` names (the last is the scope)."""
+        id_, title, start, end, note, added_by, created_at, scope = row
+        return cls(
+            id_, title, start, end, note, added_by, created_at, member_of_scope(scope or "") is not None
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return _compact(self)
+        shown = _compact(self)
+        if not self.private:
+            del shown["private"]
+        return shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,13 +95,27 @@ class Todo:
     done_by: str | None
     added_by: str
     created_at: str
+    private: bool = False  # only ``added_by`` sees it (and is reminded of it)
+    repeat: Recurrence | None = None  # a recurring to-do: ``due`` is its next occurrence
+
+    @classmethod
+    def of_row(cls, row: tuple[Any, ...]) -> Todo:
+        """From the columns ``_TODO`` names (then the scope and the recurrence)."""
+        id_, title, due, done_at, done_by, added_by, created_at, scope, recur = row
+        private = member_of_scope(scope or "") is not None
+        return cls(id_, title, due, done_at, done_by, added_by, created_at, private, Recurrence.loads(recur))
 
     @property
     def done(self) -> bool:
         return self.done_at is not None
 
     def to_json(self) -> dict[str, Any]:
-        return _compact(self)
+        shown = {k: v for k, v in _compact(self).items() if k not in ("private", "repeat")}
+        if self.private:
+            shown["private"] = True
+        if self.repeat is not None:
+            shown["repeat"] = self.repeat.to_json()
+        return shown
 
 
 @dataclass(frozen=True, slots=True)

@@ -166,5 +166,19 @@ HOUSEHOLD_SCHEMA = Schema(
             );
             """,
         ),
+        # an event or a to-do is the household's (scope household/<name>) or one member's own
+        # (household/<name>/user/<member>): the one visibility rule, so a private one is shown and
+        # reminded to its owner alone
+        Migration(
+            "0044_h21_event_todo_scope",
+            """
+            ALTER TABLE events ADD COLUMN scope TEXT;
+            UPDATE events SET scope = 'household/' || household WHERE scope IS NULL;
+            ALTER TABLE todos ADD COLUMN scope TEXT;
+            UPDATE todos SET scope = 'household/' || household WHERE scope IS NULL;
+            """,
+        ),
+        # a recurring to-do's rule as JSON data (see _recurrence); NULL: done once and for all
+        Migration("0045_h21_todo_recurrence", "ALTER TABLE todos ADD COLUMN recur TEXT;"),
     ),
 )

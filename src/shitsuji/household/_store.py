@@ -12,13 +12,16 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
 from .. import store as db
 from ..errors import NotFoundError, UserInputError
+from ..privacy import Viewer, member_scope, shared_scope
 from ..store._listen import notify
 from ._records import Counts, Event, Expense, Household, ShoppingItem, Todo
+from ._recurrence import Recurrence
 from ._schema import HOUSEHOLD_SCHEMA
 from ._values import (
     MAX_CATEGORY,
@@ -39,8 +42,8 @@ from ._values import (
 Clock = Callable[[], datetime]
 
 _SHOPPING = "id, name, quantity, added_by, created_at, checked_at, checked_by"
-_EVENT = "id, title, start_at, end_at, note, added_by, created_at"
-_TODO = "id, title, due, done_at, done_by, added_by, created_at"
+_EVENT = "id, title, start_at, end_at, note, added_by, created_at, scope"
+_TODO = "id, title, due, done_at, done_by, added_by, created_at, scope, recur"
 _EXPENSE = "id, amount_yen, category, note, spent_on, added_by, created_at"
 _ANNIVERSARY = "id, title, day, note, added_by, created_at"
 HOUSEHOLD_CHANNEL = "shitsuji_household"  # PostgreSQL: NOTIFY'd with a household's name when its data changes
@@ -51,6 +54,7 @@ _PREFIX = {
     "expenses": "x_",
     "anniversaries": "a_",
     "recipes": "r_",
+    "nisa_contributions": "n_",
 }
 
 
@@ -261,20 +265,34 @@ class HouseholdStore:
         note: str | None = None,
         *,
         by: str,
+        private: bool = False,
     ) -> Event:
+        """A new event of the household (``private``: member ``by``'s own, shown and reminded to them only)."""
         title, start, note = check_text(title, "event title"), parse_when(start, "start"), check_note(note)
         end = parse_when(end, "end") if end else None
         if end is not None and end < start:
             raise UserInputError(f"end {end} is before start {start}: give an end after the start")
-        values = {"title": title, "start_at": start, "end_at": end, "note": note}
+        values = {
+            "title": title,
+            "start_at": start,
+            "end_at": end,
+            "note": note,
+            "scope": _scope(household, by, private),
+        }
         row_id, now = self._insert("events", household, values, by)
-        return Event(row_id, title, start, end, note, by, now)
+        return Event(row_id, title, start, end, note, by, now, private)
 
     def events(
-        self, household: str, first: date | str | None = None, last: date | str | None = None
+        self,
+        household: str,
+        first: date | str | None = None,
+        last: date | str | None = None,
+        *,
+        viewer: str | None = None,
     ) -> list[Event]:
-        """Events not over before ``first`` and starting no later than ``last`` (whole days, inclusive)."""
-        where, params = "", []
+        """Events not over before ``first`` and starting no later than ``last`` (whole days, inclusive);
+        with a ``viewer``, only what they see (the shared ones and their own private ones)."""
+        where, params = _seen(household, viewer)
         if first is not None:
             where += " AND COALESCE(end_at, start_at) >= ?"
             params.append(parse_day(first, "from"))
@@ -282,51 +300,75 @@ class HouseholdStore:
             where += " AND start_at < ?"
             params.append(day_after(parse_day(last, "to")))
         rows = self._select(_EVENT, "events", household, where, params, "start_at, rowid")
-        return [Event(*r) for r in rows]
+        return [Event.of_row(r) for r in rows]
 
-    def remove_event(self, household: str, event_id: str) -> Event:
-        return Event(*self._delete(_EVENT, "events", household, event_id, "event"))
+    def remove_event(self, household: str, event_id: str, *, viewer: str | None = None) -> Event:
+        return Event.of_row(self._delete(_EVENT, "events", household, event_id, "event", viewer))
 
     # -- to-dos -----------------------------------------------------------
 
-    def add_todo(self, household: str, title: str, due: str | None = None, *, by: str) -> Todo:
+    def add_todo(
+        self,
+        household: str,
+        title: str,
+        due: str | None = None,
+        *,
+        by: str,
+        private: bool = False,
+        repeat: Recurrence | None = None,
+    ) -> Todo:
+        """A new to-do (``private``: member ``by``'s own). With ``repeat`` it recurs: ``due`` becomes the
+        first occurrence on or after the given day (today when none), keeping a given time of day."""
         title, due = check_text(title, "to-do title"), parse_when(due, "due") if due else None
-        row_id, now = self._insert("todos", household, {"title": title, "due": due}, by)
-        return Todo(row_id, title, due, None, None, by, now)
+        if repeat is not None:
+            start = date.fromisoformat(due[:10]) if due else self.today(household)
+            due = repeat.first_from(start).isoformat() + (due[10:] if due else "")
+        values = {"title": title, "due": due, "scope": _scope(household, by, private)}
+        values["recur"] = repeat.dumps() if repeat is not None else None
+        row_id, now = self._insert("todos", household, values, by)
+        return Todo(row_id, title, due, None, None, by, now, private, repeat)
 
-    def todos(self, household: str, *, include_done: bool = False) -> list[Todo]:
-        where = "" if include_done else " AND done_at IS NULL"
+    def todos(self, household: str, *, include_done: bool = False, viewer: str | None = None) -> list[Todo]:
+        """The to-dos (open ones only unless ``include_done``); with a ``viewer``, only what they see."""
+        where, params = _seen(household, viewer)
+        where += "" if include_done else " AND done_at IS NULL"
         order = "done_at IS NOT NULL, due IS NULL, due, created_at, rowid"
-        return [Todo(*r) for r in self._select(_TODO, "todos", household, where, (), order)]
+        return [Todo.of_row(r) for r in self._select(_TODO, "todos", household, where, params, order)]
 
     def complete_todo(self, household: str, todo_id: str, *, by: str) -> tuple[Todo, bool]:
-        """Mark a to-do done; the flag is False when it already was (nothing changes then)."""
+        """Mark a to-do ``by`` can see done; the flag is False when it already was (nothing changes then).
+        A recurring one stays open: its ``due`` moves to the first occurrence after the old one and today."""
         now = self._now()
         with self._changing(household) as conn:
-            row = self._one(conn, _TODO, "todos", household, todo_id, "to-do")
+            todo = Todo.of_row(self._one(conn, _TODO, "todos", household, todo_id, "to-do", by))
+            if todo.repeat is not None and todo.due is not None and not todo.done:
+                after = max(date.fromisoformat(todo.due[:10]), self.today(household))
+                due = todo.repeat.next_after(after).isoformat() + todo.due[10:]
+                conn.execute(
+                    "UPDATE todos SET due = ? WHERE household = ? AND id = ?", (due, household, todo_id)
+                )
+                return replace(todo, due=due), True
             changed = conn.execute(
                 "UPDATE todos SET done_at = ?, done_by = ? WHERE household = ? AND id = ? AND done_at IS NULL",
                 (now, by, household, todo_id),
             ).rowcount
-        todo = Todo(*row)
         if not changed:
             return todo, False
-        return Todo(todo.id, todo.title, todo.due, now, by, todo.added_by, todo.created_at), True
+        return replace(todo, done_at=now, done_by=by), True
 
-    def reopen_todo(self, household: str, todo_id: str) -> tuple[Todo, bool]:
+    def reopen_todo(self, household: str, todo_id: str, *, viewer: str | None = None) -> tuple[Todo, bool]:
         """Mark a done to-do open again; the flag is False when it was open (nothing changes then)."""
         with self._changing(household) as conn:
-            row = self._one(conn, _TODO, "todos", household, todo_id, "to-do")
+            row = self._one(conn, _TODO, "todos", household, todo_id, "to-do", viewer)
             changed = conn.execute(
                 "UPDATE todos SET done_at = NULL, done_by = NULL "
                 "WHERE household = ? AND id = ? AND done_at IS NOT NULL",
                 (household, todo_id),
             ).rowcount
-        todo = Todo(*row)
-        return Todo(todo.id, todo.title, todo.due, None, None, todo.added_by, todo.created_at), bool(changed)
+        return replace(Todo.of_row(row), done_at=None, done_by=None), bool(changed)
 
-    def remove_todo(self, household: str, todo_id: str) -> Todo:
-        return Todo(*self._delete(_TODO, "todos", household, todo_id, "to-do"))
+    def remove_todo(self, household: str, todo_id: str, *, viewer: str | None = None) -> Todo:
+        return Todo.of_row(self._delete(_TODO, "todos", household, todo_id, "to-do", viewer))
 
     # -- expenses ---------------------------------------------------------
 
@@ -361,36 +403,48 @@ class HouseholdStore:
     def remove_expense(self, household: str, expense_id: str) -> Expense:
         return Expense(*self._delete(_EXPENSE, "expenses", household, expense_id, "expense"))
 
-    def title_of(self, household: str, row_id: str) -> str | None:
-        """What a row is called (an item's name, an event's title …), found by its id; None if gone."""
+    def title_of(self, household: str, row_id: str, *, viewer: str | None = None) -> str | None:
+        """What a row is called (an item's name, an event's title …), found by its id; None if gone
+        (or, with a ``viewer``, not theirs to see: another member's private row, their NISA purchase)."""
         table = next((t for t, prefix in _PREFIX.items() if row_id.startswith(prefix)), None)
-        column = {"shopping_items": "name", "expenses": "category", "recipes": "name"}.get(
-            table or "", "title"
-        )
         if table is None:
             return None
+        column = {
+            "shopping_items": "name",
+            "expenses": "category",
+            "recipes": "name",
+            "nisa_contributions": "fund",
+        }
+        where, params = "", list[str]()
+        if viewer is not None and table in ("events", "todos", "anniversaries"):
+            where, params = _seen(household, viewer)
+        elif viewer is not None and table == "nisa_contributions":
+            where, params = " AND owner = ?", [viewer]
         row = self._conn.execute(
-            f"SELECT {column} FROM {table} WHERE household = ? AND id = ?", (household, row_id)
+            f"SELECT {column.get(table, 'title')} FROM {table} WHERE household = ? AND id = ?{where}",
+            (household, row_id, *params),
         ).fetchone()
         return str(row[0]) if row else None
 
     # -- summaries --------------------------------------------------------
 
-    def counts(self, household: str, today: date) -> Counts:
-        """Sizes for the count index, from COUNT queries over the indexed columns."""
+    def counts(self, household: str, today: date, *, viewer: str | None = None) -> Counts:
+        """Sizes for the count index, from COUNT queries over the indexed columns (with a ``viewer``:
+        of what they see)."""
         day = today.isoformat()
+        seen, scopes = _seen(household, viewer)
         first, following = month_range(month_of(today))
         row = self._conn.execute(
-            """
+            f"""
             SELECT e.n, t.n, s.n, x.n, x.total, r.n FROM
-              (SELECT COUNT(*) AS n FROM events WHERE household = ? AND COALESCE(end_at, start_at) >= ?) AS e,
-              (SELECT COUNT(*) AS n FROM todos WHERE household = ? AND done_at IS NULL) AS t,
+              (SELECT COUNT(*) AS n FROM events WHERE household = ? AND COALESCE(end_at, start_at) >= ?{seen}) AS e,
+              (SELECT COUNT(*) AS n FROM todos WHERE household = ? AND done_at IS NULL{seen}) AS t,
               (SELECT COUNT(*) AS n FROM shopping_items WHERE household = ? AND checked_at IS NULL) AS s,
               (SELECT COUNT(*) AS n, COALESCE(SUM(amount_yen), 0) AS total FROM expenses
                  WHERE household = ? AND spent_on >= ? AND spent_on < ?) AS x,
               (SELECT COUNT(*) AS n FROM recipes WHERE household = ?) AS r
             """,
-            (household, day, household, household, household, first, following, household),
+            (household, day, *scopes, household, *scopes, household, household, first, following, household),
         ).fetchone()
         return Counts(*row)
 
@@ -461,20 +515,46 @@ class HouseholdStore:
         sql = f"SELECT {columns} FROM {table} WHERE household = ?{where} ORDER BY {order}"
         return self._conn.execute(sql, (household, *params)).fetchall()
 
-    def _delete(self, columns: str, table: str, household: str, row_id: str, what: str) -> tuple[Any, ...]:
-        """Delete one row of this household's ``table`` and return it, or raise ``NotFoundError``."""
+    def _delete(
+        self, columns: str, table: str, household: str, row_id: str, what: str, viewer: str | None = None
+    ) -> tuple[Any, ...]:
+        """Delete one row of this household's ``table`` (that ``viewer`` sees) and return it, or raise
+        ``NotFoundError``."""
         with self._changing(household) as conn:
-            row = self._one(conn, columns, table, household, row_id, what)
+            row = self._one(conn, columns, table, household, row_id, what, viewer)
             conn.execute(f"DELETE FROM {table} WHERE household = ? AND id = ?", (household, row_id))
         return row
 
     @staticmethod
     def _one(
-        conn: db.Tx, columns: str, table: str, household: str, row_id: str, what: str
+        conn: db.Tx,
+        columns: str,
+        table: str,
+        household: str,
+        row_id: str,
+        what: str,
+        viewer: str | None = None,
     ) -> tuple[Any, ...]:
+        """One row by id; with a ``viewer`` (tables with a scope), only one they see: another member's
+        private row is "not found" exactly as another household's."""
+        seen, scopes = _seen(household, viewer)
         row: tuple[Any, ...] | None = conn.execute(
-            f"SELECT {columns} FROM {table} WHERE household = ? AND id = ?", (household, row_id)
+            f"SELECT {columns} FROM {table} WHERE household = ? AND id = ?{seen}",
+            (household, row_id, *scopes),
         ).fetchone()
         if row is None:
             raise NotFoundError(f"no {what} with id {row_id!r} in this household: list them to see the ids")
         return row
+
+
+def _scope(household: str, member: str, private: bool) -> str:
+    """A new row's scope: the member's own when ``private``, else the household's."""
+    return member_scope(household, member) if private else shared_scope(household)
+
+
+def _seen(household: str, viewer: str | None) -> tuple[str, list[str]]:
+    """The visibility rule on a table's ``scope`` column, for ``viewer`` (None: every row)."""
+    if viewer is None:
+        return "", []
+    where, params = Viewer(household, viewer).where()
+    return f" AND {where}", params

@@ -47,6 +47,12 @@ When = Annotated[
     Field(description="ISO 8601 local time without offset, e.g. 2026-12-03T10:00, or a date for all day."),
 ]
 Day = Annotated[str, AfterValidator(lambda v: parse_day(v, "date")), Field(description="ISO 8601 date.")]
+Private = Annotated[
+    bool,
+    Field(
+        description="True: only the speaker sees it (e.g. a surprise); shared with the household otherwise."
+    ),
+]
 Month = Annotated[str, AfterValidator(parse_month), Field(description="YYYY-MM; this month if omitted.")]
 
 
@@ -103,14 +109,15 @@ def list_events(
 ) -> str:
     """List the household's events from a day (today by default) up to another."""
     store, household = _household(ctx)
-    return _json([e.to_json() for e in store.events(household, from_ or store.today(household), to)])
+    first = from_ or store.today(household)
+    return _json([e.to_json() for e in store.events(household, first, to, viewer=ctx.user)])
 
 
 @tool(effect="read")
 def list_todos(ctx: Ctx) -> str:
     """List the household's open to-dos, soonest due first (with ids for complete_todo)."""
     store, household = _household(ctx)
-    return _json([t.to_json() for t in store.todos(household)])
+    return _json([t.to_json() for t in store.todos(household, viewer=ctx.user)])
 
 
 @tool(effect="read")
@@ -162,24 +169,32 @@ def add_shopping_item(
     return f"added to the shopping list: {item.name} ×{item.quantity} (id {item.id})"
 
 
-@tool(effect="write", summary=lambda a: f"{_span(a['start'], a.get('end'))} {a['title']} を予定に追加")
-def add_event(ctx: Ctx, title: Title, start: When, end: When | None = None, note: Note = None) -> str:
+@tool(
+    effect="write",
+    summary=lambda a: (
+        f"{_span(a['start'], a.get('end'))} {a['title']} を予定に追加"
+        + ("（自分だけ）" if a.get("private") else "")
+    ),
+)
+def add_event(
+    ctx: Ctx, title: Title, start: When, end: When | None = None, note: Note = None, private: Private = False
+) -> str:
     """Add an event to the household's calendar (local times, ISO 8601)."""
     store, household = _household(ctx)
-    event = store.add_event(household, title, start, end, note, by=ctx.user)
+    event = store.add_event(household, title, start, end, note, by=ctx.user, private=private)
     return f"added event {event.title} at {_span(event.start, event.end)} (id {event.id})"
 
 
 def _todo_summary(a: dict[str, Any]) -> str:
     due = f"（期限 {_md(a['due'])}）" if a.get("due") else " "
-    return f"{a['title']}{due}をToDoに追加"
+    return f"{a['title']}{due}をToDoに追加{'（自分だけ）' if a.get('private') else ''}"
 
 
 @tool(effect="write", summary=_todo_summary)
-def add_todo(ctx: Ctx, title: Title, due: When | None = None) -> str:
+def add_todo(ctx: Ctx, title: Title, due: When | None = None, private: Private = False) -> str:
     """Add a to-do for the household, optionally with a due date or time."""
     store, household = _household(ctx)
-    todo = store.add_todo(household, title, due, by=ctx.user)
+    todo = store.add_todo(household, title, due, by=ctx.user, private=private)
     return f"added to-do {todo.title} (id {todo.id})"
 
 

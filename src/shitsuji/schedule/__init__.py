@@ -1,4 +1,4 @@
-"""A butler that speaks first: reminders before events and due to-dos, and a morning digest.
+"""A butler that speaks first: reminders before events, due to-dos and anniversaries, and a morning digest.
 
 The scheduler plans delivery rows from the household's data (``plan``: one row per member,
 reminder and occurrence, unique), claims due ones and pushes them to LINE (``claim``,
@@ -16,9 +16,15 @@ from ._notifications import Notification, Notifications
 from ._plan import DIGEST_CUTOFF, GRACE, LOOKBACK, plan
 from ._reminders import Reminders
 from ._schema import SCHEDULE_SCHEMA
-from ._settings import MAX_LEAD_MINUTES, MemberSettings, SettingsStore, in_quiet, parse_clock_time
-from ._sources import SOURCES, EventSource, Occurrence, Source, TodoSource
-
+from ._settings import (
+    MAX_AHEAD_DAYS,
+    MAX_LEAD_MINUTES,
+    MemberSettings,
+    SettingsStore,
+    in_quiet,
+    parse_clock_time,
+)
+from ._sources import SOURCES, AnniversarySource, EventSource, Occurrence, RecurringSource, Source, TodoSource
 if TYPE_CHECKING:
     from ._worker import Scheduler, Tick
 
@@ -31,9 +37,11 @@ __all__ = [
     "GRACE",
     "LEASE",
     "LOOKBACK",
+    "MAX_AHEAD_DAYS",
     "MAX_LEAD_MINUTES",
     "SCHEDULE_SCHEMA",
     "SOURCES",
+    "AnniversarySource",
     "Budget",
     "Claimed",
     "Clock",
@@ -43,6 +51,7 @@ __all__ = [
     "Notification",
     "Notifications",
     "Occurrence",
+    "RecurringSource",
     "Reminders",
     "Scheduler",
     "SettingsStore",

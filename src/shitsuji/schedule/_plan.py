@@ -106,6 +106,7 @@ class _Pass:
             if hi <= lo:  # the clock fell back: these wall times were planned before
                 continue
             yield from self._reminders(zone, tz, lo, hi)
+            yield from self._day_reminders(zone, tz, lo, hi)
             yield from self._digests(zone, tz, lo, hi)
 
     # -- reminders ----------------------------------------------------------------------------
@@ -120,6 +121,8 @@ class _Pass:
             lead = timedelta(minutes=minutes)
             found: list[tuple[Occurrence, datetime]] = []
             for source in self.sources:
+                if getattr(source, "all_day", False):  # reminded days ahead: ``_day_reminders``
+                    continue
                 for occ in source.occurrences(self.tx, zone, _text(lo + lead), _text(hi + lead)):
                     if occ.timed:
                         found.append((occ, datetime.fromisoformat(occ.at) - lead))
@@ -132,6 +135,37 @@ class _Pass:
                 continue
             sql = "s.reminders = 1 AND s.lead_minutes = ?"
             people = self._recipients(sql, [minutes], {occ.household for occ, _ in found})
+            for occ, fire in found:
+                for person in people.get(occ.household, ()):
+                    if occ.owner is None or occ.owner == person.settings.member:
+                        yield self._reminder(person, occ, fire, tz)
+
+    def _day_reminders(
+        self, zone: str, tz: tzinfo, lo: datetime, hi: datetime
+    ) -> Iterator[tuple[object, ...]]:
+        """All-day things (anniversaries) ``anniversary_days`` before, at each member's digest time."""
+        groups = self.tx.execute(
+            "SELECT DISTINCT s.anniversary_days, s.digest_at FROM schedule_settings s "
+            "JOIN households h ON h.name = s.household "
+            "WHERE s.reminders = 1 AND s.anniversary_days > 0 AND COALESCE(h.time_zone, '') = ?",
+            (zone,),
+        ).fetchall()
+        all_day = [source for source in self.sources if getattr(source, "all_day", False)]
+        for days, at in groups:
+            found: list[tuple[Occurrence, datetime]] = []
+            day = lo.date()
+            while day <= hi.date():
+                fire = datetime.combine(day, time.fromisoformat(at))
+                if lo < fire <= hi:
+                    on = day + timedelta(days=days)
+                    after, until = f"{on - timedelta(days=1)}T23:59:59", f"{on}T23:59:59"
+                    for source in all_day:
+                        found += [(occ, fire) for occ in source.occurrences(self.tx, zone, after, until)]
+                day += timedelta(days=1)
+            if not found:
+                continue
+            sql = "s.reminders = 1 AND s.anniversary_days = ? AND s.digest_at = ?"
+            people = self._recipients(sql, [days, at], {occ.household for occ, _ in found})
             for occ, fire in found:
                 for person in people.get(occ.household, ()):
                     if occ.owner is None or occ.owner == person.settings.member:
@@ -188,12 +222,14 @@ class _Pass:
         last = f"{day.isoformat()}T23:59:59"
         events: list[tuple[str, str]] = []
         due: list[tuple[str, str]] = []
+        routine: list[tuple[str, str]] = []
         ahead: list[tuple[str, str]] = []
         before = f"{(day - timedelta(days=1)).isoformat()}T23:59:59"
         for source in self.sources:
             carries = getattr(source, "carries_over", False)  # optional: listed until done (to-dos)
             found = source.occurrences(self.tx, zone, "" if carries else before, last, household=me.household)
-            (due if carries else events).extend(seen(found))
+            section = getattr(source, "section", None)  # optional: a section of its own (recurring)
+            (routine if section == "routine" else due if carries else events).extend(seen(found))
             if source.ahead_days:
                 until = f"{(day + timedelta(days=source.ahead_days)).isoformat()}T23:59:59"
                 ahead.extend(seen(source.occurrences(self.tx, zone, last, until, household=me.household)))
@@ -226,6 +262,7 @@ class _Pass:
             lang,
             events=sorted(events),
             due=sorted(due),
+            routine=sorted(routine),
             ahead=sorted(ahead),
             shopping=shopping,
             folded=folded,
@@ -243,15 +280,15 @@ class _Pass:
             chunk = names[i : i + _CHUNK]
             rows = self.tx.execute(
                 "SELECT s.household, s.member, s.reminders, s.digest, s.digest_at, s.lead_minutes, s.quiet_from, "
-                "s.quiet_to, l.line_user, COALESCE(l.lang, 'ja') FROM schedule_settings s "
+                "s.quiet_to, s.anniversary_days, l.line_user, COALESCE(l.lang, 'ja') FROM schedule_settings s "
                 'JOIN household_members m ON m.household = s.household AND m."user" = s.member '
                 "LEFT JOIN line_links l ON l.household = s.household AND l.member = s.member "
                 f"WHERE {where} AND s.household IN ({','.join('?' * len(chunk))}) ORDER BY s.household, s.member",
                 [*params, *chunk],
             ).fetchall()
             for r in rows:
-                settings = MemberSettings(r[0], r[1], bool(r[2]), bool(r[3]), r[4], r[5], r[6], r[7])
-                out[r[0]].append(_Recipient(settings, r[8], r[9]))
+                settings = MemberSettings(r[0], r[1], bool(r[2]), bool(r[3]), *r[4:9])
+                out[r[0]].append(_Recipient(settings, r[9], r[10]))
         return out
 
     def _row(

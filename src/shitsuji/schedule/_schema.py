@@ -73,6 +73,11 @@ SCHEDULE_SCHEMA = Schema(
             CREATE INDEX schedule_todos_created ON todos (created_at)
             """,
         ),
+        # how many days before an anniversary a member who takes reminders hears of it (0: not at all)
+        Migration(
+            "0202_h21_anniversary_days",
+            "ALTER TABLE schedule_settings ADD COLUMN anniversary_days INTEGER NOT NULL DEFAULT 3;",
+        ),
     ),
     requires=(HOUSEHOLD_SCHEMA, LINE_SCHEMA),
 )

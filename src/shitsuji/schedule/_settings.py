@@ -1,5 +1,6 @@
 """Each member's say in what the butler sends them first: reminders on or off (and how long before
-an event), the morning digest on or off (and at what household-local time), and quiet hours.
+an event, how many days before an anniversary), the morning digest on or off (and at what
+household-local time), and quiet hours.
 
 Everything is off until the member turns it on (opt-in): a butler that starts talking on its own
 must be asked to. Quiet hours hold LINE pushes back until they end; the web app's notification list
@@ -17,11 +18,19 @@ from ..errors import UserInputError
 from ..household._values import check_name
 from ..store import Database
 
-__all__ = ["MAX_LEAD_MINUTES", "MemberSettings", "SettingsStore", "in_quiet", "parse_clock_time"]
+__all__ = [
+    "MAX_AHEAD_DAYS",
+    "MAX_LEAD_MINUTES",
+    "MemberSettings",
+    "SettingsStore",
+    "in_quiet",
+    "parse_clock_time",
+]
 
 MAX_LEAD_MINUTES = 24 * 60  # a reminder at most a day ahead (days ahead belong in the digest)
+MAX_AHEAD_DAYS = 30  # an anniversary's reminder at most a month ahead
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
-_COLUMNS = "reminders, digest, digest_at, lead_minutes, quiet_from, quiet_to"
+_COLUMNS = "reminders, digest, digest_at, lead_minutes, quiet_from, quiet_to, anniversary_days"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +43,7 @@ class MemberSettings:
     lead_minutes: int = 30
     quiet_from: str | None = None  # household-local HH:MM; both or neither
     quiet_to: str | None = None
+    anniversary_days: int = 3  # with reminders on: days before an anniversary, at the digest time (0: none)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -45,6 +55,15 @@ def parse_clock_time(value: str, what: str) -> str:
     if m is None:
         raise UserInputError(f"{what} {value!r} is not a time of day: use HH:MM (24-hour), e.g. 07:30")
     return f"{int(m.group(1)):02d}:{m.group(2)}"
+
+
+def _check_days(days: int) -> int:
+    if isinstance(days, bool) or not isinstance(days, int) or not 0 <= days <= MAX_AHEAD_DAYS:
+        raise UserInputError(
+            f"days before an anniversary must be a whole number from 0 (no reminder) to {MAX_AHEAD_DAYS}, "
+            f"got {days!r}"
+        )
+    return days
 
 
 def _check_lead(minutes: int) -> int:
@@ -100,15 +119,17 @@ class SettingsStore:
             new.lead_minutes,
             new.quiet_from,
             new.quiet_to,
+            new.anniversary_days,
         )
         now = datetime.now(UTC).isoformat(timespec="seconds")
         with self.db.write() as tx:
             tx.execute(
                 f"INSERT INTO schedule_settings (household, member, {_COLUMNS}, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (household, member) DO UPDATE SET "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (household, member) DO UPDATE SET "
                 "reminders = excluded.reminders, digest = excluded.digest, digest_at = excluded.digest_at, "
                 "lead_minutes = excluded.lead_minutes, quiet_from = excluded.quiet_from, "
-                "quiet_to = excluded.quiet_to, updated_at = excluded.updated_at",
+                "quiet_to = excluded.quiet_to, anniversary_days = excluded.anniversary_days, "
+                "updated_at = excluded.updated_at",
                 (household, member, *values, now),
             )
         return new
@@ -123,6 +144,8 @@ def _checked(changes: dict[str, Any]) -> dict[str, Any]:
             out[name] = parse_clock_time(str(value), "digest time")
         elif name == "lead_minutes":
             out[name] = _check_lead(value)
+        elif name == "anniversary_days":
+            out[name] = _check_days(value)
         elif name == "quiet":
             if value is None:
                 out["quiet_from"] = out["quiet_to"] = None

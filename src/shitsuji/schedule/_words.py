@@ -19,11 +19,14 @@ _WORDS = {
     "ja": {
         "event": "⏰ {when} {title}",
         "todo": "✅ 期限 {when}: {title}",
+        "anniversary": "🎉 {when}は{title}",
         "other": "🔔 {when} {title}",
         "late": "（遅れてのお知らせです。本来 {when} にお送りする予定でした）",
         "hello": "おはようございます。{day}のお知らせです。",
         "events": "📅 今日の予定",
         "due": "✅ 期限の来たやること",
+        "routine": "🗑 今日のゴミの日・くり返しのやること",
+        "recurring": "🔁 {when} {title}",
         "ahead": "🗓 もうすぐ",
         "shopping": "🛒 買い物リスト",
         "folded": "🔔 今月の送信枠が少ないため、まとめてお知らせします",
@@ -34,11 +37,14 @@ _WORDS = {
     "en": {
         "event": "⏰ {when} {title}",
         "todo": "✅ Due {when}: {title}",
+        "anniversary": "🎉 {when}: {title}",
         "other": "🔔 {when} {title}",
         "late": "(sent late: this was due at {when})",
         "hello": "Good morning. Here is {day}.",
         "events": "📅 Today",
         "due": "✅ Due to-dos",
+        "routine": "🗑 Today's garbage days and routines",
+        "recurring": "🔁 {when} {title}",
         "ahead": "🗓 Coming up",
         "shopping": "🛒 Shopping list",
         "folded": "🔔 Held back to save this month's pushes",
@@ -91,11 +97,12 @@ def digest_text(
     *,
     events: Sequence[tuple[str, str]],
     due: Sequence[tuple[str, str]],
+    routine: Sequence[tuple[str, str]] = (),
     ahead: Sequence[tuple[str, str]],
     shopping: Sequence[str],
     folded: Sequence[str],
 ) -> str:
-    """The morning digest: ``events``/``due``/``ahead`` are (local time text, title) pairs."""
+    """The morning digest: ``events``/``due``/``routine``/``ahead`` are (local time text, title) pairs."""
     w = _words(lang)
 
     def timed(pairs: Sequence[tuple[str, str]], *, clock: bool) -> list[str]:
@@ -108,10 +115,11 @@ def digest_text(
     lines = [w["hello"].format(day=_day(day, lang))]
     lines += _section(w["events"], timed(events, clock=True), lang)
     lines += _section(w["due"], timed(due, clock=False), lang)
+    lines += _section(w["routine"], [f"{at[11:16]} {title}".strip() for at, title in routine], lang)
     lines += _section(w["ahead"], timed(ahead, clock=False), lang)
     lines += _section(w["shopping"], list(shopping), lang)
     lines += _section(w["folded"], list(folded), lang)
-    if not (events or due or ahead or shopping or folded):
+    if not (events or due or routine or ahead or shopping or folded):
         lines += ["", w["nothing"]]
     text = "\n".join(lines)
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"

@@ -25,6 +25,8 @@ from ._backend import Backend
 from ._locale import said, words
 from ._metrics import router as metrics_router
 from ._metrics import watch
+from ._nisa_cards import api as nisa_api
+from ._nisa_cards import router as nisa_router
 from ._pages import render_error
 from ._pages import router as page_router
 from ._pictures import PICTURE_BODY, PICTURE_PATH
@@ -135,6 +137,8 @@ def create_app(
     app.include_router(settings_router)
     app.include_router(recovery_api)
     app.include_router(recovery_router)
+    app.include_router(nisa_api)
+    app.include_router(nisa_router)
 
     app.include_router(reminders_router)
     app.include_router(reminders_api)

@@ -166,7 +166,7 @@ class Backend:
         data["state"] = self.state(p)
         row = p.input.get("id")
         if isinstance(row, str) and p.household:
-            data["subject"] = self.store.title_of(p.household, row)
+            data["subject"] = self.store.title_of(p.household, row, viewer=p.owner)
         return data
 
     def state(self, p: Proposal) -> str:
@@ -297,6 +297,14 @@ class Backend:
         }
 
     # -- proposals ----------------------------------------------------------
+
+    def propose(self, member: Member, tool_name: str, arguments: dict[str, Any]) -> Proposal:
+        """A card for ``member`` to approve, of one of the butler's write tools (a panel's money
+        write: NISA); the arguments are checked as the model's are."""
+        found = self.butler.toolbox.get(tool_name)
+        if found is None or found.effect != "write":
+            raise NotFoundError(f"no write tool named {tool_name!r}")
+        return self.butler.proposals.propose(found, arguments, self.context(member))
 
     def proposal(self, member: Member, proposal_id: str) -> Proposal:
         return self.service.proposal(self.context(member), proposal_id)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import UserInputError
+from ..household import rule_of
 from ._cards_domains import DOMAIN_FIELDS, DOMAIN_LINES
 from ._i18n import Words
 
@@ -109,11 +111,22 @@ def _values(card: dict[str, Any], t: Words) -> dict[str, str]:
         date=t.day(a["date"]) if a.get("date") else (t("today") if card.get("tool") == "add_expense" else ""),
         content=t.short(str(a.get("content", "")), 40),
         panel=t("panel_" + str(a.get("name"))) if card.get("tool") == "open_panel" else "",
+        repeat=_repeat(a, t.lang),
     )
     if card.get("tool") == "remember":
         values["category"] = t.label("cat", a.get("category", ""))
         values["content"] = str(a.get("content", ""))
     return values
+
+
+def _repeat(a: dict[str, Any], lang: str) -> str:
+    """A recurring to-do's rule in words ("毎週月・木"), or "" (not one, or not a rule)."""
+    if not ("weekdays" in a or "day_of_month" in a):
+        return ""
+    try:
+        return rule_of(a.get("weekdays"), a.get("weeks"), a.get("day_of_month")).describe(lang)
+    except UserInputError:
+        return ""
 
 
 def card_view(card: dict[str, Any], t: Words) -> dict[str, Any]:

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 # tool: (what approving does ja / en, what was done ja / en)
 DOMAIN_LINES: dict[str, tuple[str, str, str, str]] = {
+    "add_recurring_todo": (
+        "くり返しのToDo「{title}」({repeat})を追加",
+        "Add the recurring to-do “{title}” ({repeat})",
+        "くり返しのToDo「{title}」を追加しました。",
+        "Added the recurring to-do “{title}”.",
+    ),
     "add_anniversary": (
         "記念日「{title}」({date})を追加",
         "Add the anniversary “{title}” ({date})",
@@ -94,10 +100,10 @@ DOMAIN_LINES: dict[str, tuple[str, str, str, str]] = {
         "Updated the holding.",
     ),
     "remove_nisa_contribution": (
-        "NISAの購入記録を削除",
-        "Remove a NISA purchase",
-        "NISAの購入記録を削除しました。",
-        "Removed the NISA purchase.",
+        "NISAの購入記録「{subject}」を削除",
+        "Remove the NISA purchase of “{subject}”",
+        "NISAの購入記録「{subject}」を削除しました。",
+        "Removed the NISA purchase of “{subject}”.",
     ),
     "request_feature": (
         "アプリへの要望「{title}」をGitHubに登録(外部に送信)",

@@ -6,9 +6,11 @@ The language is the ``lang`` cookie when the person chose one, else the browser'
 
 from __future__ import annotations
 
+import json
 from datetime import date, datetime, tzinfo
-from typing import Literal
+from typing import Any, Literal
 
+from ..household import Recurrence
 from ._i18n_domains import DOMAIN_TEXT
 from ._i18n_pictures import PICTURE_TEXT
 
@@ -447,6 +449,11 @@ class Words:
         """A stored word (a category, a source, a channel) in this language, else as it is."""
         key = f"{kind}_{value}"
         return self(key) if key in TEXT else str(value)
+
+    def repeat(self, rule: dict[str, Any]) -> str:
+        """A recurring to-do's rule (its JSON) in words: "毎週月・木" / "every Mon, Thu"."""
+        found = Recurrence.loads(json.dumps(rule))
+        return found.describe(self.lang) if found is not None else ""
 
     def yen(self, amount: int) -> str:
         return f"{amount:,}円" if self.lang == "ja" else f"¥{amount:,}"

@@ -21,7 +21,6 @@ from ..schedule import MemberSettings
 from ._locale import words
 from ._member import Member
 from ._pages import page, see
-from ._reminder_view import rt
 from ._security import backend_of, signed_in
 
 router = APIRouter(include_in_schema=False)
@@ -37,8 +36,7 @@ def notifications_page(member: Signed, request: Request) -> Response:
     notifications = backend_of(request).reminders.notifications
     found = notifications.of_member(member.household, member.user)
     notifications.mark_read(member.household, member.user, datetime.now(UTC))
-    lang = words(request, member).lang
-    return page(request, "notifications.html", member=member, notifications=found, rt=rt(lang))
+    return page(request, "notifications.html", member=member, notifications=found)
 
 
 @router.post("/settings/reminders", response_class=HTMLResponse)
@@ -47,6 +45,7 @@ async def reminders_form(
     request: Request,
     reminders: Annotated[str, Form(max_length=3)] = "",
     lead_minutes: Annotated[int, Form(ge=0, le=1440)] = 30,
+    anniversary_days: Annotated[int, Form(ge=0, le=30)] = 3,
     digest: Annotated[str, Form(max_length=3)] = "",
     digest_at: Annotated[str, Clock] = "07:30",
     quiet_from: Annotated[str, Clock] = "",
@@ -62,6 +61,7 @@ async def reminders_form(
             member.user,
             reminders=bool(reminders),
             lead_minutes=lead_minutes,
+            anniversary_days=anniversary_days,
             digest=bool(digest),
             digest_at=digest_at,
             quiet=quiet,
@@ -78,6 +78,7 @@ class ReminderSettingsIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     reminders: bool | None = None
     lead_minutes: int | None = Field(default=None, ge=0, le=1440)
+    anniversary_days: int | None = Field(default=None, ge=0, le=30)
     digest: bool | None = None
     digest_at: str | None = Field(default=None, max_length=5)
     quiet: tuple[str, str] | None = Field(default=None, description="[from, to] as HH:MM; null clears")

@@ -495,7 +495,8 @@
       return;
     }
     const button = event.target.closest("button");
-    if (!button || button.closest("[data-act]")) return;
+    // a panel's own forms: its actions (data-act) and the forms that make a card (data-card: NISA)
+    if (!button || button.closest("[data-act], [data-card]")) return;
     event.preventDefault();
     if (button.hasAttribute("data-panel-close")) openPanel(null);
     else openPanel(side.dataset.open === button.dataset.panel ? null : button.dataset.panel);
