@@ -122,8 +122,8 @@ if TYPE_CHECKING:
     from ._recipe_tools import RECIPE_TOOLS
     from ._recipes import Ingredient, Match, Recipe, RecipeStore, ingredient_key, parse_ingredients
     from ._records import Counts, Event, Expense, Household, ShoppingItem, Todo
-    from ._requests import Issue, IssueTracker, IssueTrackerError, request_tool
     from ._recurrence import WEEKDAY_NAMES, Recurrence
+    from ._requests import Issue, IssueTracker, IssueTrackerError, request_tool
     from ._routine_tools import ROUTINE_TOOLS, rule_of
     from ._schema import HOUSEHOLD_SCHEMA
     from ._store import HOUSEHOLD_CHANNEL, HouseholdStore

@@ -25,6 +25,7 @@ from ._settings import (
     parse_clock_time,
 )
 from ._sources import SOURCES, AnniversarySource, EventSource, Occurrence, RecurringSource, Source, TodoSource
+
 if TYPE_CHECKING:
     from ._worker import Scheduler, Tick
 
