@@ -171,6 +171,28 @@ def test_b2_a_change_made_elsewhere_reaches_the_open_panel_live(page: Page, site
     assert same_document(page)
 
 
+def test_b3_a_live_refresh_keeps_what_is_being_typed_in_the_panel(page: Page, site: Site) -> None:
+    sign_in(page, "husband")
+    page.locator("[data-panel=shopping]").click()
+    expect(page.locator("#panel-content")).to_contain_text("まだありません。")
+    name = page.locator("#panel-content form.adder input[name=name]")
+    name.fill("ヨーグルト")
+    page.locator("#panel-content form.adder input[name=quantity]").fill("3")
+    name.focus()
+    elsewhere = HouseholdStore(database(site.db))  # the spouse adds something while he types
+    try:
+        elsewhere.add_shopping_item(HOME, "卵", 1, by="wife")
+    finally:
+        elsewhere.close()
+    expect(page.locator("#panel-content .rows li")).to_contain_text(["卵"])  # the panel was redrawn
+    expect(name).to_have_value("ヨーグルト")
+    expect(page.locator("#panel-content form.adder input[name=quantity]")).to_have_value("3")
+    expect(name).to_be_focused()
+    page.locator("#panel-content form.adder button[type=submit]").click()  # and it still adds
+    expect(page.locator("#panel-content .rows li")).to_have_count(2)
+    assert {i.name: i.quantity for i in site.backend.store.shopping_items(HOME)} == {"卵": 1, "ヨーグルト": 3}
+
+
 # -- (c) the assistant opens a panel ----------------------------------------
 
 

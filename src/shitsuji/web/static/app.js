@@ -421,10 +421,61 @@
   // the budget panel's month stays as chosen across live refreshes
   let month = null;
 
-  async function loadPanel(name) {
+  async function loadPanel(name, keep) {
     const query = name === "budget" && month ? "?month=" + month : "";
     const response = await fetch("/panels/" + name + query, { credentials: "same-origin" });
-    if (response.ok) document.getElementById("panel-content").innerHTML = await response.text();
+    if (!response.ok) return;
+    const content = document.getElementById("panel-content");
+    const typing = keep ? typed(content) : [];
+    content.innerHTML = await response.text();
+    retype(content, typing);
+  }
+
+  // A live refresh redraws the panel because something changed elsewhere (the spouse, LINE):
+  // what this person was typing in its forms, and where, stays. A form is known again by what
+  // it does (its action and hidden fields), not by its place: rows come and go around it.
+  function formKey(form) {
+    const hidden = [...form.querySelectorAll("input[type=hidden]")]
+      .filter((input) => input.name !== "csrf" && input.name !== "back")
+      .map((input) => input.name + "=" + input.value);
+    return form.getAttribute("action") + "?" + hidden.join("&");
+  }
+
+  function typed(root) {
+    const kept = [];
+    for (const form of root.querySelectorAll("form")) {
+      for (const field of form.elements) {
+        if (!field.name || field.type === "hidden" || field.type === "submit") continue;
+        const focused = field === document.activeElement;
+        const changed = field.type === "checkbox" || field.type === "radio"
+          ? field.checked !== field.defaultChecked
+          : field.tagName === "SELECT"
+            ? [...field.options].some((option) => option.selected !== option.defaultSelected)
+            : field.value !== field.defaultValue;
+        if (!changed && !focused) continue;
+        let start = null, end = null;
+        try { start = field.selectionStart; end = field.selectionEnd; } catch (err) { /* no caret here */ }
+        kept.push({ form: formKey(form), name: field.name, value: field.value, checked: field.checked,
+          focused: focused, start: start, end: end });
+      }
+    }
+    return kept;
+  }
+
+  function retype(root, kept) {
+    if (!kept.length) return;
+    const forms = new Map([...root.querySelectorAll("form")].map((form) => [formKey(form), form]));
+    for (const k of kept) {
+      const form = forms.get(k.form);
+      const field = form && form.elements.namedItem(k.name);
+      if (!field || field instanceof RadioNodeList) continue;
+      if (field.type === "checkbox" || field.type === "radio") field.checked = k.checked;
+      else field.value = k.value;
+      if (k.focused) {
+        field.focus();
+        try { if (k.start !== null) field.setSelectionRange(k.start, k.end); } catch (err) { /* no caret here */ }
+      }
+    }
   }
 
   // a person's own change on a panel (tick, complete, delete, add): sent as JSON, then the panel
@@ -507,7 +558,7 @@
   if (window.EventSource) {
     const events = new EventSource("/api/events");
     const refresh = function () {
-      if (side.dataset.open) loadPanel(side.dataset.open);
+      if (side.dataset.open) loadPanel(side.dataset.open, true);  // keeps what is being typed
     };
     events.addEventListener("hello", refresh);
     events.addEventListener("household", refresh);
