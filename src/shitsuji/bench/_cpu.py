@@ -47,9 +47,10 @@ def postgres_server_pid(url: str) -> int | None:
     try:
         with psycopg.connect(url, autocommit=True) as conn:
             row = conn.execute("SELECT pg_backend_pid()").fetchone()
+            # read while the connection is open: its backend process ends with it
+            fields = _stat(int(row[0])) if row else None
     except psycopg.Error:
         return None
-    fields = _stat(int(row[0])) if row else None
     return int(fields[1]) if fields else None  # field 4: the parent's pid
 
 
