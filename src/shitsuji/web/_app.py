@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -207,7 +208,16 @@ async def _warm_up(backend: Backend) -> None:
     except Exception:  # the first message then loads what it needs itself
         log.exception("warming up failed")
     finally:
+        _settle_heap()
         backend.warm = True
+
+
+def _settle_heap() -> None:
+    """Collect once and freeze what start-up made (modules, the app, loaded indexes): the collector's
+    later full passes then skip those objects, rather than walk all of them in one go while requests
+    are being answered (a pause of ~100 ms that stops the event loop, measured by ``bench web``)."""
+    gc.collect()
+    gc.freeze()
 
 
 async def _stop(app: FastAPI, backend: Backend, background: list[asyncio.Task[None]]) -> None:
