@@ -165,6 +165,22 @@ def cookie_header(response: Any, name: str) -> str:
 # -- session ------------------------------------------------------------------
 
 
+def test_the_warm_server_freezes_its_start_up_heap_and_lets_it_go_when_it_stops(site: Site) -> None:
+    import gc
+    import time
+
+    assert gc.get_freeze_count() == 0
+    with TestClient(site.app) as client:  # the lifespan runs: warm-up in the background
+        deadline = time.monotonic() + 120  # generous: a busy machine
+        while client.get("/api/health").json()["warming_up"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert client.get("/api/health").json()["warming_up"] is False
+        assert (
+            gc.get_freeze_count() > 1000
+        )  # modules, the app, the loaded indexes: out of the collector's way
+    assert gc.get_freeze_count() == 0  # stopped: collectable again
+
+
 def test_health_is_public_and_a_session_is_signed_in_until_signed_out(site: Site) -> None:
     client = TestClient(site.app)
     # not started (no lifespan here): still warming up, and answering

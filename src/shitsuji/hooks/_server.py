@@ -35,6 +35,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from .._heap import settle_heap
 from ..errors import ShitsujiError
 from ..memory import MemoryEngine
 from ._client import PROTOCOL, read_line
@@ -177,6 +178,7 @@ def run_server(
     signal.signal(signal.SIGTERM, _stop)
     server = HookServer(engine, db, path, idle_timeout=idle_timeout, second=second, identity=identity)
     server.warm_up()
+    settle_heap()  # a full collection over the loaded model and indexes would slow a prompt (``_heap``)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()  # a socket left by a server that died; we hold the lock
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .._heap import settle_heap
 from .._offload import bound_threads, off_loop
 from ..agent import Busy, ModelNotConfigured
 from ..errors import ModelError, NotFoundError, ShitsujiError, UserInputError
@@ -208,16 +209,8 @@ async def _warm_up(backend: Backend) -> None:
     except Exception:  # the first message then loads what it needs itself
         log.exception("warming up failed")
     finally:
-        _settle_heap()
+        settle_heap()  # the collector's first full pass would stop the loop ~100 ms (``_heap``)
         backend.warm = True
-
-
-def _settle_heap() -> None:
-    """Collect once and freeze what start-up made (modules, the app, loaded indexes): the collector's
-    later full passes then skip those objects, rather than walk all of them in one go while requests
-    are being answered (a pause of ~100 ms that stops the event loop, measured by ``bench web``)."""
-    gc.collect()
-    gc.freeze()
 
 
 async def _stop(app: FastAPI, backend: Backend, background: list[asyncio.Task[None]]) -> None:
@@ -233,6 +226,7 @@ async def _stop(app: FastAPI, backend: Backend, background: list[asyncio.Task[No
         await asyncio.gather(*running, return_exceptions=True)
     await asyncio.gather(*background, return_exceptions=True)
     await backend.hub.stop()
+    gc.unfreeze()  # what start-up froze may be collected again (an app stopped inside a longer process)
 
 
 async def _extraction_loop(backend: Backend, every_s: float) -> None:
