@@ -126,6 +126,36 @@ def test_panel_actions_work_as_plain_forms_without_javascript(site: Site) -> Non
     assert bad.status_code == 400 and "invalid panel action" in bad.text
 
 
+def test_a_member_adds_a_private_event_and_to_do_from_the_panels_and_the_spouse_never_sees_them(
+    site: Site,
+) -> None:
+    wife, csrf = signed_in(site, "wife", HOME)
+    husband, _ = signed_in(site, "husband", HOME)
+    event = act(wife, csrf, action="add_event", title="歯医者", start="2026-12-20T10:00", private=True)
+    assert event.status_code == 200, event.text
+    shared = act(wife, csrf, action="add_event", title="忘年会", start="2026-12-21T19:00")
+    assert shared.status_code == 200, shared.text
+    form = wife.post(  # the checkbox of the page's form, without JavaScript
+        "/panel-actions",
+        data={
+            "csrf": csrf,
+            "action": "add_todo",
+            "title": "誕生日プレゼント",
+            "private": "true",
+            "back": "/",
+        },
+        follow_redirects=False,
+    )
+    assert form.status_code == 303
+    for panel, secret, common in (("calendar", "歯医者", "忘年会"), ("todos", "誕生日プレゼント", None)):
+        hers, his = wife.get(f"/panels/{panel}").text, husband.get(f"/panels/{panel}").text
+        assert secret in hers and "🔒" in hers
+        assert secret not in his
+        if common is not None:
+            assert common in hers and common in his
+    assert [t.title for t in site.backend.store.todos(HOME, viewer="husband")] == []
+
+
 def test_another_households_ids_answer_not_found_and_stay_untouched(site: Site) -> None:
     theirs = site.backend.store.add_shopping_item(NEIGHBOUR, "醤油", by="neighbour")
     their_todo = site.backend.store.add_todo(NEIGHBOUR, "回覧板", by="neighbour")

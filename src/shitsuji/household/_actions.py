@@ -56,6 +56,7 @@ class AddEvent(_Action):
     start: Moment
     end: Moment | None = None
     note: Note = None
+    private: bool = False  # only the member who adds it sees it (and is reminded of it)
 
 
 class RemoveEvent(_Action):
@@ -67,6 +68,7 @@ class AddTodo(_Action):
     action: Literal["add_todo"]
     title: Title
     due: Moment | None = None
+    private: bool = False  # only the member who adds it sees it (and is reminded of it)
 
 
 class CompleteTodo(_Action):
@@ -175,12 +177,21 @@ def apply(store: HouseholdStore, household: str, action: PanelAction, *, by: str
     if isinstance(action, RemoveShoppingItem):
         return Applied(name, store.remove_shopping_item(household, action.id).to_json())
     if isinstance(action, AddEvent):
-        event = store.add_event(household, action.title, action.start, _empty(action.end), action.note, by=by)
+        event = store.add_event(
+            household,
+            action.title,
+            action.start,
+            _empty(action.end),
+            action.note,
+            by=by,
+            private=action.private,
+        )
         return Applied(name, event.to_json())
     if isinstance(action, RemoveEvent):
         return Applied(name, store.remove_event(household, action.id, viewer=by).to_json())
     if isinstance(action, AddTodo):
-        return Applied(name, store.add_todo(household, action.title, _empty(action.due), by=by).to_json())
+        todo = store.add_todo(household, action.title, _empty(action.due), by=by, private=action.private)
+        return Applied(name, todo.to_json())
     if isinstance(action, CompleteTodo):
         if action.done:
             todo, changed = store.complete_todo(household, action.id, by=by)
