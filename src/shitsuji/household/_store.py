@@ -522,7 +522,11 @@ class HouseholdStore:
         ``NotFoundError``."""
         with self._changing(household) as conn:
             row = self._one(conn, columns, table, household, row_id, what, viewer)
-            conn.execute(f"DELETE FROM {table} WHERE household = ? AND id = ?", (household, row_id))
+            deleted = conn.execute(f"DELETE FROM {table} WHERE household = ? AND id = ?", (household, row_id))
+            if deleted.rowcount == 0:  # deleted by another request since our read (read committed)
+                raise NotFoundError(
+                    f"no {what} with id {row_id!r} in this household: list them to see the ids"
+                )
         return row
 
     @staticmethod
