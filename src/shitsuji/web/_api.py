@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
@@ -18,6 +18,7 @@ from ..agent import Turn
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
 from ..household import Household, Panel, PanelAction, label_of
+from ..llm import Block
 from ._accounts import Attempt
 from ._backend import Backend
 from ._cards import card_view, decision_text
@@ -221,10 +222,24 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
     UI to open a panel), ``done`` (the whole reply) or ``error`` (what went wrong; the
     message is kept).
     """
-    backend = backend_of(request)
     # claimed before the stream starts: 400 for bad words, 409 while a turn runs there, 503 without a model
-    turn = await off_loop(backend.begin, member, body.message, body.conversation, key=body.key)
-    return stream_turn(request, member, turn, await off_loop(words, request, member))
+    turn, t = await off_loop(begun, request, member, body.message, body.conversation, key=body.key)
+    return stream_turn(request, member, turn, t)
+
+
+def begun(
+    request: Request,
+    member: Member,
+    text: str,
+    conversation: str | None,
+    *,
+    key: str | None,
+    images: Sequence[Block] = (),
+) -> tuple[Turn, Words]:
+    """The member's words (language, household zone) and the claimed turn, in one trip to a worker
+    thread: each trip queues behind the other sessions' work (``bench web``'s first text)."""
+    t = words(request, member)  # first: nothing to fail once the conversation is claimed
+    return backend_of(request).begin(member, text, conversation, key=key, images=images), t
 
 
 def stream_turn(request: Request, member: Member, turn: Turn, t: Words) -> StreamingResponse:

@@ -22,9 +22,8 @@ from fastapi.responses import StreamingResponse
 from .._offload import off_loop
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..llm import CONSERVATIVE, Block, ImageRefused, image_block
-from ._api import Key, Signed, stream_turn
+from ._api import Key, Signed, begun, stream_turn
 from ._locale import Refusal, words
-from ._security import backend_of
 
 router = APIRouter(prefix="/api")
 
@@ -65,8 +64,8 @@ async def chat_with_pictures(
     blocks = [await _block(picture) for picture in pictures]
     t = words(request)  # the language only: no household zone read on the loop
     text = message.strip() or t("picture_said")  # a photo alone: what LINE says for one
-    turn = await off_loop(backend_of(request).begin, member, text, conversation, key=key, images=blocks)
-    return stream_turn(request, member, turn, await off_loop(words, request, member))
+    turn, cards = await off_loop(begun, request, member, text, conversation, key=key, images=blocks)
+    return stream_turn(request, member, turn, cards)
 
 
 async def _block(picture: UploadFile) -> Block:
