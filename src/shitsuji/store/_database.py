@@ -25,6 +25,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -121,6 +122,30 @@ def _file_lock(where: str) -> threading.RLock:
         return _LOCKS.setdefault(where, threading.RLock())
 
 
+def _into_wal(conn: sqlite3.Connection) -> None:
+    """Put a file in WAL mode, waiting up to ``BUSY_TIMEOUT_S`` for it. The switch needs the file to
+    itself, and SQLite answers "locked" at once rather than through its busy handler: several processes
+    opening a new database together (``serve`` and the LINE worker on a first start) would fail; they
+    take turns here instead."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    pause = 0.005
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+                return
+            if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal":
+                return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() > deadline:
+                raise
+        if time.monotonic() > deadline:
+            raise sqlite3.OperationalError("database is locked")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
 class _SQLiteTx:
     __slots__ = ("_conn",)
 
@@ -163,8 +188,7 @@ class SQLiteDatabase(_Schemas):
             # wait: threads of this process opening a new file take turns, and a file already in
             # WAL (every one after its first opening; the mode is kept in the file) is not asked again
             with self._lock:
-                if self.conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    self.conn.execute("PRAGMA journal_mode = WAL")
+                _into_wal(self.conn)
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:
