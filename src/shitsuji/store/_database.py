@@ -126,22 +126,17 @@ def _into_wal(conn: sqlite3.Connection) -> None:
     """Put a file in WAL mode, waiting up to ``BUSY_TIMEOUT_S`` for it. The switch needs the file to
     itself, and SQLite answers "locked" at once rather than through its busy handler: several processes
     opening a new database together (``serve`` and the LINE worker on a first start) would fail; they
-    take turns here instead."""
+    take turns here instead. A database that cannot be in WAL (``:memory:``) keeps its mode, as before."""
     deadline = time.monotonic() + BUSY_TIMEOUT_S
     pause = 0.005
     while True:
         try:
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
-                return
-            if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal":
-                return
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
                 raise
-            if time.monotonic() > deadline:
-                raise
-        if time.monotonic() > deadline:
-            raise sqlite3.OperationalError("database is locked")
         time.sleep(pause)
         pause = min(pause * 2, 0.1)
 
