@@ -6,7 +6,8 @@ non-zero; library callers can catch the precise class.
 
     ShitsujiError
     ├── UserInputError          bad text, scope, category, importance, file line …
-    │   └── ImportFileError     a malformed JSONL line (names the line number)
+    │   ├── ImportFileError     a malformed JSONL line (names the line number)
+    │   └── Refusal             one with a key of the apps' words tables (said in the member's language)
     ├── NotFoundError           no memory with that id
     ├── StoreError              the database cannot be used
     │   ├── StoreLockedError    another process holds the write lock too long
@@ -35,6 +36,17 @@ class ImportFileError(UserInputError):
         super().__init__(message)
         self.line = line
         self.imported = imported
+
+
+class Refusal(UserInputError):
+    """A refusal a page can put in its member's language: ``key`` (and ``values``) in the web's words
+    tables; the English text is what the API and logs say. Raised below the web layer too (a panel
+    action's rule), so it lives here rather than with the pages."""
+
+    def __init__(self, key: str, english: str, **values: object) -> None:
+        super().__init__(english)
+        self.key = key
+        self.values = values
 
 
 class NotFoundError(ShitsujiError, LookupError):
@@ -76,6 +88,7 @@ __all__ = [
     "ModelRequestError",
     "ModelUnavailableError",
     "NotFoundError",
+    "Refusal",
     "SchemaTooNewError",
     "ShitsujiError",
     "StoreError",

@@ -22,6 +22,7 @@ __all__ = [
     "HOUSEHOLD_SCHEMA",
     "LIMITS",
     "LINE_SCHEMA",
+    "LIST_FIELDS",
     "MONEY_TOOLS",
     "NISA_TOOLS",
     "PANELS",
@@ -93,7 +94,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ._actions import ACTIONS, Applied, PanelAction, apply
+    from ._actions import ACTIONS, LIST_FIELDS, Applied, PanelAction, apply
     from ._anniversaries import Anniversary, AnniversaryStore, Upcoming, days_until, next_occurrence
     from ._anniversary_tools import ANNIVERSARY_TOOLS, AnniversaryList
     from ._bench import estimate_tokens, prompt_tokens_benchmark
@@ -139,6 +140,7 @@ __getattr__ = lazy_exports(
         "looks_like_code": "._line_links",
         "ACTIONS": "._actions",
         "Applied": "._actions",
+        "LIST_FIELDS": "._actions",
         "PanelAction": "._actions",
         "apply": "._actions",
         "Anniversary": "._anniversaries",

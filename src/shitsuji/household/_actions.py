@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ._anniversaries import AnniversaryStore
 from ._recipes import RecipeStore, parse_ingredients
+from ._repeat_form import RepeatKind, panel_rule
 from ._store import HouseholdStore
 from ._values import MAX_CATEGORY, MAX_NOTE, MAX_QUANTITY, MAX_TITLE, MAX_YEN
 
@@ -65,10 +66,18 @@ class RemoveEvent(_Action):
 
 
 class AddTodo(_Action):
+    """A to-do; with ``repeat`` it comes back (``due``: the first day it may fall on). The rule's fields
+    are plain text and numbers here and checked by ``panel_rule``: a wrong one is refused in the
+    member's language, not as a schema error."""
+
     action: Literal["add_todo"]
     title: Title
     due: Moment | None = None
     private: bool = False  # only the member who adds it sees it (and is reminded of it)
+    repeat: RepeatKind | None = None  # weekly, monthly_weekday (nth weekdays), monthly_day
+    weekdays: Annotated[list[Annotated[str, Field(max_length=10)]], Field(max_length=7)] = []
+    weeks: Annotated[list[int | Annotated[str, Field(max_length=2)]], Field(max_length=5)] = []
+    day_of_month: int | Annotated[str, Field(max_length=2)] | None = None
 
 
 class CompleteTodo(_Action):
@@ -141,6 +150,7 @@ PanelAction = Annotated[
     Field(discriminator="action"),
 ]
 ACTIONS: TypeAdapter[PanelAction] = TypeAdapter(PanelAction)
+LIST_FIELDS = frozenset({"weekdays", "weeks"})  # the fields a form sends once per ticked box (lists)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +200,9 @@ def apply(store: HouseholdStore, household: str, action: PanelAction, *, by: str
     if isinstance(action, RemoveEvent):
         return Applied(name, store.remove_event(household, action.id, viewer=by).to_json())
     if isinstance(action, AddTodo):
-        todo = store.add_todo(household, action.title, _empty(action.due), by=by, private=action.private)
+        rule = panel_rule(action.repeat, action.weekdays, action.weeks, action.day_of_month)
+        due = _empty(action.due)
+        todo = store.add_todo(household, action.title, due, by=by, private=action.private, repeat=rule)
         return Applied(name, todo.to_json())
     if isinstance(action, CompleteTodo):
         if action.done:

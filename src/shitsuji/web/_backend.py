@@ -49,6 +49,7 @@ from ..household import (
 )
 from ..llm import Block, LocalServer
 from ..schedule import Reminders
+from ..store import Tx
 from ._accounts import Accounts
 from ._hub import Hub
 from ._invites import Invitations
@@ -256,22 +257,29 @@ class Backend:
         return done
 
     def _apply(self, member: Member, action: PanelAction) -> Applied:
-        done = apply(self.store, member.household, action, by=member.user)
-        if done.changed:
-            self.butler.audit.record(
-                AuditEvent(
-                    f"panel.{done.action}",
-                    actor=member.user,
-                    household=member.household,
-                    channel=CHANNEL,
-                    subject=str(done.row.get("id") or ""),
-                    # a private row's event is its owner's (the spouse's Activity page leaves it out)
-                    scope=self.memories.scopes(member)[0] if done.row.get("private") is True else None,
-                    # the item's name, so the Activity page names it even after it is deleted
-                    detail={"input": action.model_dump(mode="json"), "name": _name_of(done.row)},
-                )
-            )
+        # the change and its audit row commit together (the store's own write is a savepoint in it):
+        # a refused audit row undoes the change, and no change is left without its row
+        with self.store.database.write() as tx:
+            done = apply(self.store, member.household, action, by=member.user)
+            if done.changed:
+                self._record(member, action, done, tx)
         return done
+
+    def _record(self, member: Member, action: PanelAction, done: Applied, tx: Tx) -> None:
+        self.butler.audit.record(
+            AuditEvent(
+                f"panel.{done.action}",
+                actor=member.user,
+                household=member.household,
+                channel=CHANNEL,
+                subject=str(done.row.get("id") or ""),
+                # a private row's event is its owner's (the spouse's Activity page leaves it out)
+                scope=self.memories.scopes(member)[0] if done.row.get("private") is True else None,
+                # the item's name, so the Activity page names it even after it is deleted
+                detail={"input": action.model_dump(mode="json"), "name": _name_of(done.row)},
+            ),
+            tx,
+        )
 
     def fingerprint(self, household: str) -> str:
         """Changes when any of the household's lists changes, or the scheduler says something (also from

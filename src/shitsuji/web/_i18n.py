@@ -13,6 +13,7 @@ from typing import Any, Literal
 from ..household import Recurrence
 from ._i18n_domains import DOMAIN_TEXT
 from ._i18n_pictures import PICTURE_TEXT
+from ._i18n_repeat import REPEAT_TEXT
 
 Lang = Literal["ja", "en"]
 LANGS: tuple[Lang, ...] = ("ja", "en")
@@ -393,6 +394,7 @@ TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
     "why_already_decided": ("すでに{state}です({who}、{at})。", "Already {state} by {who} ({at})."),
     **DOMAIN_TEXT,
     **PICTURE_TEXT,
+    **REPEAT_TEXT,
 }
 
 

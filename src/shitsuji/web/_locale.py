@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from ..errors import UserInputError
+from ..errors import Refusal, UserInputError
 from ..safety import InputRejected
 from ._i18n import Words, choose
 from ._member import Member
 from ._security import LANG_COOKIE, backend_of
+
+__all__ = ["Refusal", "said", "words"]
 
 
 def words(request: Request, member: Member | None = None) -> Words:
@@ -20,16 +22,6 @@ def words(request: Request, member: Member | None = None) -> Words:
     lang = choose(request.cookies.get(LANG_COOKIE), request.headers.get("accept-language"))
     zone = backend_of(request).store.zone(member.household) if member is not None else None
     return Words(lang, zone)
-
-
-class Refusal(UserInputError):
-    """A refusal a page can put in its own language: ``key`` (and ``values``) in the words table;
-    the English text is what the API and logs say."""
-
-    def __init__(self, key: str, english: str, **values: object) -> None:
-        super().__init__(english)
-        self.key = key
-        self.values = values
 
 
 def said(t: Words, exc: UserInputError) -> str:

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from .._offload import off_loop
 from ..agent import Failed
 from ..errors import UserInputError
-from ..household import ACTIONS, PANELS, check_panel
+from ..household import ACTIONS, LIST_FIELDS, PANELS, check_panel
 from ..household._values import MAX_NAME
 from ._activity import channel_name, sentence
 from ._backend import Backend
@@ -263,7 +263,14 @@ async def panel_form(
 async def panel_action_form(member: Signed, request: Request) -> Response:
     """Without JavaScript: one panel action (the fields of ``POST /api/panel-actions``), then back."""
     form = await request.form()
-    fields = {k: v for k, v in form.items() if k not in ("csrf", "back") and isinstance(v, str) and v != ""}
+    fields: dict[str, Any] = {}
+    for key, value in form.multi_items():
+        if key in ("csrf", "back") or not isinstance(value, str) or value == "":
+            continue
+        if key in LIST_FIELDS:  # one entry per ticked box (weekdays of a recurring to-do)
+            fields.setdefault(key, []).append(value)
+        else:
+            fields[key] = value
     try:
         action = ACTIONS.validate_python(fields)
     except ValidationError as exc:

@@ -467,8 +467,10 @@
     const forms = new Map([...root.querySelectorAll("form")].map((form) => [formKey(form), form]));
     for (const k of kept) {
       const form = forms.get(k.form);
-      const field = form && form.elements.namedItem(k.name);
-      if (!field || field instanceof RadioNodeList) continue;
+      let field = form && form.elements.namedItem(k.name);
+      // a box per choice under one name (a recurring to-do's weekdays): the one with this value
+      if (field instanceof RadioNodeList) field = [...field].find((one) => one.value === k.value) || null;
+      if (!field) continue;
       if (field.type === "checkbox" || field.type === "radio") field.checked = k.checked;
       else field.value = k.value;
       if (k.focused) {
@@ -482,8 +484,13 @@
   // is drawn again; the spouse's page hears of it through /api/events
   async function act(form) {
     const body = {};
+    // a field with a box per choice (a recurring to-do's weekdays) is a list, even of one
+    const many = new Set(Array.from(form.querySelectorAll("[data-many]"), (field) => field.name));
+    for (const name of many) body[name] = [];
     for (const [name, value] of new FormData(form)) {
-      if (name !== "csrf" && name !== "back" && value !== "") body[name] = value;
+      if (name === "csrf" || name === "back" || value === "") continue;
+      if (many.has(name)) body[name].push(value);
+      else body[name] = value;
     }
     for (const b of form.querySelectorAll("button")) b.disabled = true;
     let problem = null;
@@ -491,13 +498,14 @@
       const response = await api("POST", "/api/panel-actions", body);
       if (!response.ok) {
         const data = await response.json().catch(() => ({}));
-        problem = (words["panel_" + response.status] || words.error + " " + response.status) +
+        // the server's reason in the page's language when it has one (a recurring to-do's rule)
+        problem = data.message || (words["panel_" + response.status] || words.error + " " + response.status) +
           (data.error ? " (" + data.error + ")" : "");
       }
     } catch (err) {
       problem = words.error + ": " + err;
     }
-    await loadPanel(side.dataset.open);
+    await loadPanel(side.dataset.open, problem !== null);  // a refused add keeps what was typed
     if (problem) {
       const note = el("p", "alert panel-problem", problem);
       note.setAttribute("role", "alert");
