@@ -2,19 +2,21 @@
 
 Changes to the lists go through the butler's tools (and their confirmation cards); the
 CLI only creates a household and shows what it holds. ``--name`` may be left out while
-there is only one household.
+there is only one household. Events and to-dos follow the apps' one visibility rule: with
+``--member`` what that member sees (the shared rows and their own private ones), without it
+the shared rows only, and a line on stderr says how many private ones were left out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
 
 import typer
 from rich.table import Table
 
-from ._app import STATE, JsonFlag, app, console, print_json
+from ._app import STATE, JsonFlag, app, console, err_console, print_json
 
 if TYPE_CHECKING:
     from ..household import HouseholdStore
@@ -27,6 +29,14 @@ app.add_typer(household_app, name="household")
 NameOpt = Annotated[
     str | None, typer.Option("--name", "-n", help="Household name (default: the only household).")
 ]
+SeenByOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--member",
+        "-m",
+        help="As this member sees it: the shared rows and their own private ones (default: shared only).",
+    ),
+]
 
 
 @contextmanager
@@ -38,6 +48,42 @@ def _store() -> Iterator[HouseholdStore]:
         yield store
     finally:
         store.close()
+
+
+class _Scoped(Protocol):
+    @property
+    def private(self) -> bool: ...
+
+
+Row = TypeVar("Row", bound=_Scoped)
+
+
+def _home(store: HouseholdStore, name: str | None, member: str | None) -> str:
+    """The household's name; with ``member``, one of its members must be named."""
+    home = store.resolve(name).name
+    return home if member is None else store.member_home(member, home).name
+
+
+def _visible(rows: list[Row], member: str | None) -> tuple[list[Row], int]:
+    """The rows shown and how many private ones were left out. With ``member`` the store already read
+    what they see (``privacy.Viewer``: the shared rows and their own); without one, the shared rows
+    only — nobody's private things are shown to the terminal unasked."""
+    if member is not None:
+        return rows, 0
+    shared = [r for r in rows if not r.private]
+    return shared, len(rows) - len(shared)
+
+
+def _hidden_note(hidden: int, what: str) -> None:
+    """On stderr, so that ``--json`` output stays the rows alone."""
+    if hidden:
+        err_console.print(
+            f"{hidden} private {what} not shown (a member's own): --member NAME shows what that member sees"
+        )
+
+
+def _as(member: str | None) -> str:
+    return f" as {member} sees them" if member else " (shared)"
 
 
 def _table(title: str, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> Table:
@@ -90,34 +136,44 @@ def events(
     last: Annotated[
         str | None, typer.Option("--to", help="Last day, YYYY-MM-DD (default: no limit).")
     ] = None,
+    member: SeenByOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Events from today (or --from) on."""
+    """Events from today (or --from) on: the shared ones, or what --member sees."""
     STATE.require_database()
     with _store() as store:
-        home = store.resolve(name)
-        rows = [e.to_json() for e in store.events(home.name, first or store.today(home.name), last)]
+        home = _home(store, name, member)
+        every = store.events(home, first or store.today(home), last, viewer=member)
+    shown, hidden = _visible(every, member)
+    rows = [e.to_json() for e in shown]
+    _hidden_note(hidden, "events")
     if as_json:
         print_json(rows)
     else:
-        console.print(_table(f"{home.name}: events", ("id", "start", "end", "title", "note"), rows))
+        columns = ("id", "start", "end", "title", "note", *(("private",) if member else ()))
+        console.print(_table(f"{home}: events{_as(member)}", columns, rows))
 
 
 @household_app.command()
 def todos(
     name: NameOpt = None,
     include_done: Annotated[bool, typer.Option("--all", help="Include done to-dos.")] = False,
+    member: SeenByOpt = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Open to-dos, soonest due first."""
+    """Open to-dos, soonest due first, with a recurring one's rule: the shared ones, or what --member sees."""
     STATE.require_database()
     with _store() as store:
-        home = store.resolve(name)
-        rows = [t.to_json() for t in store.todos(home.name, include_done=include_done)]
+        home = _home(store, name, member)
+        every = store.todos(home, include_done=include_done, viewer=member)
+    shown, hidden = _visible(every, member)
+    _hidden_note(hidden, "to-dos")
     if as_json:
-        print_json(rows)
-    else:
-        console.print(_table(f"{home.name}: to-dos", ("id", "title", "due", "done_at"), rows))
+        print_json([t.to_json() for t in shown])
+        return
+    rows = [t.to_json() | {"repeat": t.repeat.describe("en") if t.repeat else ""} for t in shown]
+    columns = ("id", "title", "due", "repeat", "done_at", *(("private",) if member else ()))
+    console.print(_table(f"{home}: to-dos{_as(member)}", columns, rows))
 
 
 @household_app.command()
