@@ -61,47 +61,68 @@ COMMANDS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
 )
 
 
+Command = tuple[str, tuple[str, ...], bool]
+
+
 def run_startup(
-    *, runs: int = 5, baseline: Path | None = None, embedder: str = "use", progress: Progress | None = None
+    *,
+    runs: int = 5,
+    baseline: Path | None = None,
+    embedder: str = "use",
+    progress: Progress | None = None,
+    commands: Sequence[Command] = COMMANDS,
 ) -> dict[str, Any]:
-    """Median wall time per command (ms), above the ``import shitsuji`` floor, and the budgets met."""
+    """Median wall time per command (ms), above the ``import shitsuji`` floor, and the budgets met.
+
+    Each side (ours, the baseline) has its own data folder and database, prepared by its own code:
+    an older checkout refuses a database that newer code migrated, so one shared database left the
+    baseline's every command failing at once — a figure of nothing."""
     with tempfile.TemporaryDirectory(prefix="shitsuji-startup-") as tmp:
-        env = _environment(Path(tmp), embedder)
-        memory_id = _prepare(env)
-        load = [os.getloadavg()[0]]
         ours = str(Path(__file__).resolve().parents[2])
         variants = {"ours": ours} | ({"baseline": str(baseline.resolve())} if baseline else {})
+        sides = {v: _side(Path(tmp) / v, src, embedder) for v, src in variants.items()}
+        load = [os.getloadavg()[0]]
         floors: dict[str, list[float]] = {"python": [], "import": [], "import_cpu": []}
         times: dict[str, dict[str, list[tuple[float, float]]]] = {
-            v: {c[0]: [] for c in COMMANDS} for v in variants
+            v: {c[0]: [] for c in commands} for v in variants
         }
         codes: dict[str, dict[str, int]] = {v: {} for v in variants}
+        env = sides["ours"][0]
         for round_no in range(runs):
             if progress:
                 progress(f"round {round_no + 1}/{runs}")
             floors["python"].append(_time([sys.executable, "-c", "pass"], env)[0])
-            took, _, cpu = _time([sys.executable, "-c", "import shitsuji"], env | {"PYTHONPATH": ours})
+            took, _, cpu = _time([sys.executable, "-c", "import shitsuji"], env)
             floors["import"].append(took)
             floors["import_cpu"].append(cpu)
-            for name, args, _ in COMMANDS:
-                argv = [memory_id if arg == MEMORY else arg for arg in args]
-                for variant, src in variants.items():
-                    took, code, cpu = _time([sys.executable, "-c", ENTRY, *argv], env | {"PYTHONPATH": src})
+            for name, args, _ in commands:
+                for variant, (side_env, memory_id) in sides.items():
+                    argv = [memory_id if arg == MEMORY else arg for arg in args]
+                    took, code, cpu = _time([sys.executable, "-c", ENTRY, *argv], side_env)
                     times[variant][name].append((took, cpu))
                     codes[variant][name] = code
         load.append(os.getloadavg()[0])
-    return _figures(floors, times, codes) | {"load_average": [round(x, 2) for x in load]}
+    return _figures(floors, times, codes, commands) | {"load_average": [round(x, 2) for x in load]}
+
+
+def _side(folder: Path, src: str, embedder: str) -> tuple[dict[str, str], str]:
+    """One side's environment (its own database and cache below ``folder``, its code on the path),
+    prepared by that code; and the id of the memory its preparation stored."""
+    folder.mkdir(parents=True)
+    env = _environment(folder, embedder) | {"PYTHONPATH": src}
+    return env, _prepare(env)
 
 
 def _figures(
     floors: dict[str, list[float]],
     times: dict[str, dict[str, list[tuple[float, float]]]],
     codes: dict[str, dict[str, int]],
+    timed: Sequence[Command],
 ) -> dict[str, Any]:
     floor = statistics.median(floors["import"])
     floor_cpu = statistics.median(floors["import_cpu"])
     commands: dict[str, Any] = {}
-    for name, _, memory in COMMANDS:
+    for name, _, memory in timed:
         median = statistics.median(wall for wall, _ in times["ours"][name])
         cpu = statistics.median(c for _, c in times["ours"][name])
         budget = MEMORY_BUDGET_S if memory else OTHER_BUDGET_S
@@ -158,8 +179,8 @@ def _environment(tmp: Path, embedder: str) -> dict[str, str]:
 
 
 def _prepare(env: dict[str, str]) -> str:
-    """A household and a few memories, made through the command line itself; the first memory's id."""
-    ours = {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    """A household and a few memories, made through the command line itself (the code on ``env``'s
+    path: each side makes its own database); the first memory's id."""
     steps: list[tuple[str, ...]] = [
         ("household", "init", "--name", "bench", "-m", "wife", "-m", "husband", "--time-zone", "Asia/Tokyo"),
         ("remember", "紅茶はミルクティーが好き", "-s", SCOPE, "--json"),
@@ -169,7 +190,7 @@ def _prepare(env: dict[str, str]) -> str:
     for args in steps:
         done = subprocess.run(
             [sys.executable, "-c", ENTRY, *args],
-            env=env | ours,
+            env=env,
             capture_output=True,
             check=False,
             timeout=300,
@@ -196,11 +217,17 @@ def format_startup(data: dict[str, Any]) -> str:
             if "ratio" in row
             else ""
         )
+        # a command that failed measured nothing: say so beside its figure
+        failed = "".join(
+            f"  {who}EXIT {row[key]}"
+            for who, key in (("", "exit_code"), ("baseline ", "baseline_exit_code"))
+            if row.get(key)
+        )
         mark = "ok" if row["within_budget"] else "OVER"
         cpu_mark = "ok" if row["cpu_within_budget"] else "OVER"
         lines.append(
             f"  {name:<20} {row['median_ms']:>8} ms  +{row['above_floor_ms']:>7} ms  "
-            f"(budget {row['budget_ms']:.0f}) {mark}; CPU {row['cpu_ms']} ms +{row['cpu_above_floor_ms']} {cpu_mark}{base}"
+            f"(budget {row['budget_ms']:.0f}) {mark}; CPU {row['cpu_ms']} ms +{row['cpu_above_floor_ms']} {cpu_mark}{base}{failed}"
         )
     return "\n".join(lines)
 

@@ -708,7 +708,9 @@ def startup(
     baseline: Annotated[
         Path | None,
         typer.Option(
-            "--baseline", help="The src folder of another checkout: its commands are timed beside ours."
+            "--baseline",
+            help="The src folder of another checkout: its commands are timed beside ours, "
+            "each side on its own fresh database.",
         ),
     ] = None,
     as_json: JsonFlag = False,
