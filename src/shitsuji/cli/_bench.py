@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -48,6 +48,18 @@ def _note(message: str) -> None:
     err_console.print(f"[dim]{message}[/]")
 
 
+def _measure(
+    as_json: bool, run: Callable[..., dict[str, Any]], /, *args: Any, **options: Any
+) -> dict[str, Any] | None:
+    """Run one bench with its progress notes on stderr (none under ``--json``). Under ``--json`` its
+    figures are printed and None answered (the command is done); else the figures, for its table."""
+    data = run(*args, progress=None if as_json else _note, **options)
+    if as_json:
+        print_json(data)
+        return None
+    return data
+
+
 def _print_quality(title: str, data: dict[str, Any], metrics: tuple[str, ...], group: str) -> None:
     console.print(f"[bold]{title}[/] ({data['embedder']})")
     overall = data["overall"]
@@ -71,11 +83,8 @@ def locomo(
     from ..bench import run_locomo
 
     with _bench_database(postgres) as database:
-        data = run_locomo(
-            file, embedder=_embedder(), k=k, progress=None if as_json else _note, database=database
-        )
-    if as_json:
-        print_json(data)
+        data = _measure(as_json, run_locomo, file, embedder=_embedder(), k=k, database=database)
+    if data is None:
         return
     _print_quality(f"LoCoMo recall@{k}", data, ("recall", "hit"), "by_category")
     base = data["bm25"]["overall"]
@@ -118,7 +127,9 @@ def longmemeval(
     from ..bench import run_longmemeval
 
     with _bench_database(postgres) as database:
-        data = run_longmemeval(
+        data = _measure(
+            as_json,
+            run_longmemeval,
             file,
             embedder=_embedder(),
             k=k,
@@ -127,11 +138,9 @@ def longmemeval(
             context=context,
             dates=dates,
             spans=spans,
-            progress=None if as_json else _note,
             database=database,
         )
-    if as_json:
-        print_json(data)
+    if data is None:
         return
     _print_quality(
         f"LongMemEval{' pooled' if pooled else ''} @{k}", data, ("recall_any", "recall_all"), "by_type"
@@ -194,9 +203,8 @@ def latency(
     """remember/recall latency, bulk-import throughput and peak memory at scale."""
     from ..bench import run_latency
 
-    data = run_latency(embedder=_embedder(), n=n, queries=queries, progress=None if as_json else _note)
-    if as_json:
-        print_json(data)
+    data = _measure(as_json, run_latency, embedder=_embedder(), n=n, queries=queries)
+    if data is None:
         return
     for key, value in data.items():
         console.print(f"  {key:<18} {value}")
@@ -340,7 +348,9 @@ def web(
     the server's event-loop lag meanwhile."""
     from ..bench.web import run_web_bench
 
-    data = run_web_bench(
+    data = _measure(
+        as_json,
+        run_web_bench,
         beside=beside,
         threads=threads,
         sessions=sessions,
@@ -348,10 +358,8 @@ def web(
         repeats=repeats,
         tool_every=tool_every,
         embedder=embedder or STATE.embedder or "hash",
-        progress=None if as_json else _note,
     )
-    if as_json:
-        print_json(data)
+    if data is None:
         return
     table = Table(
         title=f"{sessions} sessions × {requests} requests, median of {repeats} runs ({data['embedder']})"
@@ -530,17 +538,17 @@ def line(
     """The LINE webhook on loopback: ack latency at a steady rate, answered jobs/s, lost and duplicated."""
     from ..bench.line import run_line_bench
 
-    data = run_line_bench(
+    data = _measure(
+        as_json,
+        run_line_bench,
         rate=rate,
         seconds=seconds,
         senders=senders,
         repeats=repeats,
         concurrency=concurrency,
         worker=worker,
-        progress=None if as_json else _note,
     )
-    if as_json:
-        print_json(data)
+    if data is None:
         return
     m = data["median"]
     console.print(
@@ -584,7 +592,9 @@ def scale(
         raise typer.BadParameter("--processes takes numbers separated by commas, e.g. 1,2,4") from None
     if engine not in ("sqlite", "postgresql", "both"):
         raise typer.BadParameter("--engine is sqlite, postgresql or both")
-    data = run_scale(
+    data = _measure(
+        as_json,
+        run_scale,
         n=n,
         scopes=scopes,
         queries=queries,
@@ -595,10 +605,8 @@ def scale(
         database_url=STATE.settings().database_url,
         engines=("sqlite", "postgresql") if engine == "both" else (engine,),
         memory=memory,
-        progress=None if as_json else _note,
     )
-    if as_json:
-        print_json(data)
+    if data is None:
         return
     _scale_table(data, counts, title=f"{n:,} memories across {scopes:,} scopes ({data['embedder']} embedder)")
 
@@ -675,16 +683,16 @@ def reminders(
 
     if engine not in ("sqlite", "postgresql", "both"):
         raise typer.BadParameter("--engine is sqlite, postgresql or both")
-    data = run_reminders(
+    data = _measure(
+        as_json,
+        run_reminders,
         households=households,
         members=members,
         workers=workers,
         engines=("sqlite", "postgresql") if engine == "both" else (engine,),
         database_url=STATE.settings().database_url,
-        progress=None if as_json else _note,
     )
-    if as_json:
-        print_json(data)
+    if data is None:
         return
     table = Table(
         title=f"{households:,} households × {members} member(s) due in one minute, {workers} workers"
@@ -718,10 +726,7 @@ def startup(
     """Each command's start-up as a fresh process (median), above the `import shitsuji` floor."""
     from ..bench.startup import format_startup, run_startup
 
-    data = run_startup(
-        runs=runs, baseline=baseline, embedder=_embedder(), progress=None if as_json else _note
-    )
-    if as_json:
-        print_json(data)
+    data = _measure(as_json, run_startup, runs=runs, baseline=baseline, embedder=_embedder())
+    if data is None:
         return
     console.print(format_startup(data), markup=False, highlight=False)
