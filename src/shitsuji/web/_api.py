@@ -296,9 +296,11 @@ async def panel_action(
 ) -> dict[str, Any]:
     """Change a list directly, as the signed-in member (no card): ``action`` is one of
     ``add_shopping_item``, ``check_shopping_item`` (``checked`` false ticks it back on),
-    ``remove_shopping_item``, ``add_event``, ``remove_event``, ``add_todo``, ``complete_todo``
-    (``done`` false reopens), ``remove_todo``, ``add_expense``, ``remove_expense``. Answers the row
-    and ``changed`` (false when it already was so, e.g. the spouse ticked it a moment ago)."""
+    ``remove_shopping_item``, ``add_event``, ``remove_event``, ``add_todo`` (with ``repeat``:
+    ``weekly`` + ``weekdays``, ``monthly_weekday`` + ``weeks`` and ``weekdays``, ``monthly_day`` +
+    ``day_of_month``, a recurring one), ``complete_todo`` (``done`` false reopens), ``remove_todo``,
+    ``add_expense``, ``remove_expense``. Answers the row and ``changed`` (false when it already was
+    so, e.g. the spouse ticked it a moment ago); the change and its audit row commit together."""
     return (await backend_of(request).act(member, action)).to_json()
 
 
