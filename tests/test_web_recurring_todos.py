@@ -10,8 +10,9 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from shitsuji.store import Database, database, is_postgres
+from shitsuji.store import database
 
+from .test_memory_transactions import _refuse_audit_rows
 from .test_web_api import csrf_headers, signed_in
 from .web_support import HOME, Site
 
@@ -130,23 +131,6 @@ def test_a_wrong_rule_is_refused_in_the_members_language_and_nothing_is_stored(
     assert page.status_code == 400 and ja in page.text
     assert site.backend.store.todos(HOME) == []
     assert not [e for e in site.backend.butler.audit.events(household=HOME) if e.action.startswith("panel.")]
-
-
-def _refuse_audit_rows(db: Database) -> None:
-    if is_postgres(db.target):
-        db.execute(
-            "CREATE FUNCTION refuse_panel_audit() RETURNS trigger LANGUAGE plpgsql AS "
-            "$$ BEGIN RAISE EXCEPTION 'audit refused'; END $$"
-        )
-        db.execute(
-            "CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events "
-            "FOR EACH ROW EXECUTE FUNCTION refuse_panel_audit()"
-        )
-    else:
-        db.execute(
-            "CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events "
-            "BEGIN SELECT RAISE(ABORT, 'audit refused'); END"
-        )
 
 
 def test_a_panel_change_commits_with_its_audit_row_or_not_at_all(site: Site, target: str) -> None:
