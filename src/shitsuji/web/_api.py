@@ -259,7 +259,7 @@ def begun(
     for what was said when ``text`` is empty (a picture alone)."""
     t = words(request, member)  # first: nothing to fail once the conversation is claimed
     said = text if text or not alone else t(alone)
-    return backend_of(request).started(member, said, conversation, key=key, images=images), t
+    return backend_of(request).begin(member, said, conversation, key=key, images=images, start=True), t
 
 
 def stream_turn(request: Request, member: Member, turn: Turn, t: Words) -> StreamingResponse:
