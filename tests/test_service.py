@@ -563,3 +563,32 @@ def test_claims_racing_in_threads_are_taken_by_one(target: str) -> None:
     with ThreadPoolExecutor(8) as pool:
         taken = list(pool.map(take, range(8)))
     assert taken.count(True) == 1
+
+
+def test_a_turn_started_in_its_claiming_thread_is_the_turn_started_on_its_own_path(
+    target: str, household: None
+) -> None:
+    """``ready`` (the claim's worker trip also keeps the words, reads the cards and recalls) changes
+    where the work runs, not what the model is sent or what is stored."""
+    butler = make_butler(target, [text_response("はい、1回目"), text_response("はい、2回目")])
+    ctx = butler.member("wife", "app", household="futari")
+    first = run_turn(butler, "wife", "牛乳を覚えておいて")
+    conversation = asyncio.run(butler.service.new_conversation(ctx))
+    turn = butler.service.ready(butler.service.begin(ctx, "牛乳を覚えておいて", conversation=conversation.id))
+    assert turn.ready is not None and not isinstance(turn.ready, Exception)
+    [stored] = butler.conversations.get(
+        conversation.id, "futari", "wife"
+    ).messages  # the words are kept in the trip
+    assert stored["content"] == "牛乳を覚えておいて"
+
+    async def collect() -> list[TurnEvent]:
+        return [event async for event in butler.service.events(turn, mode="task")]
+
+    second = asyncio.run(collect())
+    assert [type(e).__name__ for e in first] == [type(e).__name__ for e in second]
+    assert isinstance(second[-1], Finished) and second[-1].text == "はい、2回目"
+    one, two = butler.service.assistant.model.requests  # type: ignore[union-attr]
+    assert one.system == two.system and one.messages == two.messages
+    assert (
+        len(butler.conversations.get(conversation.id, "futari", "wife").messages) == 2
+    )  # the words once, the answer

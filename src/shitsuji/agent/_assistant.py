@@ -73,7 +73,9 @@ class History:
 
 
 @dataclass(frozen=True, slots=True)
-class _Known:
+class Known:
+    """What a turn's prompt says about the speaker and the household, read in one blocking step."""
+
     memories: list[Hit]
     earlier: Sequence[Segment]
     counts: str | None
@@ -107,13 +109,15 @@ class Assistant:
         on_text: TextSink | None = None,
         images: Sequence[Block] = (),
         cards: Sequence[Proposal] | None = None,
+        known: Known | None = None,
     ) -> AsyncIterator[RoutedStep | ContextStep | Step]:
         """Answer the person's words ``text`` (the last message of ``history``) from ``ctx``'s speaker.
 
         Yields the mode, the context kept, each loop step, and the answer, which carries the
         whole conversation again (history and the turn's new messages). Writes need a card
         while any untrusted text is in what the model sees: the window or the summary. ``cards``:
-        the conversation's proposals as the caller read them this turn (else read here).
+        the conversation's proposals as the caller read them this turn (else read here); ``known``:
+        ``self.known(ctx, text, cards)`` as the caller read it in a worker thread already (else read here).
         """
         chosen = (
             mode_named(mode, self.modes)
@@ -134,7 +138,8 @@ class Assistant:
         upto = start + folded.folded + folded.dropped
         summary_untrusted = history.summary_untrusted or any(untrusted[start : start + folded.folded])
         yield ContextStep(folded.summary, upto, summary_untrusted)
-        known = await off_loop(self._known, ctx, text, cards)  # recall embeds and reads: never on the loop
+        if known is None:  # recall embeds and reads: never on the loop
+            known = await off_loop(self.known, ctx, text, cards)
         memories, earlier = known.memories, known.earlier
         system = system_blocks(
             chosen,
@@ -177,9 +182,9 @@ class Assistant:
                 step = replace(step, folded_upto=upto)
             yield step
 
-    def _known(self, ctx: ToolContext[Any], text: str, cards: Sequence[Proposal] | None = None) -> _Known:
+    def known(self, ctx: ToolContext[Any], text: str, cards: Sequence[Proposal] | None = None) -> Known:
         """What the prompt says about the speaker and the household (blocking: recall, counts, cards)."""
-        return _Known(
+        return Known(
             select_memories(self.memories(text, ctx), MEMORY_BUDGET) if self.memories else [],
             self.segment_index(ctx) if self.segment_index and ctx.segment else (),
             self.count_index(ctx) if self.count_index else None,

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from .. import store as db
 from ..context import message_tokens
@@ -46,17 +45,8 @@ class Conversation:
     open_segment: str | None = None  # the label of the segment open when it was read
 
 
-class Conversations:
-    def __init__(
-        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    ) -> None:
-        database.ensure(AGENT_SCHEMA)
-        self.path = database.target
-        self._conn = database  # the process's: its edge opens and closes it
-        self.clock = clock
-
-    def close(self) -> None:
-        """Nothing to let go: the database is the process's, closed by its edge."""
+class Conversations(db.Store):
+    SCHEMA = AGENT_SCHEMA
 
     def start(self, household: str | None, owner: str, channel: str) -> Conversation:
         now = self.clock().isoformat()

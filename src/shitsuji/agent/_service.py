@@ -33,9 +33,9 @@ from .._metrics import MODEL_ERRORS, MODEL_TOKENS, TURN_SECONDS
 from .._offload import off_loop
 from ..context import Segments, Summarizer
 from ..errors import ModelError, NotFoundError, ShitsujiError
-from ..llm import Block, Usage
+from ..llm import Block, Message, Usage
 from ..safety import InputFilter, StreamSanitizer, sanitize
-from ._assistant import Assistant, ContextStep, History, RoutedStep, check_message
+from ._assistant import Assistant, ContextStep, History, Known, RoutedStep, check_message
 from ._claims import Claim, TurnClaims
 from ._conversations import Conversation, Conversations, model_messages, untold_decisions
 from ._loop import AnswerStep, Mode, ModelStep, ProposalStep, ToolStep
@@ -135,6 +135,21 @@ class Turn:
     said: str = ""  # as the person sent it, for the input filter's optional second opinion
     images: tuple[Block, ...] = ()  # pictures sent with the words: shown to the model this turn, not stored
     released: bool = False  # the claim was let go with the saved answer (in its transaction)
+    ready: Ready | Exception | None = (
+        None  # ``ChatService.ready``: its blocking start, done (or failed) already
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """A turn's blocking start, done in the worker thread that claimed it (``ChatService.ready``): the
+    words kept, the conversation's cards, the messages as the model reads them, what the prompt knows."""
+
+    ctx: ToolContext[Any]
+    conversation: Conversation
+    cards: list[Proposal]
+    told: list[Message] | None
+    known: Known | None
 
 
 @dataclass
@@ -239,6 +254,32 @@ class ChatService:
         untrusted = untrusted or checked.untrusted or bool(images)
         return Turn(ctx, found, checked.text, claim, segment, key, untrusted, said, tuple(images))
 
+    def ready(self, turn: Turn) -> Turn:
+        """``turn`` with its blocking start done here, in the worker thread that claimed it (blocking):
+        the words kept, the conversation's cards and messages read, recall. A channel that claims off
+        the loop calls it in the same trip, so the turn waits for a worker thread once before the
+        model is asked, not four times (``bench web``'s first text). Never raises: a failure to keep
+        the words is kept on the turn for ``events`` to report (the claim let go there), and what
+        fails after them is read again on the turn's own path. Unchanged when the start must wait
+        on the loop (the input filter's judge, a segment to follow)."""
+        if turn.ready is not None or turn.segment is not KEEP or self.input_filter.policy.judge is not None:
+            return turn
+        assert self.assistant is not None  # begin refused the turn without a model
+        ctx = replace(turn.ctx, conversation=turn.conversation.id, segment=turn.conversation.open_segment)
+        try:
+            conversation, cards = self._keep_words(turn, turn.conversation, ctx)
+        except Exception as exc:  # reported by events, as its own reading would be
+            return replace(turn, ready=exc)
+        ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
+        told: list[Message] | None = None
+        known: Known | None = None
+        try:
+            told = model_messages(conversation, self.proposals, self.notes, cards=cards)
+            known = self.assistant.known(ctx, turn.text, cards)
+        except Exception:  # read again on the turn's path, which reports a failure
+            log.debug("a turn's reads failed in its first trip", exc_info=True)
+        return replace(turn, ready=Ready(ctx, conversation, cards, told, known))
+
     async def events(self, turn: Turn, *, mode: str | None = None) -> AsyncIterator[TurnEvent]:
         """Run a claimed turn; every event is for the channel to display. Ends with Finished or Failed,
         yielded after the claim is released (a channel may stop reading there)."""
@@ -247,21 +288,10 @@ class ChatService:
         started = time.perf_counter()
         heartbeat = asyncio.create_task(self._renew(turn.claim))
         try:
-            conversation = turn.conversation
-            if self.input_filter.policy.judge is not None:  # a cheap model's opinion on long or flagged words
-                checked = await self.input_filter.check_async(turn.said, turn.ctx.channel)
-                turn = replace(turn, text=checked.text, untrusted=turn.untrusted or checked.untrusted)
-            if turn.segment is not KEEP:
-                await self.follow_segment(turn.ctx, conversation, turn.segment)
-                label = await off_loop(self.segment_label, conversation.id)
-            else:  # read with the conversation
-                label = conversation.open_segment
-            ctx = replace(turn.ctx, conversation=conversation.id, segment=label)
-            conversation, cards = await off_loop(self._keep_words, turn, conversation, ctx)
-            ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
+            turn, ready = await self._started(turn)
             kept = True
-            yield Started(conversation.id)
-            async for event in self._answer(ctx, conversation, turn, mode, cards):
+            yield Started(ready.conversation.id)
+            async for event in self._answer(ready, turn, mode):
                 if isinstance(event, Finished):
                     last = event
                     break
@@ -279,6 +309,26 @@ class ChatService:
         if last is not None:
             _count(turn.ctx.channel, last, time.perf_counter() - started)
             yield last
+
+    async def _started(self, turn: Turn) -> tuple[Turn, Ready]:
+        """The turn's start: as ``ready`` did it in the claiming thread, else here (the words kept)."""
+        if isinstance(turn.ready, Ready):
+            return turn, turn.ready
+        if isinstance(turn.ready, Exception):
+            raise turn.ready
+        conversation = turn.conversation
+        if self.input_filter.policy.judge is not None:  # a cheap model's opinion on long or flagged words
+            checked = await self.input_filter.check_async(turn.said, turn.ctx.channel)
+            turn = replace(turn, text=checked.text, untrusted=turn.untrusted or checked.untrusted)
+        if turn.segment is not KEEP:
+            await self.follow_segment(turn.ctx, conversation, turn.segment)
+            label = await off_loop(self.segment_label, conversation.id)
+        else:  # read with the conversation
+            label = conversation.open_segment
+        ctx = replace(turn.ctx, conversation=conversation.id, segment=label)
+        conversation, cards = await off_loop(self._keep_words, turn, conversation, ctx)
+        ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
+        return turn, Ready(ctx, conversation, cards, None, None)
 
     def _keep_words(
         self, turn: Turn, conversation: Conversation, ctx: ToolContext[Any]
@@ -298,17 +348,13 @@ class ChatService:
             key=turn.key,
         ), cards
 
-    async def _answer(
-        self,
-        ctx: ToolContext[Any],
-        conversation: Conversation,
-        turn: Turn,
-        mode: str | None,
-        cards: Sequence[Proposal] = (),
-    ) -> AsyncIterator[TurnEvent]:
+    async def _answer(self, ready: Ready, turn: Turn, mode: str | None) -> AsyncIterator[TurnEvent]:
         assert self.assistant is not None
+        ctx, conversation, cards = ready.ctx, ready.conversation, ready.cards
         text, images = turn.text, turn.images
-        told = await off_loop(model_messages, conversation, self.proposals, self.notes, cards=cards)
+        told = ready.told
+        if told is None:
+            told = await off_loop(model_messages, conversation, self.proposals, self.notes, cards=cards)
         history = History(
             told,
             conversation.untrusted,
@@ -324,7 +370,7 @@ class ChatService:
                 queue.put_nowait(TextDelta(out))
 
         steps = self.assistant.turn(
-            ctx, history, text=text, mode=mode, on_text=show, images=images, cards=cards
+            ctx, history, text=text, mode=mode, on_text=show, images=images, cards=cards, known=ready.known
         )
         pump = asyncio.create_task(_drain(steps, queue, clean))
         chosen: Mode | None = None

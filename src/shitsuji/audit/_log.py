@@ -17,9 +17,9 @@ its history commit together or not at all, so no event is ever dropped while its
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from .. import store as db
@@ -68,21 +68,12 @@ EVENTS = db.Table(
 )  # fmt: skip
 
 
-class AuditLog:
-    def __init__(
-        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    ) -> None:
-        database.ensure(AUDIT_SCHEMA)
-        self.path = database.target
-        self._conn = database  # the process's: its edge opens and closes it
-        self.clock = clock
+class AuditLog(db.Store):
+    SCHEMA = AUDIT_SCHEMA
 
     @property
     def database(self) -> db.Database:
         return self._conn
-
-    def close(self) -> None:
-        """Nothing to let go: the database is the process's, closed by its edge."""
 
     def record(self, event: AuditEvent, tx: db.Tx | None = None) -> None:
         """Append one event (its time is now) in ``tx``, the transaction of the change it records

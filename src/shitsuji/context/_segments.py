@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from .. import store as db
 from .._offload import off_loop
@@ -55,17 +55,8 @@ def check_label(label: str) -> str:
     return text
 
 
-class Segments:
-    def __init__(
-        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    ) -> None:
-        database.ensure(CONTEXT_SCHEMA)
-        self.path = database.target
-        self._conn = database  # the process's: its edge opens and closes it
-        self.clock = clock
-
-    def close(self) -> None:
-        """Nothing to let go: the database is the process's, closed by its edge."""
+class Segments(db.Store):
+    SCHEMA = CONTEXT_SCHEMA
 
     def current(self, conversation: str) -> Segment | None:
         row = self._conn.execute(

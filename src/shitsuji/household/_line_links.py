@@ -21,9 +21,8 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Literal
 
 from .. import store as db
@@ -130,17 +129,8 @@ class Link:
     lang: Lang = "ja"  # the language the member last wrote in
 
 
-class LineLinks:
-    def __init__(
-        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    ) -> None:
-        database.ensure(LINE_SCHEMA)
-        self.path = database.target
-        self._conn = database  # the process's: its edge opens and closes it
-        self.clock = clock
-
-    def close(self) -> None:
-        """Nothing to let go: the database is the process's, closed by its edge."""
+class LineLinks(db.Store):
+    SCHEMA = LINE_SCHEMA
 
     def new_code(self, household: str, member: str) -> str:
         """A fresh code for a verified member; their earlier unused codes stop working."""

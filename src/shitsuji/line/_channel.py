@@ -29,6 +29,7 @@ from linebot.v3.webhooks import (
 )
 from pydantic.v1 import ValidationError
 
+from .._offload import off_loop
 from ..agent import (
     Decision,
     EffectShown,
@@ -37,6 +38,7 @@ from ..agent import (
     ModelNotConfigured,
     ProposalMade,
     ToolContext,
+    Turn,
     UiEffect,
 )
 from ..audit import AuditEvent
@@ -90,7 +92,7 @@ class LineChannel:
             return []
         user: str | None = getattr(event.source, "user_id", None)
         private = isinstance(event.source, UserSource)
-        link = self.links.get(user) if user else None
+        link = await off_loop(self.links.get, user) if user else None
         if isinstance(event, MessageEvent):
             return await self._message(event, user, link, private, key, loading)
         if isinstance(event, PostbackEvent):
@@ -125,7 +127,7 @@ class LineChannel:
         if code is not None:
             if not private:
                 return _text(lang, "link_in_private") if link else []
-            return self._link(user, code, lang)
+            return await off_loop(self._link, user, code, lang)
         if link is None:  # nothing from an unknown sender goes further than this line
             return _text(lang, "not_linked") if private else []
         if isinstance(content, ImageMessageContent) and self.content is not None:
@@ -133,9 +135,9 @@ class LineChannel:
         if text is None:
             return _text(lang, "sticker" if isinstance(content, StickerMessageContent) else "not_text")
         if lang != link.lang:
-            self.links.set_lang(user, lang)
+            await off_loop(self.links.set_lang, user, lang)
         if asks_password_reset(text):
-            return self._reset_code(link, lang, private)
+            return await off_loop(self._reset_code, link, lang, private)
         return await self._turn(link, text, lang, key, loading if private else None)
 
     def _audit(self, action: str, link: Link, **detail: str) -> None:
@@ -183,7 +185,7 @@ class LineChannel:
         assert self.content is not None
         try:
             data = await self.content.fetch(message_id)
-            block = image_block(data, CONSERVATIVE)  # every model's limits: 5 MB, 8,000 px, four types
+            block = await off_loop(image_block, data, CONSERVATIVE)  # 5 MB, 8,000 px, four types; inflated
         except (ContentUnavailable, ImageRefused) as exc:
             log.info("LINE picture %s not read: %s", message_id, exc)
             return _text(lang, "picture_refused")
@@ -200,11 +202,8 @@ class LineChannel:
         images: Sequence[Block] = (),
     ) -> Messages:
         """One turn of the member's LINE conversation. ``Busy`` propagates: the worker tries again later."""
-        ctx = self._context(link)
         try:
-            turn = self.service.begin(
-                ctx, text, key=f"line:{key}", untrusted=looks_pasted(text), images=images
-            )
+            turn = await off_loop(self._begin, link, text, key, images)
         except ModelNotConfigured:
             return _text(lang, "no_model")
         except InputRejected as exc:  # each refusal says its own reason (a card number is not "too long")
@@ -231,6 +230,13 @@ class LineChannel:
                 answer = _text(lang, "turn_failed")
         return answer + effect_messages(effects, lang) + cards
 
+    def _begin(self, link: Link, text: str, key: str, images: Sequence[Block]) -> Turn:
+        """The member's turn claimed and started (``ChatService.ready``), in one worker trip (blocking)."""
+        turn = self.service.begin(
+            self._context(link), text, key=f"line:{key}", untrusted=looks_pasted(text), images=images
+        )
+        return self.service.ready(turn)
+
     async def _tap(self, data: str, link: Link) -> Messages:
         """A card button: decided by its owner only, once, before expiry — else a clear reply and no change."""
         lang = link.lang
@@ -238,11 +244,12 @@ class LineChannel:
         if tap is None:
             return _text(lang, "unknown_card")
         try:
-            found = self.butler.proposals.get(tap.proposal)
+            found = await off_loop(self.butler.proposals.get, tap.proposal)
             mine = (found.household, found.owner) == (link.household, link.member)
             if mine and self._external(found.tool):  # no such button is ever sent: decided in the app only
                 return _text(lang, "open_app", summary=found.summary)
-            decision = await self.service.decide(self._context(link), tap.proposal, approve=tap.approve)
+            ctx = await off_loop(self._context, link)
+            decision = await self.service.decide(ctx, tap.proposal, approve=tap.approve)
         except NotFoundError:  # someone else's card answers exactly like a missing one
             return _text(lang, "not_yours")
         return self._decided(decision, lang)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from .. import store as db
@@ -51,17 +51,8 @@ class Pending:
     sent: int = 0  # how many batches of the answer went out already
 
 
-class Inbox:
-    def __init__(
-        self, database: db.Database, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    ) -> None:
-        database.ensure(LINE_INBOX_SCHEMA)
-        self.path = database.target
-        self._conn = database  # the process's: its edge opens and closes it
-        self.clock = clock
-
-    def close(self) -> None:
-        """Nothing to let go: the database is the process's, closed by its edge."""
+class Inbox(db.Store):
+    SCHEMA = LINE_INBOX_SCHEMA
 
     def accept(self, events: Iterable[dict[str, Any]]) -> int:
         """Store the events not seen before (by ``webhookEventId``); how many were new."""

@@ -1,7 +1,10 @@
 """The LINE worker: takes stored webhook events from the inbox, answers them, and sends the answer.
 
 It runs inside ``shitsuji serve`` by default (woken by the webhook as soon as an event is
-stored) or alone as ``shitsuji worker``; several may run over one database. Over PostgreSQL
+stored) or alone as ``shitsuji worker``; several may run over one database. Its loop never waits on
+the database: every inbox, link and turn statement runs in a worker thread (``off_loop``), so one
+event's statements never hold up the others' answers (nor, where the worker shares the web app's
+loop, a page). Over PostgreSQL
 a worker is also woken by the notification any process's webhook sends with new events, so
 a worker in another process answers at once instead of at its next look (``poll_s``). Each event is
 claimed with a lease, answered by ``LineChannel``, its answer stored, then sent: with the
@@ -23,6 +26,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from .._offload import off_loop
 from ..agent import Busy
 from ..errors import ModelError, StoreLockedError
 from ._channel import LineChannel
@@ -86,19 +90,21 @@ class LineWorker:
         running: set[asyncio.Task[None]] = set()
         next_chores = 0.0
         loop = asyncio.get_running_loop()
-        heard = self.inbox.listen(lambda: _call_soon(loop, self.wake))  # other processes' webhooks
+        heard = await off_loop(
+            self.inbox.listen, lambda: _call_soon(loop, self.wake)
+        )  # other processes' webhooks
         async with Messenger(self.settings) as messenger:
             try:
                 while not stop.is_set():
                     self._wake.clear()
-                    for pending in self.inbox.claim(self.concurrency - len(running)):
+                    for pending in await off_loop(self.inbox.claim, self.concurrency - len(running)):
                         task = asyncio.create_task(self._one(messenger, pending))
                         running.add(task)
                         task.add_done_callback(running.discard)
                         task.add_done_callback(lambda _: self.wake())
                     if loop.time() >= next_chores:
                         next_chores = loop.time() + CHORES_EVERY_S
-                        self.inbox.purge()
+                        await off_loop(self.inbox.purge)
                         if extraction:
                             await self._extract()
                     waits = [asyncio.ensure_future(self._wake.wait()), asyncio.ensure_future(stop.wait())]
@@ -117,7 +123,7 @@ class LineWorker:
         """Answer every due event now, one claim round after another; how many were handled."""
         handled = 0
         async with Messenger(self.settings) as messenger:
-            while batch := self.inbox.claim(self.concurrency):
+            while batch := await off_loop(self.inbox.claim, self.concurrency):
                 await asyncio.gather(*(self._one(messenger, p) for p in batch))
                 handled += len(batch)
         return handled
@@ -134,24 +140,25 @@ class LineWorker:
             messages = pending.answer
             if messages is None:
                 messages = await self.channel.handle(pending.event, key=event_id, loading=messenger.loading)
-                self.inbox.keep_answer(event_id, messages)
+                await off_loop(self.inbox.keep_answer, event_id, messages)
             await self._send(messenger, pending, messages)
-            self.inbox.done(event_id)
+            await off_loop(self.inbox.done, event_id)
         except LineRateLimited as exc:
-            self.inbox.retry(event_id, attempts, str(exc), after=timedelta(seconds=max(1.0, exc.retry_after)))
+            after = timedelta(seconds=max(1.0, exc.retry_after))
+            await off_loop(self.inbox.retry, event_id, attempts, str(exc), after=after)
         except (Busy, LineUnavailable, ModelError, StoreLockedError) as exc:
             log.info("LINE event %s: %s; trying again later", event_id, exc)
-            self.inbox.retry(event_id, attempts, f"{type(exc).__name__}: {exc}")
+            await off_loop(self.inbox.retry, event_id, attempts, f"{type(exc).__name__}: {exc}")
         except LineApiError as exc:
             if exc.status in (401, 403):  # a wrong token: the operator can fix it, so keep the event
                 log.error("%s", exc)
-                self.inbox.retry(event_id, attempts, str(exc))
+                await off_loop(self.inbox.retry, event_id, attempts, str(exc))
             else:
                 log.warning("LINE refused the answer to %s: %s", event_id, exc)
-                self.inbox.fail(event_id, str(exc))
+                await off_loop(self.inbox.fail, event_id, str(exc))
         except Exception as exc:  # one bad event must not stop the worker; keep the trace in the log
             log.exception("LINE event %s crashed", event_id)
-            self.inbox.fail(event_id, f"{type(exc).__name__}: {exc}")
+            await off_loop(self.inbox.fail, event_id, f"{type(exc).__name__}: {exc}")
 
     async def _send(self, messenger: Messenger, pending: Pending, messages: list[dict[str, Any]]) -> None:
         batches = [messages[i : i + MAX_MESSAGES] for i in range(0, len(messages), MAX_MESSAGES)]
@@ -162,7 +169,7 @@ class LineWorker:
                 replied = await messenger.reply(token, batches[n])
             if not replied:
                 await messenger.push(chat_of(pending.event), batches[n], retry_key(pending.event_id, n))
-            self.inbox.sent(pending.event_id, n + 1)
+            await off_loop(self.inbox.sent, pending.event_id, n + 1)
 
     def _fresh(self, event: dict[str, Any]) -> bool:
         stamp = event.get("timestamp")

@@ -30,6 +30,7 @@ from ._replica import (
     replica_of,
     replica_reads,
 )
+from ._store import Store
 from ._table import Table
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "Rows",
     "SQLiteDatabase",
     "Schema",
+    "Store",
     "Table",
     "Tx",
     "acting_as",

@@ -19,6 +19,7 @@ from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..errors import ShitsujiError, UserInputError
 from ..household import Household, Panel, PanelAction, label_of
 from ..llm import Block
+from ..store import acting_as
 from ._accounts import Attempt
 from ._backend import Backend
 from ._cards import card_view, decision_text
@@ -32,7 +33,9 @@ from ._security import (
     close_session,
     open_session,
     reserve_attempt,
+    sent_token,
     signed_in,
+    signed_member,
 )
 
 log = logging.getLogger(__name__)
@@ -214,7 +217,7 @@ def _sse(event: str, data: dict[str, Any]) -> str:
     response_class=StreamingResponse,
     responses={200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"}},
 )
-async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingResponse:
+async def chat(body: ChatIn, request: Request) -> StreamingResponse:
     """Say something; the reply streams as server-sent events.
 
     Events: ``conversation`` (its id), ``mode``, ``tools`` (names, while they run), ``text``
@@ -222,9 +225,22 @@ async def chat(body: ChatIn, member: Signed, request: Request) -> StreamingRespo
     UI to open a panel), ``done`` (the whole reply) or ``error`` (what went wrong; the
     message is kept).
     """
-    # claimed before the stream starts: 400 for bad words, 409 while a turn runs there, 503 without a model
-    turn, t = await off_loop(begun, request, member, body.message, body.conversation, key=body.key)
+    # signed in (401, 403 without the CSRF token) and claimed before the stream starts: 400 for bad
+    # words, 409 while a turn runs there, 503 without a model — with the turn's start, in one trip
+    sent = await sent_token(request)
+    member, turn, t = await off_loop(
+        signed_begun, request, sent, body.message, body.conversation, key=body.key
+    )
+    acting_as(member.household, member.user, reads_may_lag=False)  # the turn's later trips are the member's
     return stream_turn(request, member, turn, t)
+
+
+def signed_begun(
+    request: Request, sent: str | None, text: str, conversation: str | None, *, key: str | None
+) -> tuple[Member, Turn, Words]:
+    """The session's member (``signed_member``) and ``begun``, in one trip to a worker thread."""
+    member = signed_member(request, sent)
+    return (member, *begun(request, member, text, conversation, key=key))
 
 
 def begun(
@@ -235,11 +251,15 @@ def begun(
     *,
     key: str | None,
     images: Sequence[Block] = (),
+    alone: str = "",
 ) -> tuple[Turn, Words]:
-    """The member's words (language, household zone) and the claimed turn, in one trip to a worker
-    thread: each trip queues behind the other sessions' work (``bench web``'s first text)."""
+    """The member's words (language, household zone) and the claimed turn with its start done
+    (``ChatService.ready``: the words kept, recall), in one trip to a worker thread: each trip queues
+    behind the other sessions' work (``bench web``'s first text). ``alone``: the words table's key
+    for what was said when ``text`` is empty (a picture alone)."""
     t = words(request, member)  # first: nothing to fail once the conversation is claimed
-    return backend_of(request).begin(member, text, conversation, key=key, images=images), t
+    said = text if text or not alone else t(alone)
+    return backend_of(request).begin(member, said, conversation, key=key, images=images, start=True), t
 
 
 def stream_turn(request: Request, member: Member, turn: Turn, t: Words) -> StreamingResponse:
@@ -262,8 +282,14 @@ def stream_turn(request: Request, member: Member, turn: Turn, t: Words) -> Strea
     task.add_done_callback(request.app.state.tasks.discard)
 
     async def stream() -> AsyncIterator[str]:
-        while (chunk := await queue.get()) is not None:
-            yield chunk
+        ended = False
+        while not ended:  # the events ready by now go out in one write (a turn's first ones come together)
+            chunks = [await queue.get()]
+            while not queue.empty():
+                chunks.append(queue.get_nowait())
+            ended = None in chunks
+            if sent := "".join(c for c in chunks if c is not None):
+                yield sent
 
     return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
 

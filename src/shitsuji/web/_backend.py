@@ -185,14 +185,18 @@ class Backend:
         *,
         key: str | None = None,
         images: Sequence[Block] = (),
+        start: bool = False,
     ) -> Turn:
         """Claim the conversation for a turn: ``Busy`` while one runs there (in any process),
         ``ModelNotConfigured`` without a model, ``UserInputError`` for empty or oversized words.
         ``key`` (one per composed message) stores a resend's words once; ``images`` (checked image
-        blocks) go to the model with the words, and make the turn untrusted, as on LINE."""
-        return self.service.begin(
+        blocks) go to the model with the words, and make the turn untrusted, as on LINE. ``start``:
+        the turn's start done here too (``ChatService.ready``: the words kept, the conversation read,
+        recall), so a turn claimed in a worker thread waits once for a thread, not four times."""
+        turn = self.service.begin(
             self.context(member), text, conversation=conversation_id, key=key, images=images
         )
+        return self.service.ready(turn) if start else turn
 
     async def run(self, member: Member, turn: Turn, emit: Emit) -> Finished | Failed:
         """Run a claimed turn, showing each of its events as a server-sent event."""

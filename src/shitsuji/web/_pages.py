@@ -233,7 +233,7 @@ async def chat_form(
 ) -> Response:
     """Without JavaScript: the whole reply, then back to the chat (the form's key: a resend is stored once)."""
     backend = backend_of(request)
-    turn = await off_loop(backend.begin, member, message, conversation or None, key=key or None)
+    turn = await off_loop(backend.begin, member, message, conversation or None, key=key or None, start=True)
     outcome = await backend.run(member, turn, lambda event, data: None)
     if isinstance(outcome, Failed):
         raise outcome.error  # the error page explains it; the words are kept

@@ -23,7 +23,7 @@ from .._offload import off_loop
 from ..agent._assistant import MAX_MESSAGE_CHARS
 from ..llm import CONSERVATIVE, Block, ImageRefused, image_block
 from ._api import Key, Signed, begun, stream_turn
-from ._locale import Refusal, words
+from ._locale import Refusal
 
 router = APIRouter(prefix="/api")
 
@@ -62,10 +62,11 @@ async def chat_with_pictures(
     if len(pictures) > MAX_PICTURES:
         raise Refusal("picture_many", f"at most {MAX_PICTURES} pictures at once", limit=MAX_PICTURES)
     blocks = [await _block(picture) for picture in pictures]
-    t = words(request)  # the language only: no household zone read on the loop
-    text = message.strip() or t("picture_said")  # a photo alone: what LINE says for one
-    turn, cards = await off_loop(begun, request, member, text, conversation, key=key, images=blocks)
-    return stream_turn(request, member, turn, cards)
+    # a photo alone says what LINE says for one (in the member's words, read once in the worker)
+    turn, t = await off_loop(
+        begun, request, member, message.strip(), conversation, key=key, images=blocks, alone="picture_said"
+    )
+    return stream_turn(request, member, turn, t)
 
 
 async def _block(picture: UploadFile) -> Block:

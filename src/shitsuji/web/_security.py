@@ -60,22 +60,36 @@ def session_member(request: Request) -> Member | None:
 
 async def signed_in(request: Request) -> Member:
     """The signed-in member; state-changing requests must carry the session's CSRF token."""
-    member = await off_loop(session_member, request)
+    member = await off_loop(signed_member, request, await sent_token(request))
+    # the request is this member's (on the loop too: its later trips to worker threads copy this context)
+    acting_as(member.household, member.user, reads_may_lag=request.method in SAFE_METHODS)
+    return member
+
+
+async def sent_token(request: Request) -> str | None:
+    """The CSRF token a state-changing request sent: its header, else a form's ``csrf`` field."""
+    if request.method in SAFE_METHODS:
+        return None
+    sent = request.headers.get(CSRF_HEADER)
+    if sent is None and request.headers.get("content-type", "").startswith(
+        ("application/x-www-form-urlencoded", "multipart/form-data")
+    ):
+        field = (await request.form()).get("csrf")
+        sent = field if isinstance(field, str) else None
+    return sent
+
+
+def signed_member(request: Request, sent: str | None) -> Member:
+    """The session's member (blocking: the session is read), ``sent`` checked against its CSRF token for
+    a state-changing request; acting as the member in this thread from here on. A route may call it in
+    the worker trip that does its own blocking work (the chat: one trip, not two)."""
+    member = session_member(request)
     if member is None:
         raise NotSignedIn("sign in first")
     # the request is this member's: a read-only one may read a streaming replica (``store._replica``)
     acting_as(member.household, member.user, reads_may_lag=request.method in SAFE_METHODS)
-    if request.method not in SAFE_METHODS:
-        sent = request.headers.get(CSRF_HEADER)
-        if sent is None and request.headers.get("content-type", "").startswith(
-            ("application/x-www-form-urlencoded", "multipart/form-data")
-        ):
-            field = (await request.form()).get("csrf")
-            sent = field if isinstance(field, str) else None
-        if not sent or not secrets.compare_digest(sent, member.csrf):
-            raise CsrfRejected(
-                "the form is out of date or came from another site (CSRF token missing or wrong)"
-            )
+    if request.method not in SAFE_METHODS and (not sent or not secrets.compare_digest(sent, member.csrf)):
+        raise CsrfRejected("the form is out of date or came from another site (CSRF token missing or wrong)")
     return member
 
 
