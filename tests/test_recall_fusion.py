@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from shitsuji.memory import MemoryEngine, lineage
-from shitsuji.memory._recall import Fused, RecallWeights, fuse, keyword_coverage, weigh
+from shitsuji.memory._recall import Fused, RecallWeights, fuse, keyword_coverage, standout_of, weigh
 from shitsuji.memory._slots import Match
 
 from .conftest import Clock
@@ -59,3 +59,37 @@ def test_an_english_question_keeps_plain_keyword_fusion(engine: MemoryEngine) ->
     engine.remember("Melanie painted a sunrise over the lake last year", WIFE)
     hits = engine.recall("When did Caroline go to the support group?", WIFE, k=2)
     assert hits[0].memory.content.startswith("Caroline")
+
+
+def test_a_signal_whose_best_match_stands_out_counts_more_than_a_flat_one() -> None:
+    # keywords: four turns share the question's common words, none stands out; meaning: one does
+    ranked = {
+        "keyword": [
+            Match("a", 2.1, 0),
+            Match("b", 2.0, 0),
+            Match("c", 2.0, 0),
+            Match("d", 1.8, 0),
+            Match("e", 1.0, 0),
+        ],
+        "vector": [
+            Match("d", 0.8, 0),
+            Match("a", 0.3, 0),
+            Match("b", 0.3, 0),
+            Match("c", 0.3, 0),
+            Match("e", 0.2, 0),
+        ],
+    }
+    weights = {"keyword": 1.0, "vector": 0.25}
+    plain = fuse(ranked, weights)
+    weighed = fuse(ranked, weights, standout=True)
+    assert max(plain, key=lambda m: plain[m].score) == "a"  # min-max: the flat list's top is worth 1.0
+    assert max(weighed, key=lambda m: weighed[m].score) == "d"
+    assert weighed["d"].signals == {"keyword": 1.8, "vector": 0.8}  # raw scores kept for later rules
+
+
+def test_a_list_that_says_nothing_about_its_doubt_keeps_its_weight() -> None:
+    assert standout_of([1.0]) == 1.0  # one match
+    assert standout_of([1.0, 1.0, 1.0]) == 1.0  # equal scores
+    assert standout_of([1.0, 0.0, 0.0, 0.0]) == pytest.approx(0.75)
+    alone = fuse({"keyword": [Match("only", 3.0, 0)]}, {"keyword": 1.0}, standout=True)
+    assert alone["only"].score == 1.0

@@ -429,7 +429,9 @@ class MemoryEngine:
                 if m.memory_id in memories
             }
             scale["keyword"] = keyword_coverage(asked, held)
-        fused = fuse(ranked, {"keyword": w.keyword_weight, "vector": vector_weight}, scale)
+        fused = fuse(
+            ranked, {"keyword": w.keyword_weight, "vector": vector_weight}, scale, standout=w.standout
+        )
         distances = {s: d for d, s in enumerate(chain)}
         now = ASKS_FOR_NOW.search(text) is not None
         vectors = self.store.vectors_of(self.embedder.model_id, list(fused)) if "vector" in ranked else {}

@@ -63,6 +63,10 @@ class RecallWeights:
     # (``fuse``): its character bigrams match loosely (の誕, 日は); English words do not, and there it
     # cost LoCoMo dev recall@10 in two conversations of three (0.825 -> 0.807, 0.738 -> 0.723)
     keyword_coverage: bool = True
+    # each signal's weight scaled by how far its best match stands above the rest of its list
+    # (``standout``): no constant; LoCoMo dev recall@10 0.785 -> 0.789, better or equal in each
+    # left-out conversation (docs/benchmarks.md, issue 23 lo23); off: the figures without it
+    standout: bool = True
 
 
 @dataclass(slots=True)
@@ -78,29 +82,47 @@ def fuse(
     ranked: dict[str, list[Match]],
     weights: dict[str, float],
     scale: dict[str, dict[str, float]] | None = None,
+    *,
+    standout: bool = False,
 ) -> dict[str, Fused]:
     """Weighted sum of min-max normalised scores per memory, keeping the raw score of each signal.
 
     ``scale`` (signal -> memory id -> factor) weighs one signal per memory: the keyword
     signal by ``keyword_coverage`` (min-max gives the best keyword match 1.0 even when all
     it shares with the question is a name or a particle bigram, and then it outranks the
-    memory that means the answer).
+    memory that means the answer). ``standout`` weighs each signal per question by
+    ``standout_of`` its list.
     """
     out: dict[str, Fused] = {}
     for name, matches in ranked.items():
         if not matches:
             continue
-        w = weights.get(name, 1.0)
         low = min(m.score for m in matches)
         span = max(m.score for m in matches) - low
-        for match in matches:
+        normalised = [(m.score - low) / span if span > 0 else 1.0 for m in matches]
+        w = weights.get(name, 1.0) * (standout_of(normalised) if standout else 1.0)
+        for match, level in zip(matches, normalised, strict=True):
             fused = out.setdefault(match.memory_id, Fused())
             share = scale.get(name, {}).get(match.memory_id, 1.0) if scale else 1.0
-            fused.score += w * share * ((match.score - low) / span if span > 0 else 1.0)
+            fused.score += w * share * level
             fused.signals[name] = match.score
             if name == "keyword" or "keyword" not in fused.signals:
                 fused.chunk = match.chunk
     return out
+
+
+def standout_of(normalised: list[float]) -> float:
+    """How far a list's best match stands above the list: 1 - the mean of its min-max scores.
+
+    Min-max gives every list's best 1.0 and its worst 0.0, however alike they are: a keyword
+    list where many turns share the question's one common word looks as sure as one where a
+    single turn holds its rare words. This factor is near 1 when one match stands out and
+    near 0.5 or below when the list is flat near the top. A list of equal scores (or one
+    match) keeps its weight: nothing says it is unsure.
+    """
+    if len(normalised) < 2 or min(normalised) == max(normalised):
+        return 1.0
+    return 1.0 - sum(normalised) / len(normalised)
 
 
 def keyword_coverage(query: list[str], held: dict[str, set[str]]) -> dict[str, float]:

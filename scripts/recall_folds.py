@@ -1,0 +1,225 @@
+"""Recall ranking rules on the LoCoMo and pooled LongMemEval dev sets, with left-out folds.
+
+Why: a rule is worth shipping only when it holds on data it was not chosen on. Ingesting and
+embedding the dev sets takes minutes, ranking them again takes seconds, so this script
+ingests once (the benches' own `_remember_turns` / `_ingest`, SQLite files kept in CACHE),
+collects each question's keyword and vector lists (300 each) and then re-runs
+`MemoryEngine.recall`'s ranking steps (`fuse`, `weigh`, `favour_span`, as shipped) over
+those lists for each candidate. The baseline reproduces `shitsuji bench locomo` and
+`bench longmemeval --pooled` to the fourth decimal (docs/benchmarks.md, issue 23 lo23).
+
+Folds: LoCoMo leaves one dev conversation out; for a grid of one knob each left-out
+conversation is scored with the value best on the others ("left out"). Pooled LongMemEval
+splits its questions into 5 folds (question i in fold i mod 5).
+
+    .venv/bin/python scripts/recall_folds.py [--cache /tmp/recall-folds] [--data ../shared/data]
+
+The data stays where it is (never copied into the package); CACHE holds the stores and lists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+from collections import defaultdict
+from dataclasses import replace
+from datetime import UTC
+from pathlib import Path
+from typing import Any
+
+from shitsuji.bench import locomo as lc
+from shitsuji.bench import longmemeval as lme
+from shitsuji.memory import MemoryEngine, load_embedder
+from shitsuji.memory._engine import _held_terms
+from shitsuji.memory._open import open_store
+from shitsuji.memory._recall import ASKS_FOR_NOW, RecallWeights, fuse, keyword_coverage, weigh
+from shitsuji.memory._scopes import lineage
+from shitsuji.memory._text import CJK, query_terms
+from shitsuji.memory._when import asked_span, favour_span
+
+POOL = 300  # collected per list: the widest pool any recall below asks for
+BASE = RecallWeights()
+
+
+def _lists(engine: MemoryEngine, scope: str, text: str) -> dict[str, Any]:
+    chain = lineage(scope)
+    asked = query_terms(text)
+    keyword = engine.store.keyword_search(asked, chain, POOL)
+    vector = engine.store.vector_search(
+        engine.embedder.model_id, engine.embedder.embed_query(text), chain, POOL
+    )
+    ids = list({m.memory_id for m in keyword} | {m.memory_id for m in vector})
+    return {
+        "text": text,
+        "asked": asked,
+        "keyword": keyword,
+        "vector": vector,
+        "memories": engine.store.get_many(ids),
+        "vectors": engine.store.vectors_of(engine.embedder.model_id, ids),
+        "clock": engine.clock(),
+        "chain": chain,
+    }
+
+
+def collect_locomo(data: Path, db: Path) -> list[dict[str, Any]]:
+    fresh = not db.exists()
+    store = open_store(db)
+    engine = MemoryEngine(store, load_embedder("use"))
+    out = []
+    try:
+        for sample in lc.load(data):
+            scope = f"bench/locomo/{sample.get('sample_id')}"
+            conv_turns = lc.turns(sample)
+            if fresh:
+                dia = lc._remember_turns(engine, scope, conv_turns)
+            else:
+                dia = defaultdict(set)
+                for m in engine.list_memories(scope):
+                    dia[m.id].add(m.provenance["dia_id"])
+            known = {t["dia_id"] for t in conv_turns}
+            for qa in sample.get("qa", []):
+                evidence = [e for e in lc.evidence_ids(qa.get("evidence", []))[0] if e in known]
+                if evidence:
+                    lists = _lists(engine, scope, qa["question"])
+                    lists.update(fold=scope.rsplit("/", 1)[-1], evidence=evidence)
+                    lists["dia"] = {i: sorted(dia[i]) for i in lists["memories"]}
+                    out.append(lists)
+    finally:
+        store.close()
+    return out
+
+
+def collect_pooled(data: Path, db: Path) -> list[dict[str, Any]]:
+    fresh = not db.exists()
+    questions = [q for q in lme.load(data) if not q["id"].endswith("_abs")]
+    clock = lme.AskedAt()
+    store = open_store(db)
+    engine = MemoryEngine(store, load_embedder("use"), clock=clock)
+    scope = "bench/lme/pooled"
+    try:
+        if fresh:
+            every = {s: x for q in questions for s, x in zip(q["session_ids"], q["sessions"], strict=True)}
+            lme._ingest(engine, scope, every, lme.Ingest(), dates=lme._said_at(questions))
+        session_of = {m.id: str(m.provenance["session"]) for m in engine.list_memories(scope)}
+        out = []
+        for n, q in enumerate(questions):
+            clock.now = q["asked"]
+            lists = _lists(engine, scope, q["question"])
+            lists.update(
+                fold=n % 5, answers=q["answers"], session={i: session_of[i] for i in lists["memories"]}
+            )
+            out.append(lists)
+    finally:
+        store.close()
+    return out
+
+
+def rank(c: dict[str, Any], w: RecallWeights, k: int) -> list[Any]:
+    """``MemoryEngine.recall``'s ranking over collected lists."""
+    n = max(w.candidates, k * 3)
+    ranked = {"keyword": c["keyword"][:n], "vector": c["vector"][:n]}
+    japanese = CJK.search(c["text"]) is not None
+    scale = {}
+    if japanese and w.keyword_coverage and ranked["keyword"]:
+        held = {m.memory_id: _held_terms(c["memories"][m.memory_id]) for m in ranked["keyword"]}
+        scale["keyword"] = keyword_coverage(c["asked"], held)
+    weights = {"keyword": w.keyword_weight, "vector": w.vector_weight_cjk if japanese else w.vector_weight}
+    fused = fuse(ranked, weights, scale, standout=w.standout)
+    distances = {s: d for d, s in enumerate(c["chain"])}
+    now = ASKS_FOR_NOW.search(c["text"]) is not None
+    hits = weigh(fused, c["memories"], distances, c["clock"], w, asks_for_now=now, vectors=c["vectors"])
+    if (span := asked_span(c["text"], c["clock"], UTC)) is not None:
+        hits = favour_span(hits, span, w, UTC)
+    return hits[:k]
+
+
+def _sessions(names: list[str]) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def score_locomo(data: list[dict[str, Any]], w: RecallWeights) -> dict[str, dict[str, float]]:
+    """Turn-level R@10 and session-level R@10 per left-out conversation."""
+    turn: dict[str, list[float]] = defaultdict(list)
+    session: dict[str, list[float]] = defaultdict(list)
+    for c in data:
+        found = {d for h in rank(c, w, 10) for d in c["dia"][h.memory.id]}
+        turn[c["fold"]].append(sum(e in found for e in c["evidence"]) / len(c["evidence"]))
+        top = set(_sessions([d.split(":")[0] for h in rank(c, w, 100) for d in c["dia"][h.memory.id]])[:10])
+        wanted = {e.split(":")[0] for e in c["evidence"]}
+        session[c["fold"]].append(len(wanted & top) / len(wanted))
+    return {f: {"turn": _mean(turn[f]), "session": _mean(session[f]), "n": len(turn[f])} for f in turn}
+
+
+def score_pooled(data: list[dict[str, Any]], w: RecallWeights) -> dict[int, float]:
+    """recall_any@5 per question fold."""
+    folds: dict[int, list[float]] = defaultdict(list)
+    for c in data:
+        order = _sessions([c["session"][h.memory.id] for h in rank(c, w, 100)])
+        folds[c["fold"]].append(1.0 if c["answers"] & set(order[:5]) else 0.0)
+    return {f: _mean(v) for f, v in sorted(folds.items())}
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def left_out(grid: dict[str, dict[str, dict[str, float]]]) -> float:
+    """Each conversation scored with the grid value best on the other conversations."""
+    folds = next(iter(grid.values()))
+    total = n = 0.0
+    for fold in folds:
+
+        def others(value: str, fold: str = fold) -> float:
+            return sum(r["turn"] * r["n"] for f, r in grid[value].items() if f != fold)
+
+        pick = max(grid, key=others)
+        total += grid[pick][fold]["turn"] * folds[fold]["n"]
+        n += folds[fold]["n"]
+    return total / n
+
+
+CANDIDATES: dict[str, dict[str, RecallWeights]] = {
+    "standout (shipped) vs plain min-max": {
+        "standout": BASE,
+        "min-max": replace(BASE, standout=False),
+    },
+    "English vector weight, standout": {f"{v}": replace(BASE, vector_weight=v) for v in (0.3, 0.4, 0.6, 1.0)},
+    "candidate pool, standout": {f"{n}": replace(BASE, candidates=n) for n in (40, 60, 100, 200)},
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/recall-folds"))
+    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    args = parser.parse_args()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    sets = {}
+    for name, collect, source in (
+        ("locomo", collect_locomo, args.data / "locomo" / "locomo-dev.json"),
+        ("pooled", collect_pooled, args.data / "longmemeval" / "lme-oracle-dev.json"),
+    ):
+        lists = args.cache / f"{name}.pkl"
+        if not lists.exists():
+            lists.write_bytes(pickle.dumps(collect(source, args.cache / f"{name}.db")))
+        sets[name] = pickle.loads(lists.read_bytes())
+    for title, grid in CANDIDATES.items():
+        print(f"## {title}")
+        scores = {value: score_locomo(sets["locomo"], w) for value, w in grid.items()}
+        for value, w in grid.items():
+            per = scores[value]
+            n = sum(r["n"] for r in per.values())
+            turn = sum(r["turn"] * r["n"] for r in per.values()) / n
+            session = sum(r["session"] * r["n"] for r in per.values()) / n
+            pooled = score_pooled(sets["pooled"], w)
+            print(
+                f"{value:>10}  LoCoMo R@10 {turn:.4f} ("
+                + ", ".join(f"{f} {r['turn']:.4f}" for f, r in per.items())
+                + f")  session {session:.4f}  pooled any@5 {_mean(list(pooled.values())):.4f} folds "
+                + " ".join(f"{v:.3f}" for v in pooled.values())
+            )
+        print(f"{'left out':>10}  LoCoMo R@10 {left_out(scores):.4f}\n")
+
+
+if __name__ == "__main__":
+    main()
