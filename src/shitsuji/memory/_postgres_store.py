@@ -28,8 +28,8 @@ vector rows of every live ``embeddings`` row whose ``seq`` is above
 mark; it also moves the ``embeddings_seq_gen`` sequence past the highest ``seq``. So rows
 copied into ``memories`` and ``embeddings`` by column name are searchable once a store opens
 the database; the generated columns (``chunk_count``, ``term_count``), the keyword tables
-``memory_postings``, ``memory_term_stats``, ``memory_scope_stats`` (the triggers fill them as
-rows arrive) and the tables ``memory_vector_models``, ``memory_vector_state``,
+``memory_postings``, ``memory_term_stats``, ``memory_scope_slots`` (the triggers fill them as
+rows arrive; ``memory_scope_stats`` is a view over the last) and the tables ``memory_vector_models``, ``memory_vector_state``,
 ``memory_graph_scopes`` and ``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
 identity sequence past the highest ``rowid`` copied in.
 """
