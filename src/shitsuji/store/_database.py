@@ -26,6 +26,7 @@ import re
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -325,29 +326,35 @@ _COMMIT_MODES: dict[str, str] = {}  # url -> the edge's choice (``use_synchronou
 
 def use_synchronous_commit(url: str, value: str) -> None:
     """The app's PostgreSQL sessions on ``url`` commit with ``synchronous_commit = value`` (the edge:
-    ``SHITSUJI_SYNCHRONOUS_COMMIT``, before the first connection; see ``SYNCHRONOUS_COMMIT``)."""
+    ``SHITSUJI_SYNCHRONOUS_COMMIT``; see ``SYNCHRONOUS_COMMIT``). A connection made before is set
+    anew when it is next handed out."""
     if value not in SYNCHRONOUS_COMMIT_VALUES:
         raise StoreError(
             f"synchronous_commit must be one of {', '.join(SYNCHRONOUS_COMMIT_VALUES)}, not {value!r}"
         )
     _COMMIT_MODES[url] = value
-    with _POOLS_LOCK:  # connections already made keep the mode they were made with: renew them
-        pool = _POOLS.get((os.getpid(), url))
-    if pool is not None:
-        pool.drain()
 
 
 def synchronous_commit(url: str) -> str:
-    """What this process's new sessions on ``url`` are set to."""
+    """What this process's sessions on ``url`` are set to."""
     return _COMMIT_MODES.get(url, SYNCHRONOUS_COMMIT)
 
 
-def _configure(url: str) -> Callable[[Any], None]:
-    def configure(conn: Any) -> None:
-        # a constant of our own list (``use_synchronous_commit`` checked it), never a user's text
-        conn.execute(f"SET synchronous_commit = {synchronous_commit(url)}")
+_SET_TO: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()  # connection -> its mode
 
-    return configure
+
+def _commit_mode(url: str) -> Callable[[Any], None]:
+    """The pool's ``configure`` (a new connection) and ``check`` (each hand-out: a dictionary look-up,
+    and one ``SET`` only when the edge changed the mode since the connection was set)."""
+
+    def set_mode(conn: Any) -> None:
+        mode = synchronous_commit(url)
+        if _SET_TO.get(conn) != mode:
+            # a constant of our own list (``use_synchronous_commit`` checked it), never a user's text
+            conn.execute(f"SET synchronous_commit = {mode}")
+            _SET_TO[conn] = mode
+
+    return set_mode
 
 
 def _pool(url: str) -> ConnectionPool:
@@ -367,7 +374,8 @@ def _pool(url: str) -> ConnectionPool:
                 min_size=1,
                 max_size=POOL_SIZE,
                 kwargs={"autocommit": True},
-                configure=_configure(url),
+                configure=_commit_mode(url),
+                check=_commit_mode(url),
                 open=False,
                 name="shitsuji",
             )
