@@ -29,6 +29,9 @@ MAX_STATEMENTS = 8  # besides transaction control
 MAX_SENT = 14  # everything the server received for them: three writes, each one statement in BEGIN/COMMIT
 CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 MEMORY_TABLES = re.compile(r"\b(memories|embeddings|memory_\w+)\b")  # recall: the memory store's own count
+# recall on PostgreSQL sent 6 at ab1d8cc: the keyword search, the vector search (3: exact, which scopes
+# use the graph, the hits' ids), then the candidates' rows and their vectors apart (now one statement)
+MAX_RECALL = 5
 
 
 @dataclass
@@ -125,6 +128,10 @@ def test_a_plain_turn_on_postgresql_is_a_handful_of_statements(counted: Counted)
     turn = [s for s in sent if s not in recall]
     assert len(_statements(turn)) <= MAX_STATEMENTS, report
     assert len(turn) <= MAX_SENT, report
+    assert len(recall) <= MAX_RECALL, report
+    # the candidates' rows and their vectors come in one round trip: nothing else reads embeddings
+    vectors = [s for s in recall if re.search(r"\bembeddings\b", s.sql)]
+    assert len(vectors) == 1 and re.search(r"\bm\.content\b", vectors[0].sql), report
 
 
 def test_the_scale_bench_reports_a_turns_statements_and_cpu(target: str) -> None:

@@ -11,6 +11,7 @@ opening memory is ``memory.open_engine``, the LINE channel's own settings are ``
 | PostgreSQL instead | ``--database-url`` | ``SHITSUJI_DATABASE_URL`` (``postgresql://…``) | none: SQLite |
 | read replica (PostgreSQL) | — | ``SHITSUJI_REPLICA_URL`` (``postgresql://…`` of a streaming standby) | none: the primary |
 | replica lag bound | — | ``SHITSUJI_REPLICA_MAX_LAG`` (seconds) | 2 |
+| commit durability (PostgreSQL) | — | ``SHITSUJI_SYNCHRONOUS_COMMIT`` (``on``: wait for the WAL flush at every commit) | ``off``, as SQLite's WAL (``store.SYNCHRONOUS_COMMIT``) |
 | embedder | ``--embedder`` | ``SHITSUJI_EMBEDDER`` | ``use`` |
 | Claude | — | ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN``, ``ANTHROPIC_BASE_URL`` | none |
 | OpenAI-compatible server | — | ``SHITSUJI_MODEL_URL``, ``SHITSUJI_MODEL_KEY`` | none |
@@ -44,7 +45,7 @@ from .errors import UserInputError
 # numpy, no model SDK; tests/test_startup.py keeps it so).
 from .llm import CHEAP_MODEL, CapabilityTable, Endpoint
 from .memory import DEFAULT_EMBEDDER
-from .store import is_postgres
+from .store import SYNCHRONOUS_COMMIT, SYNCHRONOUS_COMMIT_VALUES, is_postgres
 
 if TYPE_CHECKING:
     from .agent import Mode
@@ -91,6 +92,9 @@ class Settings:
     # a streaming standby of ``database_url``: pages and recall may read there (``store._replica``)
     replica_url: str | None = field(default=None, repr=False)
     replica_max_lag_s: float = 2.0
+    # the app's PostgreSQL sessions' synchronous_commit: "off" commits as SQLite's WAL does
+    # (``store.SYNCHRONOUS_COMMIT`` says why); "on" waits for the disk at every commit
+    synchronous_commit: str = SYNCHRONOUS_COMMIT
     embedder: str = DEFAULT_EMBEDDER
     endpoint: Endpoint = field(default_factory=Endpoint)
     model: str | None = None  # one model for every mode
@@ -124,6 +128,7 @@ class Settings:
             database_url=primary,
             replica_url=_replica_url(env.get("SHITSUJI_REPLICA_URL") or None, primary),
             replica_max_lag_s=_seconds("SHITSUJI_REPLICA_MAX_LAG", env.get("SHITSUJI_REPLICA_MAX_LAG"), 2.0),
+            synchronous_commit=_synchronous_commit(env.get("SHITSUJI_SYNCHRONOUS_COMMIT") or None),
             embedder=embedder or env.get("SHITSUJI_EMBEDDER") or DEFAULT_EMBEDDER,
             endpoint=Endpoint(
                 anthropic_api_key=env.get("ANTHROPIC_API_KEY") or None,
@@ -162,11 +167,13 @@ class Settings:
         use_cache_dir(self.cache_dir)
 
     def use_replica(self) -> None:
-        """Register the read replica for this process's PostgreSQL (once, at start-up; no connection yet)."""
+        """Register the read replica and the commit durability for this process's PostgreSQL (once, at
+        start-up; no connection yet)."""
         if self.database_url is not None:
-            from .store import use_replica
+            from .store import use_replica, use_synchronous_commit
 
             use_replica(self.database_url, self.replica_url, max_lag_s=self.replica_max_lag_s)
+            use_synchronous_commit(self.database_url, self.synchronous_commit)
 
     def modes(self) -> dict[str, Mode]:
         """The built-in modes, the config file's ``[modes.*]`` over them, then ``model`` for every mode."""
@@ -215,6 +222,17 @@ def _database_url(url: str | None) -> str | None:
             "leave it unset to use the SQLite file of --db"
         )
     return url
+
+
+def _synchronous_commit(value: str | None) -> str:
+    if value is None or not value.strip():
+        return SYNCHRONOUS_COMMIT
+    if value.strip().lower() not in SYNCHRONOUS_COMMIT_VALUES:
+        raise UserInputError(
+            f"SHITSUJI_SYNCHRONOUS_COMMIT must be one of {', '.join(SYNCHRONOUS_COMMIT_VALUES)} "
+            f"(PostgreSQL's values), not {value!r}; leave it unset for off"
+        )
+    return value.strip().lower()
 
 
 def _replica_url(url: str | None, primary: str | None) -> str | None:

@@ -34,7 +34,7 @@ from typing import IO, Any
 from .._offload import THREADS
 from ..household import Butler, HouseholdStore
 from ..memory import MemoryEngine, load_embedder, open_store
-from ..store import close_pools, is_postgres, redact
+from ..store import SYNCHRONOUS_COMMIT, close_pools, is_postgres, redact, use_synchronous_commit
 from ..store import database as shared
 from ..store._database import POOL_SIZE
 from ._cpu import cpu_seconds, postgres_server_pid, server_cpu_seconds
@@ -74,14 +74,17 @@ def prepare(database: str, members: int) -> None:
     accounts.close()
 
 
-def serve(database: str, embedder: str) -> None:
-    """One app process over an already prepared database; its port is the first line printed."""
+def serve(database: str, embedder: str, commit: str = SYNCHRONOUS_COMMIT) -> None:
+    """One app process over an already prepared database; its port is the first line printed.
+    ``commit``: its PostgreSQL sessions' ``synchronous_commit`` (``SHITSUJI_SYNCHRONOUS_COMMIT``)."""
     import socket
 
     import uvicorn
 
     from ..web import Backend, create_app
 
+    if is_postgres(database):
+        use_synchronous_commit(database, commit)
     memory = MemoryEngine(open_store(database), load_embedder(embedder))
     backend = Backend(Butler(shared(database), memory, scripted_model(), panels=True))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -96,8 +99,8 @@ def serve(database: str, embedder: str) -> None:
         memory.store.close()
 
 
-def _start(database: str, embedder: str, log: IO[str]) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "shitsuji.bench.scale", database, embedder]
+def _start(database: str, embedder: str, commit: str, log: IO[str]) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "shitsuji.bench.scale", database, embedder, commit]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, env=dict(os.environ))
 
 
@@ -126,14 +129,21 @@ async def _url_of(process: subprocess.Popen[str], log: Path) -> str:
 
 
 async def _chat_round(
-    database: str, tmp: Path, processes: int, sessions: int, requests: int, tool_every: int, embedder: str
+    database: str,
+    tmp: Path,
+    processes: int,
+    sessions: int,
+    requests: int,
+    tool_every: int,
+    embedder: str,
+    commit: str,
 ) -> dict[str, Any]:
     import httpx
 
     server = postgres_server_pid(database) if is_postgres(database) else None
 
     logs = [(tmp / f"app-{processes}-{i}.log").open("w", encoding="utf-8") for i in range(processes)]
-    procs = [_start(database, embedder, log) for log in logs]
+    procs = [_start(database, embedder, commit, log) for log in logs]
     clients: list[httpx.AsyncClient] = []
     try:
         urls = [await _url_of(p, Path(log.name)) for p, log in zip(procs, logs, strict=True)]
@@ -186,9 +196,11 @@ def run_chat_scale(
     requests: int = 10,
     tool_every: int = 4,
     embedder: str = "hash",
+    commit: str = SYNCHRONOUS_COMMIT,
     progress: Progress | None = None,
 ) -> list[dict[str, Any]]:
-    """Chat turns/s with each count of app processes over ``database`` (prepared here)."""
+    """Chat turns/s with each count of app processes over ``database`` (prepared here); ``commit``: the
+    app processes' ``synchronous_commit`` on PostgreSQL."""
     note = progress or (lambda _: None)
     prepare(database, sessions)
     close_pools()  # the app processes open their own
@@ -197,7 +209,9 @@ def run_chat_scale(
         note(
             f"chat: {count} app process(es), {sessions} sessions × {requests} messages on {redact(database)}"
         )
-        out.append(asyncio.run(_chat_round(database, tmp, count, sessions, requests, tool_every, embedder)))
+        out.append(
+            asyncio.run(_chat_round(database, tmp, count, sessions, requests, tool_every, embedder, commit))
+        )
     return out
 
 
@@ -244,9 +258,11 @@ def run_scale(
     database_url: str | None = None,
     engines: Sequence[str] = ("sqlite", "postgresql"),
     memory: bool = True,
+    synchronous_commit: str = SYNCHRONOUS_COMMIT,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Figures for ``shitsuji bench scale`` (see the module's docstring); ``memory`` False: the chat only."""
+    """Figures for ``shitsuji bench scale`` (see the module's docstring); ``memory`` False: the chat only;
+    ``synchronous_commit``: the app's PostgreSQL sessions' (``SHITSUJI_SYNCHRONOUS_COMMIT``)."""
     from .scale_memory import run_memory_scale
     from .scale_turn import count_turn, time_turn
 
@@ -275,6 +291,8 @@ def run_scale(
                         memory_target, n, scopes, queries=queries, dim=dim, progress=note
                     )
                     close_pools()
+                if is_postgres(chat_target):
+                    use_synchronous_commit(chat_target, synchronous_commit)
                 note(f"{engine}: one turn in the process, its statements and CPU")
                 figures["turn"] = {
                     **count_turn(chat_target, embedder=embedder),
@@ -287,11 +305,14 @@ def run_scale(
                     sessions=sessions,
                     requests=requests,
                     embedder=embedder,
+                    commit=synchronous_commit,
                     progress=note,
                 )
                 out["engines"][engine] = {**figures, "chat": chat, "pool_size": POOL_SIZE, "threads": THREADS}
+                if is_postgres(chat_target):
+                    out["engines"][engine]["synchronous_commit"] = synchronous_commit
     return out
 
 
-if __name__ == "__main__":  # an app process: python -m shitsuji.bench.scale DATABASE EMBEDDER
-    serve(sys.argv[1], sys.argv[2])
+if __name__ == "__main__":  # an app process: python -m shitsuji.bench.scale DATABASE EMBEDDER COMMIT
+    serve(*sys.argv[1:4])

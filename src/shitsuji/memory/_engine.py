@@ -420,7 +420,11 @@ class MemoryEngine:
         japanese = CJK.search(text) is not None
         vector_weight = w.vector_weight_cjk if japanese else w.vector_weight
         candidates = {m.memory_id for matches in ranked.values() for m in matches}
-        memories = self.store.get_many(list(candidates))
+        # the vectors are read with the rows (one round trip on PostgreSQL): candidates are what ``fuse``
+        # keeps, and ``weigh`` compares the vectors of its hits to find versions of one fact
+        memories, vectors = self.store.candidates(
+            list(candidates), self.embedder.model_id if "vector" in ranked else None
+        )
         scale: dict[str, dict[str, float]] = {}
         if japanese and w.keyword_coverage and ranked.get("keyword"):
             held = {
@@ -434,7 +438,6 @@ class MemoryEngine:
         )
         distances = {s: d for d, s in enumerate(chain)}
         now = ASKS_FOR_NOW.search(text) is not None
-        vectors = self.store.vectors_of(self.embedder.model_id, list(fused)) if "vector" in ranked else {}
         clock = self.clock()
         hits = weigh(fused, memories, distances, clock, self.weights, asks_for_now=now, vectors=vectors)
         if (span := asked_span(text, clock, zone)) is not None:

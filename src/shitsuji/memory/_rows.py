@@ -267,6 +267,18 @@ class MemoryRows:
             out.update((memory.id, memory) for memory in map(to_memory, rows))
         return out
 
+    def candidates(
+        self, memory_ids: Sequence[str], model_id: str | None
+    ) -> tuple[dict[str, Memory], dict[str, npt.NDArray[np.float32]]]:
+        """Recall's candidates: their rows (``get_many``) and, when ``model_id`` is given, the first
+        chunk's vector of each live one (``vectors_of``). An engine that pays a round trip a read
+        answers both in one."""
+        memories = self.get_many(memory_ids)
+        return memories, self.vectors_of(model_id, memory_ids) if model_id is not None else {}
+
+    def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        raise NotImplementedError
+
     def resolve_id(
         self, id_or_prefix: str, *, scopes: Sequence[str] | None = None, include_deleted: bool = True
     ) -> str | None:

@@ -8,13 +8,16 @@ BM25's averages, a sequence for ``embeddings.seq`` (writers no longer queue on o
 and the bookkeeping of the derived pgvector tables ``memory_vectors_<n>`` (one per
 embedding model, made when the model's first vectors arrive; see ``_postgres_store``).
 ``0012_pgsearch_keyword_postings`` replaces ``keywords`` and its GIN index with postings and
-term statistics kept by triggers and scored in SQL (``_pg_keywords``).
+term statistics kept by triggers and scored in SQL (``_pg_keywords``);
+``0013_tp25_scope_totals_slots`` spreads each scope's totals over a few rows, so that writers of
+one scope no longer queue on one (``_pg_scope_totals``).
 """
 
 from __future__ import annotations
 
 from ..store import Migration, Schema
 from ._pg_keywords import POSTGRES_POSTINGS
+from ._pg_scope_totals import POSTGRES_SCOPE_SLOTS
 
 # a lexeme is a whole stored term (split on white space), never re-parsed: what the engine made is
 # what is matched, in any language; the scope lexeme starts with a space, which no term holds
@@ -108,5 +111,6 @@ MEMORY_SCHEMA = Schema(
         ),
         Migration("0011_postgres_recall", "", postgres=_POSTGRES_RECALL),
         Migration("0012_pgsearch_keyword_postings", "", postgres=POSTGRES_POSTINGS),
+        Migration("0013_tp25_scope_totals_slots", "", postgres=POSTGRES_SCOPE_SLOTS),
     ),
 )

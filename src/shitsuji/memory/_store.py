@@ -100,6 +100,13 @@ class MemoryStore(Protocol):
         """Live rows in ``scopes`` indexed by ``model_id``, by cosine similarity of their best chunk."""
         ...
 
+    def candidates(
+        self, memory_ids: Sequence[str], model_id: str | None
+    ) -> tuple[dict[str, Memory], dict[str, npt.NDArray[np.float32]]]:
+        """``get_many(memory_ids)`` and, when ``model_id`` is given, ``vectors_of(model_id, memory_ids)``
+        (recall's one read of its candidates)."""
+        ...
+
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         """The first chunk's vector of those ``memory_ids`` a recent ``vector_search`` had at hand
         (a cache look-up, never a query; missing ids are left out)."""

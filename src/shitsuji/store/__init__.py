@@ -1,11 +1,14 @@
 """Database access: one API over SQLite and PostgreSQL, write transactions and named migrations
 (each package owns its set); one ``Database`` per process and target, handed to every store;
-reads that may lag served by a streaming replica when one is registered (``use_replica``)."""
+reads that may lag served by a streaming replica when one is registered (``use_replica``); the
+app's PostgreSQL sessions commit as SQLite's WAL does unless told otherwise (``use_synchronous_commit``)."""
 
 from ._api import Database, Dialect, Params, Rows, Tx
 from ._attach import Attached, with_next_write
 from ._database import (
     BUSY_TIMEOUT_S,
+    SYNCHRONOUS_COMMIT,
+    SYNCHRONOUS_COMMIT_VALUES,
     PostgresDatabase,
     SQLiteDatabase,
     close_databases,
@@ -15,8 +18,10 @@ from ._database import (
     open_database,
     pools,
     redact,
+    synchronous_commit,
     to_postgres,
     use_replica,
+    use_synchronous_commit,
 )
 from ._files import private_file, private_folder
 from ._migrations import PER_PACKAGE, Migration, Schema, migrate, ordered, postgres_ddl
@@ -36,6 +41,8 @@ from ._table import Table
 __all__ = [
     "BUSY_TIMEOUT_S",
     "PER_PACKAGE",
+    "SYNCHRONOUS_COMMIT",
+    "SYNCHRONOUS_COMMIT_VALUES",
     "Attached",
     "Database",
     "Dialect",
@@ -68,7 +75,9 @@ __all__ = [
     "redact",
     "replica_of",
     "replica_reads",
+    "synchronous_commit",
     "to_postgres",
     "use_replica",
+    "use_synchronous_commit",
     "with_next_write",
 ]

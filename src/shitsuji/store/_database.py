@@ -26,6 +26,7 @@ import re
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -184,6 +185,10 @@ class SQLiteDatabase(_Schemas):
             # WAL (every one after its first opening; the mode is kept in the file) is not asked again
             with self._lock:
                 _into_wal(self.conn)
+            # WAL with synchronous = NORMAL: a commit is written to the OS at once (an app crash loses
+            # nothing) but not flushed to the disk; a power loss or an OS crash may lose the last
+            # commits, never corrupts the file. PostgreSQL gets the same promise from
+            # ``synchronous_commit = off`` (``SYNCHRONOUS_COMMIT`` below).
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:
@@ -302,6 +307,55 @@ POOL_SIZE = 8
 _POOLS: dict[tuple[int, str], ConnectionPool] = {}
 _POOLS_LOCK = threading.Lock()
 
+#: ``synchronous_commit`` of the app's sessions unless the edge says otherwise
+#: (``SHITSUJI_SYNCHRONOUS_COMMIT``). Parity with SQLite by default: SQLite runs WAL with
+#: ``synchronous = NORMAL`` (no flush at commit), so a power loss or an OS crash may lose its
+#: last commits. ``off`` promises PostgreSQL's equivalent: a commit returns before its WAL is
+#: flushed, and a crash of the server or its machine may lose the commits of the last
+#: ~0.6 s (three ``wal_writer_delay``), never leaves a torn or half-applied transaction
+#: (the WAL is replayed in order) — what was lost is lost whole, as if it had never been sent.
+#: It is what a turn's wall time on PostgreSQL was made of (docs/benchmarks.md, issue 25:
+#: a plain turn 4.8–6.8 ms with it off against 28–37 ms on). ``on`` (PostgreSQL's own
+#: default) waits for the flush at every commit; ``remote_apply`` and the others of
+#: PostgreSQL's values are for synchronous standbys. Set per session when a connection is
+#: made, so it overrides the server's and the database's setting for the app's connections.
+SYNCHRONOUS_COMMIT = "off"
+SYNCHRONOUS_COMMIT_VALUES = ("off", "local", "on", "remote_write", "remote_apply")
+_COMMIT_MODES: dict[str, str] = {}  # url -> the edge's choice (``use_synchronous_commit``)
+
+
+def use_synchronous_commit(url: str, value: str) -> None:
+    """The app's PostgreSQL sessions on ``url`` commit with ``synchronous_commit = value`` (the edge:
+    ``SHITSUJI_SYNCHRONOUS_COMMIT``; see ``SYNCHRONOUS_COMMIT``). A connection made before is set
+    anew when it is next handed out."""
+    if value not in SYNCHRONOUS_COMMIT_VALUES:
+        raise StoreError(
+            f"synchronous_commit must be one of {', '.join(SYNCHRONOUS_COMMIT_VALUES)}, not {value!r}"
+        )
+    _COMMIT_MODES[url] = value
+
+
+def synchronous_commit(url: str) -> str:
+    """What this process's sessions on ``url`` are set to."""
+    return _COMMIT_MODES.get(url, SYNCHRONOUS_COMMIT)
+
+
+_SET_TO: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()  # connection -> its mode
+
+
+def _commit_mode(url: str) -> Callable[[Any], None]:
+    """The pool's ``configure`` (a new connection) and ``check`` (each hand-out: a dictionary look-up,
+    and one ``SET`` only when the edge changed the mode since the connection was set)."""
+
+    def set_mode(conn: Any) -> None:
+        mode = synchronous_commit(url)
+        if _SET_TO.get(conn) != mode:
+            # a constant of our own list (``use_synchronous_commit`` checked it), never a user's text
+            conn.execute(f"SET synchronous_commit = {mode}")
+            _SET_TO[conn] = mode
+
+    return set_mode
+
 
 def _pool(url: str) -> ConnectionPool:
     """One connection pool per database URL and process (a forked child opens its own)."""
@@ -320,6 +374,8 @@ def _pool(url: str) -> ConnectionPool:
                 min_size=1,
                 max_size=POOL_SIZE,
                 kwargs={"autocommit": True},
+                configure=_commit_mode(url),
+                check=_commit_mode(url),
                 open=False,
                 name="shitsuji",
             )
