@@ -48,6 +48,7 @@ import numpy.typing as npt
 from .. import store as db
 from ..errors import StoreError
 from ._keywords import K1, B
+from ._pg_recall import CANDIDATES_SQL
 from ._records import Memory
 from ._rows import COLUMNS, MemoryRows, chunk_vectors, values
 from ._slots import Match
@@ -100,6 +101,11 @@ def exact_sql(table: str) -> str:
 
 
 _registered: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def _searchable(terms: Sequence[str]) -> list[str]:
+    """The distinct terms a posting can hold (stored terms are split at white space)."""
+    return [t for t in dict.fromkeys(terms) if t and not any(c.isspace() for c in t)]
 
 
 class _VectorTx:
@@ -281,7 +287,7 @@ class PostgresMemoryStore(MemoryRows):
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Match]:
         """BM25 scored in the database over its postings, with the searched scopes' statistics."""
-        words = [t for t in dict.fromkeys(terms) if t and not any(c.isspace() for c in t)]
+        words = _searchable(terms)
         scopes = list(dict.fromkeys(scopes))
         if not words or not scopes or limit <= 0:
             return []
@@ -325,6 +331,40 @@ class PostgresMemoryStore(MemoryRows):
             return [Match(ids[rowid], score, chunk) for rowid, (chunk, score) in ranked if rowid in ids]
 
         return self._reading(search)
+
+    def candidates(
+        self,
+        terms: Sequence[str] | None,
+        model_id: str,
+        vector: npt.NDArray[np.float32] | None,
+        scopes: Sequence[str],
+        limit: int,
+    ) -> dict[str, list[Match]]:
+        """Both searches in one statement (``_pg_recall``): the lists ``keyword_search`` and
+        ``vector_search`` give, from one round trip instead of five or six."""
+        ranked: dict[str, list[Match]] = {}
+        words: list[str] = []
+        if terms is not None:
+            ranked["keyword"] = []
+            words = _searchable(terms)
+        table = None
+        if vector is not None:
+            ranked["vector"] = []
+            found = self._table(model_id)
+            table = found[0] if found is not None and found[1] == len(vector) else None
+        scopes = list(dict.fromkeys(scopes))
+        if not scopes or limit <= 0 or (not words and table is None):
+            return ranked
+        query = None if table is None else np.ascontiguousarray(vector, dtype=np.float32)
+        params = (scopes, words, query, table, model_id, limit, K1, B)
+
+        def search(conn: Any) -> list[tuple[str, str, float, int]]:
+            rows: list[tuple[str, str, float, int]] = conn.execute(CANDIDATES_SQL, params).fetchall()
+            return rows
+
+        for signal, memory_id, score, chunk in self._reading(search):
+            ranked[signal].append(Match(memory_id, float(score), int(chunk)))
+        return ranked
 
     def _graph_search(
         self, conn: Any, name: str, query: npt.NDArray[np.float32], scopes: list[str], limit: int

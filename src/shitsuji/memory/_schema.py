@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..store import Migration, Schema
 from ._pg_keywords import POSTGRES_POSTINGS
+from ._pg_recall import POSTGRES_RECALL_ONE_TRIP
 
 # a lexeme is a whole stored term (split on white space), never re-parsed: what the engine made is
 # what is matched, in any language; the scope lexeme starts with a space, which no term holds
@@ -108,5 +109,6 @@ MEMORY_SCHEMA = Schema(
         ),
         Migration("0011_postgres_recall", "", postgres=_POSTGRES_RECALL),
         Migration("0012_pgsearch_keyword_postings", "", postgres=POSTGRES_POSTINGS),
+        Migration("0013_kw25_recall_one_trip", "", postgres=POSTGRES_RECALL_ONE_TRIP),
     ),
 )

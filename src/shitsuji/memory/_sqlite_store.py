@@ -117,6 +117,21 @@ class SQLiteMemoryStore(MemoryRows):
         with self._lock:
             return index.search(vector, scopes, limit)
 
+    def candidates(
+        self,
+        terms: Sequence[str] | None,
+        model_id: str,
+        vector: npt.NDArray[np.float32] | None,
+        scopes: Sequence[str],
+        limit: int,
+    ) -> dict[str, list[Match]]:
+        ranked: dict[str, list[Match]] = {}
+        if terms is not None:
+            ranked["keyword"] = self.keyword_search(terms, scopes, limit)
+        if vector is not None:
+            ranked["vector"] = self.vector_search(model_id, vector, scopes, limit)
+        return ranked
+
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         with self._lock:
             index = self._vectors.get(model_id)

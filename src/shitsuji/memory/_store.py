@@ -100,6 +100,19 @@ class MemoryStore(Protocol):
         """Live rows in ``scopes`` indexed by ``model_id``, by cosine similarity of their best chunk."""
         ...
 
+    def candidates(
+        self,
+        terms: Sequence[str] | None,
+        model_id: str,
+        vector: npt.NDArray[np.float32] | None,
+        scopes: Sequence[str],
+        limit: int,
+    ) -> dict[str, list[Match]]:
+        """Recall's candidates: ``"keyword"`` as ``keyword_search`` (when ``terms`` is not None) and
+        ``"vector"`` as ``vector_search`` (when ``vector`` is not None), in one round trip where the
+        store has a server."""
+        ...
+
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         """The first chunk's vector of those ``memory_ids`` a recent ``vector_search`` had at hand
         (a cache look-up, never a query; missing ids are left out)."""
