@@ -26,7 +26,7 @@ from ..errors import StoreError
 from ._keywords import KeywordIndex, snapshot, well_formed
 from ._rows import MAX_VARS, MemoryRows, chunk_vectors, marks
 from ._scope_vectors import ScopeVectors
-from ._slots import Match, Slots
+from ._slots import Asked, Match, Ranked, Slots, Terms
 
 SNAPSHOT_MIN_ROWS = 1000  # smaller scopes load from their rows in a few ms
 SNAPSHOT_FORMAT = "keywords-v1"
@@ -118,14 +118,9 @@ class SQLiteMemoryStore(MemoryRows):
             return index.search(vector, scopes, limit)
 
     def candidates(
-        self,
-        terms: Sequence[str] | None,
-        model_id: str,
-        vector: npt.NDArray[np.float32] | None,
-        scopes: Sequence[str],
-        limit: int,
-    ) -> dict[str, list[Match]]:
-        ranked: dict[str, list[Match]] = {}
+        self, terms: Terms, model_id: str, vector: Asked, scopes: Sequence[str], limit: int
+    ) -> Ranked:
+        ranked: Ranked = {}
         if terms is not None:
             ranked["keyword"] = self.keyword_search(terms, scopes, limit)
         if vector is not None:

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from .. import store as db
 from ._records import Memory
-from ._slots import Match
+from ._slots import Asked, Match, Ranked, Terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,13 +101,8 @@ class MemoryStore(Protocol):
         ...
 
     def candidates(
-        self,
-        terms: Sequence[str] | None,
-        model_id: str,
-        vector: npt.NDArray[np.float32] | None,
-        scopes: Sequence[str],
-        limit: int,
-    ) -> dict[str, list[Match]]:
+        self, terms: Terms, model_id: str, vector: Asked, scopes: Sequence[str], limit: int
+    ) -> Ranked:
         """Recall's candidates: ``"keyword"`` as ``keyword_search`` (when ``terms`` is not None) and
         ``"vector"`` as ``vector_search`` (when ``vector`` is not None), in one round trip where the
         store has a server."""
