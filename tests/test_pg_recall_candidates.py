@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+from shitsuji.bench._statements import counting
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory
 from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._schema import MEMORY_SCHEMA
@@ -104,3 +105,25 @@ def test_one_signal_alone_and_a_model_without_vectors(pg: tuple[MemoryEngine, Po
         assert _pairs(found["keyword"]) == _pairs(store.keyword_search(terms, ["big"], 10))
     assert store.candidates([], model, None, ["big"], 10) == {"keyword": []}
     assert store.candidates(terms, model, vector, [], 10) == {"keyword": [], "vector": []}
+
+
+def test_a_recall_sends_its_two_searches_as_one_statement(pg_url: str) -> None:
+    """Counted on the wire (``bench._statements``): the searches of a recall in a graph scope were eight
+    statements (keyword; exact vectors, graph scopes, BEGIN, settings, graph walk, COMMIT, ids)."""
+    with counting(pg_url) as (proxied, seen):
+        db = open_database(proxied, MEMORY_SCHEMA)
+        engine = MemoryEngine(PostgresMemoryStore(db, graph_min=300), HashEmbedder())
+        engine.add_many(
+            [NewMemory(content=f"tea garden note {i} topic {i % 7}", scope="big") for i in range(400)]
+        )
+        engine.index_pending()
+        engine.recall("tea topic 3", "big", k=5)  # the model's vector table is known from here on
+        seen.mark()
+        hits = engine.recall("garden topic 5", "big", k=5)
+        sent = [s.sql for s in seen.snapshot()]
+        db.close()
+    assert hits
+    assert sum("memory_recall_candidates" in sql for sql in sent) == 1
+    # the rest is reading the hits' rows and vectors: nothing searches apart from that one statement
+    assert not [sql for sql in sent if "memory_bm25" in sql or "memory_vectors_" in sql], sent
+    assert len(sent) <= 3, sent
