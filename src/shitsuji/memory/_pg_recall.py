@@ -1,10 +1,9 @@
 """Recall's two searches on PostgreSQL in one round trip: keyword and vector candidates from one statement.
 
-Why: a recall on PostgreSQL sent the keyword search, then the vector search as four or five
-statements (the scopes' exact vectors, which scopes are under the graph, the graph walk with its
-settings in a transaction, the ids). Each statement is a round trip and a wake-up of the server
-process; on a busy machine every wake-up waits for a core, and those waits, not the work, made a
-hybrid recall's tail (p95 194 ms at 50,000 memories in one scope, load 15-30). ``memory_recall_candidates``
+Why: a recall on PostgreSQL sent the keyword search, then the vector search as three statements
+(the scopes' exact vectors, which scopes are under the graph, the ids) or, with a scope under the
+graph, seven (BEGIN, the walk's settings, the walk, COMMIT besides) — eight round trips, each a wake-up
+of the server process; on a busy machine every wake-up waits for a core. ``memory_recall_candidates``
 runs the same searches inside the server and returns both candidate lists from one statement; the
 engine fuses them in Python as before (``_recall.fuse``), so the ranking is the one two searches give.
 

@@ -22,7 +22,7 @@ migration ``0011_postgres_recall`` derives:
   forgotten and written again when it is restored. A bulk load (``bulk()``: import, reindex)
   writes them outside the graph and moves them in once at its end (``_fold``).
 - **Recall** asks for both lists in one statement (``candidates``, ``_pg_recall``): one round trip
-  where the two searches took six to eight.
+  where the two searches took four (small scopes) to eight (a scope under the graph).
 
 **Derived-row rule** (what a copy of the tables relies on): opening a store derives the
 vector rows of every live ``embeddings`` row whose ``seq`` is above
@@ -338,7 +338,7 @@ class PostgresMemoryStore(MemoryRows):
         self, terms: Terms, model_id: str, vector: Asked, scopes: Sequence[str], limit: int
     ) -> Ranked:
         """Both searches in one statement (``_pg_recall``): the lists ``keyword_search`` and
-        ``vector_search`` give, from one round trip instead of five or six."""
+        ``vector_search`` give, from one round trip instead of four (small scopes) to eight (graph)."""
         ranked: Ranked = {}
         words: list[str] = []
         if terms is not None:
