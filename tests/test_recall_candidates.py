@@ -25,11 +25,11 @@ def test_candidates_are_the_rows_and_the_live_ones_vectors(target: str) -> None:
     assert engine.recall("牛乳", SCOPE, k=2)  # the SQLite store's vectors are those a search had at hand
     store, model = engine.store, engine.embedder.model_id
     ids = [kept.id, gone.id, "no-such-id"]
-    rows, vectors = store.candidates(ids, model)
+    rows, vectors = store.memories_with_vectors(ids, model)
     assert rows == store.get_many(ids) and set(rows) == {kept.id, gone.id}
     apart = store.vectors_of(model, ids)
     assert set(vectors) == set(apart) == {kept.id}  # a forgotten memory's vector is not read
     assert np.array_equal(vectors[kept.id], apart[kept.id])
-    assert store.candidates(ids, "another-model")[1] == {}
-    assert store.candidates(ids, None) == (rows, {})
-    assert store.candidates([], model) == ({}, {})
+    assert store.memories_with_vectors(ids, "another-model")[1] == {}
+    assert store.memories_with_vectors(ids, None) == (rows, {})
+    assert store.memories_with_vectors([], model) == ({}, {})

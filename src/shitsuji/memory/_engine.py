@@ -403,26 +403,26 @@ class MemoryEngine:
             raise UserInputError(f"k must be at least 1, got {k}")
         chain = lineage(scope)
         n = max(self.weights.candidates, k * 3)
-        ranked: dict[str, list[Match]] = {}
         asked = query_terms(text)
-        if lexical or not semantic:
-            ranked["keyword"] = self.store.keyword_search(asked, chain, n)
-        if semantic:
+        if not semantic:
+            vector = None
+        elif vector is None:
             try:
-                vector = self.embedder.embed_query(text) if vector is None else vector
+                vector = self.embedder.embed_query(text)
             except Exception as exc:  # keep answering by words when the model is down
                 log.warning("query embedding failed, recalling by keywords only: %s", exc)
-            else:
-                ranked["vector"] = self.store.vector_search(self.embedder.model_id, vector, chain, n)
-                if (warning := self.model_warning()) is not None:
-                    log.warning("%s", warning)
+        # both searches in one call: one round trip on PostgreSQL
+        words = asked if lexical or not semantic else None
+        ranked = self.store.candidates(words, self.embedder.model_id, vector, chain, n)
+        if "vector" in ranked and (warning := self.model_warning()) is not None:
+            log.warning("%s", warning)
         w = self.weights
         japanese = CJK.search(text) is not None
         vector_weight = w.vector_weight_cjk if japanese else w.vector_weight
         candidates = {m.memory_id for matches in ranked.values() for m in matches}
         # the vectors are read with the rows (one round trip on PostgreSQL): candidates are what ``fuse``
         # keeps, and ``weigh`` compares the vectors of its hits to find versions of one fact
-        memories, vectors = self.store.candidates(
+        memories, vectors = self.store.memories_with_vectors(
             list(candidates), self.embedder.model_id if "vector" in ranked else None
         )
         scale: dict[str, dict[str, float]] = {}

@@ -26,11 +26,30 @@ from __future__ import annotations
 
 from typing import Final
 
+#: One trigger function for the rows a statement adds (sign 1) and removes (sign -1), the sign the
+#: trigger's argument; both triggers name their transition table ``moved``. Migration
+#: ``0013_kw25_recall_one_trip`` puts it in place of the two functions that differed by the sign alone.
+POSTGRES_MOVED: Final = r"""
+    CREATE OR REPLACE FUNCTION memory_terms_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM memory_keyword_apply(array_agg(r.rowid), array_agg(r.scope), array_agg(r.terms),
+            array_agg(r.chunk_count::bigint), array_agg(r.term_count::bigint), TG_ARGV[0]::bigint)
+        FROM moved r WHERE r.deleted_at IS NULL;
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER memory_terms_added AFTER INSERT ON memories REFERENCING NEW TABLE AS moved
+        FOR EACH STATEMENT EXECUTE FUNCTION memory_terms_moved('1');
+    CREATE TRIGGER memory_terms_removed AFTER DELETE ON memories REFERENCING OLD TABLE AS moved
+        FOR EACH STATEMENT EXECUTE FUNCTION memory_terms_moved('-1');
+"""
+
 #: Migration text (PostgreSQL only). The tables carry a comment naming ``rowid`` so that the
 #: migration layer does not add SQLite's ``rowid`` column: they are keyed by their terms. Keys
 #: compare bytewise (``COLLATE "C"``: cheaper than a locale's rules, and equality is all BM25
 #: needs); small counts are ``int4``, which the migration layer leaves as it is.
-POSTGRES_POSTINGS: Final = r"""
+POSTGRES_POSTINGS: Final = (
+    r"""
     CREATE TABLE memory_postings ( /* keyed by term, no rowid */
         scope TEXT COLLATE "C" NOT NULL, term TEXT COLLATE "C" NOT NULL, memory_rowid BIGINT NOT NULL,
         chunk int4 NOT NULL, tf int4 NOT NULL, len int4 NOT NULL,
@@ -107,22 +126,6 @@ POSTGRES_POSTINGS: Final = r"""
         ON CONFLICT (scope) DO UPDATE SET chunks = s.chunks + excluded.chunks, terms = s.terms + excluded.terms;
     END
     $$;
-    CREATE FUNCTION memory_terms_added() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        PERFORM memory_keyword_apply(array_agg(n.rowid), array_agg(n.scope), array_agg(n.terms),
-            array_agg(n.chunk_count::bigint), array_agg(n.term_count::bigint), 1)
-        FROM came n WHERE n.deleted_at IS NULL;
-        RETURN NULL;
-    END
-    $$;
-    CREATE FUNCTION memory_terms_removed() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        PERFORM memory_keyword_apply(array_agg(o.rowid), array_agg(o.scope), array_agg(o.terms),
-            array_agg(o.chunk_count::bigint), array_agg(o.term_count::bigint), -1)
-        FROM gone o WHERE o.deleted_at IS NULL;
-        RETURN NULL;
-    END
-    $$;
     CREATE FUNCTION memory_terms_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         PERFORM memory_keyword_apply(array_agg(o.rowid), array_agg(o.scope), array_agg(o.terms),
@@ -136,10 +139,9 @@ POSTGRES_POSTINGS: Final = r"""
         RETURN NULL;
     END
     $$;
-    CREATE TRIGGER memory_terms_added AFTER INSERT ON memories REFERENCING NEW TABLE AS came
-        FOR EACH STATEMENT EXECUTE FUNCTION memory_terms_added();
-    CREATE TRIGGER memory_terms_removed AFTER DELETE ON memories REFERENCING OLD TABLE AS gone
-        FOR EACH STATEMENT EXECUTE FUNCTION memory_terms_removed();
+"""
+    + POSTGRES_MOVED
+    + r"""
     CREATE TRIGGER memory_terms_changed AFTER UPDATE ON memories REFERENCING OLD TABLE AS gone NEW TABLE AS came
         FOR EACH STATEMENT EXECUTE FUNCTION memory_terms_changed();
     SELECT memory_keyword_apply(array_agg(rowid), array_agg(scope), array_agg(terms),
@@ -173,3 +175,4 @@ POSTGRES_POSTINGS: Final = r"""
         ORDER BY round(best.score * 1e9) DESC, best.memory_rowid LIMIT k
     $$
 """
+)

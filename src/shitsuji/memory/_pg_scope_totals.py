@@ -16,7 +16,7 @@ total. ``memory_bm25`` reads the view by its old name, unchanged; reading it cos
 most ``SLOTS`` index entries per searched scope.
 
 The triggers' function ``memory_keyword_apply`` (``_pg_keywords``) is replaced with the same text
-but its last statement, which now writes the slot (migration ``0013_tp25_scope_totals_slots``;
+but its last statement, which now writes the slot (migration ``0014_tp25_scope_totals_slots``;
 the term statistics, one row per scope and term, are left as they are).
 """
 

@@ -267,7 +267,7 @@ class MemoryRows:
             out.update((memory.id, memory) for memory in map(to_memory, rows))
         return out
 
-    def candidates(
+    def memories_with_vectors(
         self, memory_ids: Sequence[str], model_id: str | None
     ) -> tuple[dict[str, Memory], dict[str, npt.NDArray[np.float32]]]:
         """Recall's candidates: their rows (``get_many``) and, when ``model_id`` is given, the first

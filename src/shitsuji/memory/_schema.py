@@ -9,7 +9,7 @@ and the bookkeeping of the derived pgvector tables ``memory_vectors_<n>`` (one p
 embedding model, made when the model's first vectors arrive; see ``_postgres_store``).
 ``0012_pgsearch_keyword_postings`` replaces ``keywords`` and its GIN index with postings and
 term statistics kept by triggers and scored in SQL (``_pg_keywords``);
-``0013_tp25_scope_totals_slots`` spreads each scope's totals over a few rows, so that writers of
+``0014_tp25_scope_totals_slots`` spreads each scope's totals over a few rows, so that writers of
 one scope no longer queue on one (``_pg_scope_totals``).
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..store import Migration, Schema
 from ._pg_keywords import POSTGRES_POSTINGS
+from ._pg_recall import POSTGRES_RECALL_ONE_TRIP
 from ._pg_scope_totals import POSTGRES_SCOPE_SLOTS
 
 # a lexeme is a whole stored term (split on white space), never re-parsed: what the engine made is
@@ -111,6 +112,7 @@ MEMORY_SCHEMA = Schema(
         ),
         Migration("0011_postgres_recall", "", postgres=_POSTGRES_RECALL),
         Migration("0012_pgsearch_keyword_postings", "", postgres=POSTGRES_POSTINGS),
-        Migration("0013_tp25_scope_totals_slots", "", postgres=POSTGRES_SCOPE_SLOTS),
+        Migration("0013_kw25_recall_one_trip", "", postgres=POSTGRES_RECALL_ONE_TRIP),
+        Migration("0014_tp25_scope_totals_slots", "", postgres=POSTGRES_SCOPE_SLOTS),
     ),
 )

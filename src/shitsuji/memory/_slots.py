@@ -25,6 +25,13 @@ class Match(NamedTuple):
     chunk: int = 0
 
 
+#: ``MemoryStore.candidates``' arguments and answer: the query's terms and vector (None: that search
+#: is not wanted), and each signal's matches, best first.
+Terms = Sequence[str] | None
+Asked = npt.NDArray[np.float32] | None
+Ranked = dict[str, list[Match]]
+
+
 class Slots:
     def __init__(self, capacity: int = 1024) -> None:
         self.size = 0

@@ -26,7 +26,7 @@ from ..errors import StoreError
 from ._keywords import KeywordIndex, snapshot, well_formed
 from ._rows import MAX_VARS, MemoryRows, chunk_vectors, marks
 from ._scope_vectors import ScopeVectors
-from ._slots import Match, Slots
+from ._slots import Asked, Match, Ranked, Slots, Terms
 
 SNAPSHOT_MIN_ROWS = 1000  # smaller scopes load from their rows in a few ms
 SNAPSHOT_FORMAT = "keywords-v1"
@@ -116,6 +116,16 @@ class SQLiteMemoryStore(MemoryRows):
         index = self._synced_vectors(model_id, len(vector), scopes)
         with self._lock:
             return index.search(vector, scopes, limit)
+
+    def candidates(
+        self, terms: Terms, model_id: str, vector: Asked, scopes: Sequence[str], limit: int
+    ) -> Ranked:
+        ranked: Ranked = {}
+        if terms is not None:
+            ranked["keyword"] = self.keyword_search(terms, scopes, limit)
+        if vector is not None:
+            ranked["vector"] = self.vector_search(model_id, vector, scopes, limit)
+        return ranked
 
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         with self._lock:

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from .. import store as db
 from ._records import Memory
-from ._slots import Match
+from ._slots import Asked, Match, Ranked, Terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +101,14 @@ class MemoryStore(Protocol):
         ...
 
     def candidates(
+        self, terms: Terms, model_id: str, vector: Asked, scopes: Sequence[str], limit: int
+    ) -> Ranked:
+        """Recall's candidates: ``"keyword"`` as ``keyword_search`` (when ``terms`` is not None) and
+        ``"vector"`` as ``vector_search`` (when ``vector`` is not None), in one round trip where the
+        store has a server."""
+        ...
+
+    def memories_with_vectors(
         self, memory_ids: Sequence[str], model_id: str | None
     ) -> tuple[dict[str, Memory], dict[str, npt.NDArray[np.float32]]]:
         """``get_many(memory_ids)`` and, when ``model_id`` is given, ``vectors_of(model_id, memory_ids)``

