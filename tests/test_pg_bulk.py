@@ -56,6 +56,10 @@ def test_a_bulk_import_joins_the_graph_once_and_recall_is_right_throughout(
         before = _graph(db)[2]
     inside, outside, built = _graph(db)
     assert (inside, outside) == (1200, 0) and built != before  # 1,200 rows into an empty graph: built anew
+    # the build may use parallel workers, for its own transaction only: the table keeps no such option
+    assert db.execute("SELECT reloptions FROM pg_class WHERE relname = 'memory_vectors_1'").fetchone() == (
+        None,
+    )
     assert db.execute("SELECT scope FROM memory_graph_scopes").fetchall() == [("big",)]
     assert _nearest(engine, query)[0] == _nearest(lite, query)[0]  # the graph finds the nearest
     # a small import into the large scope: inserted into the graph as it stands
