@@ -16,14 +16,13 @@ from shitsuji import store
 
 from .conftest import Cli
 from .pg_support import PostgresServer
-from .replica_support import Standby
+from .replica_support import Standby, standby_of
 
 
 @pytest.fixture(scope="module")
 def standby(pg_server: PostgresServer) -> Iterator[Standby]:
-    replica = Standby(pg_server, pg_server.folder)
-    yield replica
-    replica.remove()
+    with standby_of(pg_server) as replica:
+        yield replica
 
 
 @pytest.fixture
