@@ -10,6 +10,7 @@ import pwd
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +98,13 @@ class Standby:
             self.stop()
         shutil.rmtree(self.data, ignore_errors=True)
         shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def standby_of(primary: PostgresServer) -> Iterator[Standby]:
+    """A streaming standby of ``primary`` for the block, removed after it."""
+    replica = Standby(primary, primary.folder)
+    try:
+        yield replica
+    finally:
+        replica.remove()

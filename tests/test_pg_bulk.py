@@ -56,6 +56,10 @@ def test_a_bulk_import_joins_the_graph_once_and_recall_is_right_throughout(
         before = _graph(db)[2]
     inside, outside, built = _graph(db)
     assert (inside, outside) == (1200, 0) and built != before  # 1,200 rows into an empty graph: built anew
+    # the build may use parallel workers, for its own transaction only: the table keeps no such option
+    assert db.execute("SELECT reloptions FROM pg_class WHERE relname = 'memory_vectors_1'").fetchone() == (
+        None,
+    )
     assert db.execute("SELECT scope FROM memory_graph_scopes").fetchall() == [("big",)]
     assert _nearest(engine, query)[0] == _nearest(lite, query)[0]  # the graph finds the nearest
     # a small import into the large scope: inserted into the graph as it stands
@@ -82,4 +86,27 @@ def test_rows_written_outside_a_bulk_load_join_the_graph_as_before(pg_url: str, 
     assert _graph(db)[:2] == (400, 0)
     engine.remember("one more fact, said in a chat", "big")
     assert _graph(db)[:2] == (401, 0)
+    db.close()
+
+
+def test_a_bulk_load_commits_without_waiting_for_the_disk_and_is_durable_when_it_ends(pg_url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(
+        pg_url, autocommit=True
+    ) as conn:  # the tests' server does not wait: this database does
+        conn.execute(f"ALTER DATABASE {conn.info.dbname} SET synchronous_commit = on")
+    db = open_database(pg_url, MEMORY_SCHEMA)
+    store = PostgresMemoryStore(db)
+    lsn = "SELECT (pg_current_wal_{}_lsn() - '0/0'::pg_lsn)::bigint"
+    with store.bulk():
+        with store.write() as tx:
+            assert tx.execute("SHOW synchronous_commit").fetchone() == ("off",)
+        with store.write() as tx:
+            tx.execute("UPDATE memory_vector_state SET derived_seq = derived_seq WHERE rowid = 1")
+        written = int(db.execute(lsn.format("insert")).fetchone()[0])
+    # what the load committed is on disk once it has ended (the WAL flushed past its last commit)
+    assert int(db.execute(lsn.format("flush")).fetchone()[0]) >= written
+    with store.write() as tx:
+        assert tx.execute("SHOW synchronous_commit").fetchone() == ("on",)
     db.close()

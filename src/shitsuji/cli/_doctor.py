@@ -36,10 +36,22 @@ class Check:
 
 @app.command()
 def doctor(as_json: JsonFlag = False) -> None:
-    """Check the install: database, migrations, file permissions, embedder and vectors, model, LINE, hook servers."""
+    """Check the install: database (and its read replica), migrations, file permissions, embedder and vectors,
+    model, LINE, hook servers."""
+    from ._doctor_replica import replica_checks
+
     settings = STATE.settings()
     checks: list[Check] = []
-    for probe in (_database, _migrations, _permissions, _embedder, _model, _line, _hook_servers):
+    for probe in (
+        _database,
+        replica_checks,
+        _migrations,
+        _permissions,
+        _embedder,
+        _model,
+        _line,
+        _hook_servers,
+    ):
         checks.extend(probe(settings))
     if as_json:
         print_json({"ok": all(c.status != "fail" for c in checks), "checks": [asdict(c) for c in checks]})

