@@ -198,7 +198,7 @@ class _Server:
 
     def __init__(self, process: subprocess.Popen[bytes], path: Path | None, start: float) -> None:
         self.process, self.path, self.start = process, path, start
-        self.started_s = self._wait(lambda status: True)
+        self.started_s = self._wait(lambda status: True, "start")
 
     def pending(self) -> int:
         """Passages its second model has still to embed."""
@@ -207,15 +207,19 @@ class _Server:
 
     def ready(self) -> float:
         """Seconds from its start until its second model had embedded every memory."""
-        return self._wait(lambda status: not status.get("second_pending"))
+        return self._wait(
+            lambda status: not status.get("second_pending"), "embed every memory with its second model"
+        )
 
-    def _wait(self, done: Callable[[dict[str, Any]], bool]) -> float:
+    def _wait(self, done: Callable[[dict[str, Any]], bool], what: str) -> float:
         while True:
             answer = ask(self.path, {"status": True}, timeout=5.0) if self.path else None
             if answer is not None and done(answer.get("status", {})):
                 return time.monotonic() - self.start
-            if self.process.poll() is not None or time.monotonic() - self.start > 1800:
-                raise RuntimeError("the hook server did not start")
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the hook server exited before it could {what}")
+            if time.monotonic() - self.start > 1800:
+                raise RuntimeError(f"the hook server did not {what} within 30 minutes of its start")
             time.sleep(0.2)
 
 
