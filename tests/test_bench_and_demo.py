@@ -137,6 +137,9 @@ def test_latency_bench_reports_every_figure() -> None:
         assert data[key] > 0, key
     assert data["memories"] == 300
     assert data["exact_floor_p95_ms"] > 0 and data["recall_over_floor_p95"] > 0
+    # CPU time beside wall time: the import costs CPU in this process; rows alone are part of it
+    assert 0 < data["insert_rows_cpu_ms_per_memory"] <= data["import_cpu_ms_per_memory"]
+    assert data["recall_cpu_p50_ms"] > 0 and data["recall_over_floor_cpu_p50"] > 0
 
 
 def test_bench_cli_prints_one_json_object(

@@ -202,6 +202,29 @@ def test_a_server_leaves_when_its_database_is_replaced_or_deleted(
         assert "30 days" in context_of(run.stdout) and "14 days" not in run.stdout
 
 
+def test_a_prompt_asked_right_after_the_database_is_replaced_is_not_answered_from_the_old_file(
+    db_path: Path, memory: MemoryEngine, project: Path, server: subprocess.Popen[bytes], tmp_path: Path
+) -> None:
+    """The server looks at the file every 2 s while idle, and again before each prompt: a restore
+    made by one atomic rename and asked about at once (well inside the 2 s) must not be answered
+    from the old file the server still holds open."""
+    scope = project_scope(project)
+    memory.remember("Logs are kept for 14 days", scope)
+    payload = claude_payload("how long are logs kept?", project)
+    assert "14 days" in context_of(hook(db_path, payload).stdout)  # answered by the server
+    close_databases()
+    restored = tmp_path / "restored.db"
+    MemoryEngine(open_store(restored), HashEmbedder()).remember("Logs are kept for 30 days", scope)
+    close_databases()
+    for file in db_path.parent.glob(db_path.name + "-*"):  # the old WAL must not be replayed into it
+        file.unlink()
+    os.replace(restored, db_path)  # a new file (new inode) at the same path, in one step
+    answer = server_answer(sock(db_path), payload, k=5, budget=2000, plain=True)  # asked at once
+    assert answer is None  # the server noticed before answering: the hook answers alone
+    assert server.wait(30) == 0
+    assert "30 days" in context_of(hook(db_path, payload).stdout)
+
+
 def test_the_mcp_server_starts_the_hook_server_as_the_session_begins(
     db_path: Path, memory: MemoryEngine, project: Path
 ) -> None:

@@ -330,6 +330,11 @@ def test_bench_hook_reports_latency(cli: Cli) -> None:
     # the same prompts through a hook server, in turn with the hook alone; both find the same memories
     assert data["server_hook_p50_ms"] <= data["server_hook_p95_ms"] and data["server_start_s"] > 0
     assert data["server_runs_with_context"] == data["runs_with_context"]
+    # CPU per prompt beside wall time: a fresh hook process costs some CPU, never more than its wall
+    # time allows on this machine's cores; the server's share is counted in the server's figure
+    cores = os.cpu_count() or 1
+    assert 0 < data["hook_cpu_p50_ms"] <= data["hook_p95_ms"] * cores
+    assert data["server_hook_cpu_p50_ms"] > 0 and data["python_start_cpu_p50_ms"] > 0
 
 
 def test_the_fast_entry_point_loads_neither_the_cli_nor_the_sdks() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,7 @@ from ..hooks._client import ask, socket_path
 from ..mcp import project_scope
 from ..memory import MemoryEngine, NewMemory, load_embedder, open_store
 from ._common import percentile
+from ._cpu import cpu_seconds
 from .latency import synthetic_memories, synthetic_queries
 
 Progress = Callable[[str], None]
@@ -51,20 +53,33 @@ def _payload(prompt: str, cwd: Path) -> str:
     )
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _time_runs(
-    command: Sequence[str], payloads: Sequence[str], env: dict[str, str]
-) -> tuple[list[float], int]:
-    """Wall-clock milliseconds per run, and how many runs printed context."""
+    command: Sequence[str], payloads: Sequence[str], env: dict[str, str], server: int | None = None
+) -> tuple[list[float], int, list[float]]:
+    """Wall-clock milliseconds per run, how many runs printed context, and CPU milliseconds per run:
+    the hook process's (user + system) plus what the hook server (pid ``server``) used meanwhile.
+
+    CPU time moves far less with a shared machine's load than wall time does (``_cpu``).
+    """
     times: list[float] = []
+    cpu: list[float] = []
     answered = 0
     for payload in payloads:
+        cpu0, server0 = _children_cpu(), cpu_seconds([server]) if server else 0.0
         start = time.perf_counter()
         done = subprocess.run(command, input=payload, capture_output=True, text=True, env=env, check=False)
         times.append((time.perf_counter() - start) * 1000)
+        server1 = cpu_seconds([server]) if server else 0.0
+        cpu.append((_children_cpu() - cpu0 + (server1 or 0.0) - (server0 or 0.0)) * 1000)
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()}")
         answered += bool(done.stdout.strip())
-    return times, answered
+    return times, answered, cpu
 
 
 def _fill(db: Path, scope: str, embedder: str, n: int, progress: Progress | None) -> float:
@@ -104,15 +119,15 @@ def run_hook_bench(
         fast = [python, "-m", "shitsuji.hooks", "prompt", "--db", str(db)]
         cli = [python, "-m", "shitsuji", "--db", str(db), "hook", "prompt"]
         _time_runs(fast, payloads[:2], alone)  # warm the page cache and .pyc files
-        cli_ms, _ = _time_runs(cli, payloads[: max(3, runs // 4)], alone)
-        python_ms, _ = _time_runs([python, "-c", "pass"], payloads[:10], alone)
-        import_ms, _ = _time_runs([python, "-c", "import shitsuji.hooks"], payloads[:10], alone)
+        cli_ms = _time_runs(cli, payloads[: max(3, runs // 4)], alone)[0]
+        python_ms, _, python_cpu = _time_runs([python, "-c", "pass"], payloads[:10], alone)
+        import_ms = _time_runs([python, "-c", "import shitsuji.hooks"], payloads[:10], alone)[0]
         if progress:
             progress("starting a hook server")
         with _hook_server(db, embedder, env) as server:
             if progress:
                 progress("timing the hook server while its second model embeds the memories")
-            loading_ms, _ = _time_runs(fast, payloads[: max(3, runs // 2)], env)
+            loading_ms = _time_runs(fast, payloads[: max(3, runs // 2)], env)[0]
             loading_pending = server.pending()
             ready_s = server.ready()
             variants = {"hook": alone, "server_hook": env}
@@ -120,10 +135,16 @@ def run_hook_bench(
                 variants["baseline_hook"] = {**alone, "PYTHONPATH": str(baseline)}
             if progress:
                 progress(f"timing {runs} prompts × {len(variants)} ways, interleaved")
-            timed = _interleaved(fast, payloads, variants)
+            timed = _interleaved(fast, payloads, variants, {"server_hook": server.process.pid})
+            load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     figures = {
         f"{name}_{stat}_ms": round(percentile(times, q), 1)
-        for name, (times, _) in timed.items()
+        for name, (times, _, _) in timed.items()
+        for stat, q in (("p50", 50), ("p95", 95))
+    }
+    figures |= {  # CPU per prompt: the hook process, plus the server for prompts it answered
+        f"{name}_cpu_{stat}_ms": round(percentile(cpu, q), 1)
+        for name, (_, _, cpu) in timed.items()
         for stat, q in (("p50", 50), ("p95", 95))
     }
     if baseline is not None:
@@ -141,6 +162,8 @@ def run_hook_bench(
         "cli_hook_p50_ms": round(percentile(cli_ms, 50), 1),
         "cli_hook_p95_ms": round(percentile(cli_ms, 95), 1),
         "python_start_p50_ms": round(percentile(python_ms, 50), 1),
+        "python_start_cpu_p50_ms": round(percentile(python_cpu, 50), 1),
+        "load_average_at_end": round(load, 1) if load is not None else None,
         "import_p50_ms": round(percentile(import_ms, 50), 1),
         "runs_with_context": timed["hook"][1],
         "server_runs_with_context": timed["server_hook"][1],
@@ -153,16 +176,20 @@ def run_hook_bench(
 
 
 def _interleaved(
-    command: Sequence[str], payloads: Sequence[str], variants: dict[str, dict[str, str]]
-) -> dict[str, tuple[list[float], int]]:
-    """Each payload through each variant (an environment) in turn: a noisy machine hits all alike."""
+    command: Sequence[str],
+    payloads: Sequence[str],
+    variants: dict[str, dict[str, str]],
+    servers: dict[str, int],
+) -> dict[str, tuple[list[float], int, list[float]]]:
+    """Each payload through each variant (an environment) in turn: a noisy machine hits all alike.
+    ``servers``: the hook server's pid for the variants it answers (its CPU counts in theirs)."""
     for env in variants.values():
         _time_runs(command, payloads[-1:], env)  # warm
-    out: dict[str, tuple[list[float], int]] = {name: ([], 0) for name in variants}
+    out: dict[str, tuple[list[float], int, list[float]]] = {name: ([], 0, []) for name in variants}
     for payload in payloads:
         for name, env in variants.items():
-            times, answered = _time_runs(command, [payload], env)
-            out[name] = (out[name][0] + times, out[name][1] + answered)
+            times, answered, cpu = _time_runs(command, [payload], env, servers.get(name))
+            out[name] = (out[name][0] + times, out[name][1] + answered, out[name][2] + cpu)
     return out
 
 
@@ -171,7 +198,7 @@ class _Server:
 
     def __init__(self, process: subprocess.Popen[bytes], path: Path | None, start: float) -> None:
         self.process, self.path, self.start = process, path, start
-        self.started_s = self._wait(lambda status: True)
+        self.started_s = self._wait(lambda status: True, "start")
 
     def pending(self) -> int:
         """Passages its second model has still to embed."""
@@ -180,15 +207,19 @@ class _Server:
 
     def ready(self) -> float:
         """Seconds from its start until its second model had embedded every memory."""
-        return self._wait(lambda status: not status.get("second_pending"))
+        return self._wait(
+            lambda status: not status.get("second_pending"), "embed every memory with its second model"
+        )
 
-    def _wait(self, done: Callable[[dict[str, Any]], bool]) -> float:
+    def _wait(self, done: Callable[[dict[str, Any]], bool], what: str) -> float:
         while True:
             answer = ask(self.path, {"status": True}, timeout=5.0) if self.path else None
             if answer is not None and done(answer.get("status", {})):
                 return time.monotonic() - self.start
-            if self.process.poll() is not None or time.monotonic() - self.start > 1800:
-                raise RuntimeError("the hook server did not start")
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the hook server exited before it could {what}")
+            if time.monotonic() - self.start > 1800:
+                raise RuntimeError(f"the hook server did not {what} within 30 minutes of its start")
             time.sleep(0.2)
 
 

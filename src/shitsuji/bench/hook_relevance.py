@@ -10,6 +10,9 @@ with the shipped thresholds, and a grid of thresholds is searched to calibrate t
 So that a threshold is not judged on the prompts it was tuned on, the set is split in two
 folds (alternate prompts of each kind): thresholds tuned on one fold are scored on the
 other, and the report gives those held-out figures beside the figures on the whole set.
+A second set of prompts (``data/hook_relevance_heldout.json``, same memories) was written
+after the gates were chosen and is never searched: it is scored with the shipped gate and
+with the gate calibrated on the first set — the figure that says how the gate generalises.
 """
 
 from __future__ import annotations
@@ -30,10 +33,12 @@ from .latency import synthetic_memories
 
 PROJECT = "fs/home/u/projects/acme"
 PARENT = "fs/home/u"
+HELD_OUT = "hook_relevance_heldout.json"  # prompts written after the gates were chosen: never tuned on
 DISTRACTORS = 300
 MAX_NOISE = 0.05
 GRID = [round(0.20 + 0.025 * i, 3) for i in range(21)]  # 0.20 … 0.70
 FUSED_GRID = [round(0.05 * i, 3) for i in range(31)]  # 0 … 1.5: fused scores spread wider
+RELATIVE_GRID = [round(0.02 * i, 3) for i in range(41)]  # 0 … 0.8: margins over the other candidates
 CHATTER_GRID = [0.5, 0.6, 0.7, 0.8, 1.01]  # 1.01: no chatter check
 SECOND_WEIGHTS = [0.5, 1.0, 2.0, 3.0]  # of the second model's cosine in the fused score
 SECOND_CENTER = 0.0  # language-centred cosines sit around 0; the threshold grid absorbs the rest
@@ -61,8 +66,8 @@ class Case:
     chatter: float = 0.0  # the prompt's similarity to conversation chatter (``hooks._chatter``)
 
 
-def load_set() -> dict[str, Any]:
-    text = resources.files("shitsuji.bench").joinpath("data/hook_relevance.json").read_text("utf-8")
+def load_set(name: str = "hook_relevance.json") -> dict[str, Any]:
+    text = resources.files("shitsuji.bench").joinpath(f"data/{name}").read_text("utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 
@@ -96,7 +101,11 @@ def _gated(case: Case, gate: Gate | None) -> list[Scored]:
     if gate is None:
         return [h for h in case.hits if passes(None, h.cosine, h.shared, case.prompt_terms)]
     if gate.second_weight:  # the hook server's fused score, of language-centred cosines
-        scored = [(gate.score(h.centred, h.second), h) for h in case.hits if h.centred is not None]
+        fused = [(gate.score(h.centred, h.second) or 0.0, h) for h in case.hits if h.centred is not None]
+        relative = gate.against_others([s for s, _ in fused])
+        scored: list[tuple[float | None, Scored]] = [
+            (r, h) for r, (_, h) in zip(relative, fused, strict=True)
+        ]
     else:
         scored = [(gate.score(h.cosine), h) for h in case.hits if h.cosine is not None]
     shown = [(s, h) for s, h in scored if passes(gate, s, h.shared, case.prompt_terms)]
@@ -107,9 +116,9 @@ def _gated(case: Case, gate: Gate | None) -> list[Scored]:
 
 def calibrate(cases: Sequence[Case], second_weights: Sequence[float] = (0.0,)) -> Gate:
     """The gate with the most right answers at noise ≤ MAX_NOISE (ties: the stricter gate)."""
-    best: tuple[float, float, float, float, Gate] | None = None
-    for weight in second_weights:
-        grid = FUSED_GRID if weight else GRID
+    best: tuple[tuple[float, ...], Gate] | None = None
+    for weight, relative in _kinds(second_weights):
+        grid = (RELATIVE_GRID if relative else FUSED_GRID) if weight else GRID
         for meaning in grid:
             for with_words in (g for g in grid if g <= meaning):
                 for chatter in CHATTER_GRID:
@@ -119,14 +128,21 @@ def calibrate(cases: Sequence[Case], second_weights: Sequence[float] = (0.0,)) -
                         chatter=chatter,
                         second_weight=weight,
                         second_center=SECOND_CENTER if weight else 0.0,
+                        relative=relative,
                     )
                     result = score(cases, gate)
                     if result["noise"] > MAX_NOISE:
                         continue
-                    key = (result["right"], meaning, with_words, -chatter)  # ties: the stricter gate
-                    if best is None or key > best[:4]:
-                        best = (*key, gate)
-    return best[4] if best else Gate(meaning=1.0, meaning_with_words=1.0, chatter=0.0)
+                    # ties: less noise, then the stricter gate
+                    key = (result["right"], -result["noise"], relative, meaning, with_words, -chatter)
+                    if best is None or key > best[0]:
+                        best = (key, gate)
+    return best[1] if best else Gate(meaning=1.0, meaning_with_words=1.0, chatter=0.0)
+
+
+def _kinds(second_weights: Sequence[float]) -> list[tuple[float, bool]]:
+    """(weight, relative) of the gates searched: a fused score is tried absolute and relative."""
+    return [(w, r) for w in second_weights for r in ((False, True) if w else (False,))]
 
 
 def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> dict[str, Any]:
@@ -154,6 +170,10 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
             _case(engine, p["prompt"], p["expect"], semantic=True, second=second) for p in data["prompts"]
         ]
         by_words = [_case(engine, p["prompt"], p["expect"], semantic=False) for p in data["prompts"]]
+        held = [
+            _case(engine, p["prompt"], p["expect"], semantic=True, second=second)
+            for p in load_set(HELD_OUT)["prompts"]
+        ]
         model = engine.embedder.model_id
     result: dict[str, Any] = {
         "embedder": embedder,
@@ -161,19 +181,22 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
         "memories": len(data["memories"]),
         "distractors": DISTRACTORS,
         "words_only": score(by_words, None),
-        "alone": _report(cases, GATES.get(model), (0.0,)),
+        "alone": _report(cases, held, GATES.get(model), (0.0,)),
     }
     if second is not None:
         fused = GATES.get(gate_key(model, second.model_id))
         result["with_second_model"] = {
             "second_model": second.model_id,
-            **_report(cases, fused, SECOND_WEIGHTS),
+            **_report(cases, held, fused, SECOND_WEIGHTS),
         }
     return result
 
 
-def _report(cases: Sequence[Case], shipped: Gate | None, weights: Sequence[float]) -> dict[str, Any]:
-    """The shipped gate's figures, the gate calibrated on everything, and the two-fold check."""
+def _report(
+    cases: Sequence[Case], held: Sequence[Case], shipped: Gate | None, weights: Sequence[float]
+) -> dict[str, Any]:
+    """The shipped gate's figures, the gate calibrated on everything, the two-fold check, and the
+    held-out set scored with the shipped gate and with the one calibrated here (never tuned on it)."""
     folds = [_fold(cases, 0), _fold(cases, 1)]
     held_out = _two_fold(folds, weights)
     extra: dict[str, Any] = {}
@@ -193,6 +216,10 @@ def _report(cases: Sequence[Case], shipped: Gate | None, weights: Sequence[float
         "shipped": score(cases, shipped) if shipped else None,
         "calibrated_on_all": _gate_json(best := calibrate(cases, weights)),
         "calibrated_on_all_score": score(cases, best),
+        "held_out_set": {
+            "shipped": score(held, shipped) if shipped else None,
+            "calibrated_on_all": score(held, best),
+        },
         "two_fold": held_out,
         "two_fold_right": round(sum(f["scored_on_other_fold"]["right"] for f in held_out) / 2, 3),
         "two_fold_noise": round(sum(f["scored_on_other_fold"]["noise"] for f in held_out) / 2, 3),
@@ -244,4 +271,5 @@ def _gate_json(gate: Gate) -> dict[str, float]:
     out = {"meaning": gate.meaning, "meaning_with_words": gate.meaning_with_words, "chatter": gate.chatter}
     if gate.second_weight:
         out |= {"second_weight": gate.second_weight, "second_center": gate.second_center}
+        out |= {"relative": float(gate.relative)}
     return out

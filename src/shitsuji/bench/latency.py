@@ -11,6 +11,7 @@ through ``add_many`` + ``index_pending`` (what ``shitsuji import`` runs); then s
 
 from __future__ import annotations
 
+import os
 import random
 import resource
 import sys
@@ -126,11 +127,11 @@ def run_latency(
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     with bench_engine(embedder) as engine:
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         engine.add_many(NewMemory(content=text, scope=SCOPE) for text in synthetic_memories(n))
-        stored = time.perf_counter()
+        stored, cpu_stored = time.perf_counter(), time.process_time()
         engine.index_pending(progress=(lambda d, t: progress(f"embedded {d}/{t}")) if progress else None)
-        loaded = time.perf_counter()
+        loaded, cpu_loaded = time.perf_counter(), time.process_time()
         engine.recall("warm-up", SCOPE, k=10)  # loads the vector index once, as a server does at start
 
         remember_ms = []
@@ -141,17 +142,24 @@ def run_latency(
 
         peak = _peak_rss_mb()  # before the floor's own copy of the vectors
         floor = _exact_floor(engine, k=10)
-        recall_ms, floor_ms = [], []
+        recall_ms, floor_ms, recall_cpu, floor_cpu = [], [], [], []
         for query in synthetic_queries(queries):  # recall and the floor in turn: the same machine load
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             engine.recall(query, SCOPE, k=10)
             recall_ms.append((time.perf_counter() - t0) * 1000)
+            c1 = time.process_time()
+            recall_cpu.append((c1 - c0) * 1000)
             floor_ms.append(floor(query))
+            floor_cpu.append((time.process_time() - c1) * 1000)
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
         return {
             "embedder": engine.embedder.model_id,
             "memories": n,
             "import_per_s": round(n / (loaded - start), 1),
             "insert_rows_per_s": round(n / (stored - start), 1),
+            # CPU time (this process, every thread) moves far less with a shared machine's load
+            "import_cpu_ms_per_memory": round((cpu_loaded - cpu_start) * 1000 / n, 3),
+            "insert_rows_cpu_ms_per_memory": round((cpu_stored - cpu_start) * 1000 / n, 3),
             "remember_p50_ms": round(percentile(remember_ms, 50), 2),
             "remember_p95_ms": round(percentile(remember_ms, 95), 2),
             "recall_p50_ms": round(percentile(recall_ms, 50), 2),
@@ -161,7 +169,13 @@ def run_latency(
             "recall_over_floor_p95": round(
                 percentile(recall_ms, 95) / max(percentile(floor_ms, 95), 1e-9), 2
             ),
+            "recall_cpu_p50_ms": round(percentile(recall_cpu, 50), 2),
+            "exact_floor_cpu_p50_ms": round(percentile(floor_cpu, 50), 2),
+            "recall_over_floor_cpu_p50": round(
+                percentile(recall_cpu, 50) / max(percentile(floor_cpu, 50), 1e-9), 2
+            ),
             "peak_rss_mb": round(peak, 1),
+            "load_average_at_end": round(load, 1) if load is not None else None,
         }
 
 
