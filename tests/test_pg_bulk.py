@@ -8,6 +8,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
 from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._schema import MEMORY_SCHEMA
@@ -89,24 +91,29 @@ def test_rows_written_outside_a_bulk_load_join_the_graph_as_before(pg_url: str, 
     db.close()
 
 
-def test_a_bulk_load_commits_without_waiting_for_the_disk_and_is_durable_when_it_ends(pg_url: str) -> None:
-    import psycopg
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_a_bulk_load_commits_without_waiting_for_the_disk_and_is_durable_when_it_ends(
+    pg_url: str, mode: str
+) -> None:
+    """Whatever the app's sessions do (``SHITSUJI_SYNCHRONOUS_COMMIT``: ``off`` by default), a bulk
+    load's batches do not wait for the disk and the load's end does: an import that is done is on disk."""
+    from shitsuji.store import SYNCHRONOUS_COMMIT, use_synchronous_commit
 
-    with psycopg.connect(
-        pg_url, autocommit=True
-    ) as conn:  # the tests' server does not wait: this database does
-        conn.execute(f"ALTER DATABASE {conn.info.dbname} SET synchronous_commit = on")
-    db = open_database(pg_url, MEMORY_SCHEMA)
-    store = PostgresMemoryStore(db)
-    lsn = "SELECT (pg_current_wal_{}_lsn() - '0/0'::pg_lsn)::bigint"
-    with store.bulk():
-        with store.write() as tx:
-            assert tx.execute("SHOW synchronous_commit").fetchone() == ("off",)
-        with store.write() as tx:
-            tx.execute("UPDATE memory_vector_state SET derived_seq = derived_seq WHERE rowid = 1")
-        written = int(db.execute(lsn.format("insert")).fetchone()[0])
-    # what the load committed is on disk once it has ended (the WAL flushed past its last commit)
-    assert int(db.execute(lsn.format("flush")).fetchone()[0]) >= written
-    with store.write() as tx:
-        assert tx.execute("SHOW synchronous_commit").fetchone() == ("on",)
-    db.close()
+    use_synchronous_commit(pg_url, mode)
+    try:
+        db = open_database(pg_url, MEMORY_SCHEMA)
+        store = PostgresMemoryStore(db)
+        lsn = "SELECT (pg_current_wal_{}_lsn() - '0/0'::pg_lsn)::bigint"
+        with store.bulk():
+            with store.write() as tx:
+                assert tx.execute("SHOW synchronous_commit").fetchone() == ("off",)
+            with store.write() as tx:
+                tx.execute("UPDATE memory_vector_state SET derived_seq = derived_seq WHERE rowid = 1")
+            written = int(db.execute(lsn.format("insert")).fetchone()[0])
+        # what the load committed is on disk once it has ended (the WAL flushed past its last commit)
+        assert int(db.execute(lsn.format("flush")).fetchone()[0]) >= written
+        with store.write() as tx:  # the session is back to the app's own setting
+            assert tx.execute("SHOW synchronous_commit").fetchone() == (mode,)
+        db.close()
+    finally:
+        use_synchronous_commit(pg_url, SYNCHRONOUS_COMMIT)

@@ -229,8 +229,11 @@ class PostgresMemoryStore(MemoryRows):
 
     def _durable(self) -> None:
         """Wait until every commit of this bulk load is on disk: a commit that waits for its WAL (a
-        write, so it has a commit record) flushes all the WAL before it, the load's included."""
+        write, so it has a commit record) flushes all the WAL before it, the load's included. It waits
+        even where the app's sessions commit without waiting (``SHITSUJI_SYNCHRONOUS_COMMIT=off``, the
+        default): an import that says it is done is on disk."""
         with self.write() as tx:
+            tx.execute("SET LOCAL synchronous_commit = on")
             tx.execute("UPDATE memory_vector_state SET derived_seq = derived_seq WHERE rowid = 1")
 
     # -- index upkeep after row changes (see MemoryRows) -----------------
