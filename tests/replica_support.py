@@ -108,3 +108,13 @@ def standby_of(primary: PostgresServer) -> Iterator[Standby]:
         yield replica
     finally:
         replica.remove()
+
+
+def pause_replay(standby: Standby) -> None:
+    """Pause the standby's replay and wait until it has really paused (a request takes effect later:
+    WAL arriving meanwhile is still replayed)."""
+    standby.sql("postgres", "SELECT pg_wal_replay_pause()")
+    deadline = time.monotonic() + DEADLINE_S
+    while standby.sql("postgres", "SELECT pg_get_wal_replay_pause_state()") != "paused":
+        assert time.monotonic() < deadline, "replay never paused"
+        time.sleep(0.02)

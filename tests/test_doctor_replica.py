@@ -16,7 +16,7 @@ from shitsuji import store
 
 from .conftest import Cli
 from .pg_support import PostgresServer
-from .replica_support import Standby, standby_of
+from .replica_support import Standby, pause_replay, standby_of
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_a_healthy_standby_passes_every_replica_check(
 def test_a_standby_paused_behind_a_write_is_reported_lagging(
     cli: Cli, monkeypatch: pytest.MonkeyPatch, primary: str, standby: Standby
 ) -> None:
-    standby.sql("postgres", "SELECT pg_wal_replay_pause()")
+    pause_replay(standby)
     with psycopg.connect(primary, autocommit=True) as conn:
         conn.execute("INSERT INTO notes VALUES ('after the pause')")
     checks = _doctor(cli, monkeypatch, primary, _standby_url(standby, primary))

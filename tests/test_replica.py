@@ -23,7 +23,7 @@ from shitsuji.memory._embedders import HashEmbedder
 from shitsuji.memory._engine import MemoryEngine
 
 from .pg_support import PostgresServer
-from .replica_support import Standby
+from .replica_support import Standby, pause_replay
 
 WIFE = ("futari", "wife")
 HUSBAND = ("futari", "husband")
@@ -63,14 +63,6 @@ def _bodies(url: str, who: tuple[str, str]) -> list[str]:
         return [r[0] for r in store.database(url).execute("SELECT body FROM notes ORDER BY id").fetchall()]
 
 
-def _pause(standby: Standby) -> None:
-    standby.sql("postgres", "SELECT pg_wal_replay_pause()")
-    deadline = time.monotonic() + 30
-    while standby.sql("postgres", "SELECT pg_get_wal_replay_pause_state()") != "paused":
-        assert time.monotonic() < deadline, "replay never paused"
-        time.sleep(0.02)
-
-
 def _routed(primary: str, replica_url: str) -> store.Replica:
     """The replica registered with a long lag bound, once it has answered a read that may lag."""
     replica = store.use_replica(primary, replica_url, max_lag_s=600, check_every_s=0)
@@ -94,7 +86,7 @@ def test_reads_go_to_the_replica_and_the_writer_reads_their_own_write(
     assert _bodies(primary, HUSBAND) == ["牛乳を買う"]
     assert replica.served == 1  # the husband's read came from the replica
 
-    _pause(standby)  # the replica stops replaying, and stays within the (long) lag bound
+    pause_replay(standby)  # the replica stops replaying, and stays within the (long) lag bound
     _note(primary, WIFE, 2, "卵も")
     assert _bodies(primary, WIFE) == ["牛乳を買う", "卵も"]  # her own write: read on the primary
     served = replica.served
@@ -116,7 +108,7 @@ def test_reads_that_must_not_lag_and_writes_stay_on_the_primary(
 ) -> None:
     primary, replica_url = pair
     replica = _routed(primary, replica_url)
-    _pause(standby)
+    pause_replay(standby)
     _note(primary, WIFE, 1, "sign-in rows")
     db = store.database(primary)
     served = replica.served
@@ -139,7 +131,7 @@ def test_a_lagging_replica_is_skipped_and_used_again_once_caught_up(
     primary, replica_url = pair
     replica = store.use_replica(primary, replica_url, max_lag_s=0.3, check_every_s=0)
     assert replica is not None
-    _pause(standby)
+    pause_replay(standby)
     _note(primary, WIFE, 1, "shared to-do")  # the primary moves on; the replica does not
     time.sleep(0.5)  # longer than the lag bound
     served = replica.served
@@ -187,7 +179,7 @@ def test_recall_reads_the_replica_and_sees_the_members_new_memory(
                 engine.recall("歯医者", "household/futari", k=3)
             assert time.monotonic() < deadline, "the replica never answered a recall"
             time.sleep(0.05)
-        _pause(standby)
+        pause_replay(standby)
         with store.as_member(*WIFE, reads_may_lag=False):  # a chat turn (POST): she remembers …
             engine.remember("紅茶はアールグレイが好き", "household/futari")
             hits = engine.recall("紅茶", "household/futari", k=3)  # … and recall, which may lag, sees it
@@ -246,7 +238,7 @@ def test_a_members_pages_read_the_replica_and_show_her_own_change_at_once(
             assert names(husband) == []
             assert time.monotonic() < deadline, "the replica never answered a page"
             time.sleep(0.05)
-        _pause(standby)
+        pause_replay(standby)
         added = wife.post(
             "/api/panel-actions",
             json={"action": "add_shopping_item", "name": "豆腐"},

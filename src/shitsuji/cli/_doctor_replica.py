@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 
 POLL_S = 0.05
 _REPLAY = "SELECT (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint, pg_is_wal_replay_paused()"
-_WRITTEN = "SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint"
+# the insert position: past the last commit record even before the WAL writer has written it out
+# (synchronous_commit = off, the default: pg_current_wal_lsn() may stop short of the last commit)
+_WRITTEN = "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint"
 _IDENTITY = "SELECT system_identifier FROM pg_control_system()"
 _FIX_URL = "point SHITSUJI_REPLICA_URL at a streaming standby of the primary (pg_basebackup -R), or unset it"
 
