@@ -8,7 +8,9 @@ split into words, English stop words are dropped and the rest stemmed (Snowball)
 "painting" finds "paints".
 
 Measured alternative (see docs/benchmarks.md): dictionary tokenizers (sudachipy,
-fugashi + unidic-lite) add ~200 MB and did no better on our sets.
+fugashi + unidic-lite) in place of the bigrams did no better on our sets. Beside them, a
+dictionary does help: every Japanese word is also indexed under the bigrams of its reading
+(``_readings``), so kana and kanji spellings of one word meet (issue 23, round 3).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from functools import lru_cache
 from typing import Final
 
 import snowballstemmer
+
+from ._readings import reading_terms
 
 _WORD: Final = re.compile(
     r"[0-9a-z\u00c0-\u024f]+(?:['’][a-z]+)?"  # latin words and numbers
@@ -88,6 +92,7 @@ def _cjk_terms(run: str) -> list[str]:
         return [run] if _KANJI.match(run) else []
     out = [run[i : i + 2] for i in range(len(run) - 1)]
     out.extend(ch for ch in run if _KANJI.match(ch))
+    out.extend(reading_terms(run))  # 納豆 and なっとう meet on ナッ ット トウ (_readings)
     return out
 
 
