@@ -28,7 +28,7 @@ from ..store import may_lag
 from ._embedders import Embedder, Matrix, Vector
 from ._embedding import embed_rows
 from ._model_check import embedder_mismatch
-from ._recall import ASKS_FOR_NOW, RecallWeights, fuse, keyword_coverage, weigh
+from ._recall import ASKS_FOR_NOW, RecallWeights, cross_script, fuse, keyword_coverage, weigh
 from ._records import (
     Hit,
     Memory,
@@ -429,6 +429,8 @@ class MemoryEngine:
                 if m.memory_id in memories
             }
             scale["keyword"] = keyword_coverage(asked, held)
+        if w.cross_script and not japanese and ranked.get("vector"):  # Japanese notes: the vector sees them
+            scale["vector"] = cross_script(ranked["vector"], memories, w)
         fused = fuse(ranked, {"keyword": w.keyword_weight, "vector": vector_weight}, scale)
         distances = {s: d for d, s in enumerate(chain)}
         now = ASKS_FOR_NOW.search(text) is not None
