@@ -429,7 +429,9 @@ class MemoryEngine:
                 if m.memory_id in memories
             }
             scale["keyword"] = keyword_coverage(asked, held)
-        if w.cross_script and not japanese and ranked.get("vector"):  # Japanese notes: the vector sees them
+        # Japanese notes for an English question: the vector sees them, the keywords cannot (only when
+        # keywords were searched: by meaning alone, as the prompt hook recalls, there is nothing to offset)
+        if w.cross_script and not japanese and ranked.get("vector") and ranked.get("keyword"):
             scale["vector"] = cross_script(ranked["vector"], memories, w)
         fused = fuse(ranked, {"keyword": w.keyword_weight, "vector": vector_weight}, scale)
         distances = {s: d for d, s in enumerate(chain)}
