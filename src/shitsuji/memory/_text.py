@@ -59,13 +59,19 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def terms(text: str) -> list[str]:
-    """Keyword terms of ``text`` for the full-text index (order kept, repeats kept)."""
+def terms(text: str, *, readings: bool = True) -> list[str]:
+    """Keyword terms of ``text`` for the full-text index (order kept, repeats kept).
+
+    ``readings=False``: the written forms alone, without the readings of Japanese words (the
+    prompt hook's gate counts shared terms, its thresholds calibrated on those).
+    """
     out: list[str] = []
     for match in _WORD.finditer(normalize(text)):
         token = match.group(0)
         if _CJK_RUN.match(token):
             out.extend(_cjk_terms(token))
+            if readings:
+                out.extend(reading_terms(token))  # 納豆 and なっとう meet on ナッ ット トウ (_readings)
         else:
             token = _POSSESSIVE.sub("", token.replace("’", "'"))
             if token not in STOP_WORDS:
@@ -92,7 +98,6 @@ def _cjk_terms(run: str) -> list[str]:
         return [run] if _KANJI.match(run) else []
     out = [run[i : i + 2] for i in range(len(run) - 1)]
     out.extend(ch for ch in run if _KANJI.match(ch))
-    out.extend(reading_terms(run))  # 納豆 and なっとう meet on ナッ ット トウ (_readings)
     return out
 
 
