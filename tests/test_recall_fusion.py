@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from shitsuji.memory import MemoryEngine, lineage
-from shitsuji.memory._recall import Fused, RecallWeights, fuse, keyword_coverage, standout_of, weigh
+from shitsuji.memory._recall import (
+    Fused,
+    RecallWeights,
+    cross_script,
+    fuse,
+    keyword_coverage,
+    standout_of,
+    weigh,
+)
 from shitsuji.memory._slots import Match
 
 from .conftest import Clock
@@ -93,3 +101,21 @@ def test_a_list_that_says_nothing_about_its_doubt_keeps_its_weight() -> None:
     assert standout_of([1.0, 0.0, 0.0, 0.0]) == pytest.approx(0.75)
     alone = fuse({"keyword": [Match("only", 3.0, 0)]}, {"keyword": 1.0}, standout=True)
     assert alone["only"].score == 1.0
+
+
+def test_an_english_question_weighs_a_japanese_note_by_the_signal_that_sees_it(engine: MemoryEngine) -> None:
+    osaka = engine.remember("ベンは大阪出身", WIFE).memory  # the best match by meaning; no word in common
+    birthday = engine.remember("Ben's birthday is on February 18", WIFE).memory  # shares "ben" alone
+    memories = {m.id: m for m in (osaka, birthday)}
+    ranked = {
+        "keyword": [Match(birthday.id, 2.1, 0)],
+        "vector": [Match(osaka.id, 0.40, 0), Match(birthday.id, 0.28, 0), Match("other", 0.05, 0)],
+    }
+    w = RecallWeights()
+    weights = {"keyword": w.keyword_weight, "vector": w.vector_weight}
+    factors = cross_script(ranked["vector"], memories, w)
+    assert factors == {osaka.id: pytest.approx((1.0 + 0.4) / 0.4)}  # the English note keeps its own
+    plain = fuse(ranked, weights)
+    scaled = fuse(ranked, weights, {"vector": factors})
+    assert max(plain, key=lambda m: plain[m].score) == birthday.id  # "ben" by words won before
+    assert max(scaled, key=lambda m: scaled[m].score) == osaka.id

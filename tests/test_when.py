@@ -133,3 +133,18 @@ def test_lately_asks_for_the_newer_fact(fixed: MemoryEngine) -> None:
     _said(fixed, "Lately I drink green tea in the morning", tokyo(2025, 3, 1, 8))
     tea = _said(fixed, "Lately I drink black tea in the morning", tokyo(2026, 11, 20, 8))
     assert fixed.recall("what tea do I drink lately?", SCOPE, zone=TOKYO)[0].memory.id == tea
+
+
+def test_last_week_in_japanese_and_last_summer_in_english_find_their_span(fixed: MemoryEngine) -> None:
+    plain = MemoryEngine(
+        fixed.store, fixed.embedder, clock=fixed.clock, weights=RecallWeights(favour_span=False)
+    )
+    # Monday 23 – Sunday 29 November in Tokyo is last week; the newer one was said on 30 November
+    last_week = _said(fixed, "友達と焼肉を食べに行った", tokyo(2026, 11, 25, 19))
+    this_week = _said(fixed, "友達と寿司を食べに行った", tokyo(2026, 11, 30, 19))
+    assert fixed.recall("先週は何を食べに行った？", SCOPE, zone=TOKYO)[0].memory.id == last_week
+    assert plain.recall("先週は何を食べに行った？", SCOPE, zone=TOKYO)[0].memory.id == this_week
+    summer = _said(fixed, "We went camping by the river", tokyo(2025, 8, 10, 12))
+    spring = _said(fixed, "We went camping in the mountains", tokyo(2026, 4, 5, 12))
+    assert fixed.recall("where did we go camping last summer?", SCOPE, zone=TOKYO)[0].memory.id == summer
+    assert plain.recall("where did we go camping last summer?", SCOPE, zone=TOKYO)[0].memory.id == spring

@@ -133,12 +133,12 @@ def candidate_hits(engine: MemoryEngine, prompt: str, scope: str, vector: Vector
 
 def prompt_terms(text: str) -> set[str]:
     """Distinct keyword terms, single kanji left out (they ride along with every bigram)."""
-    return {t for t in terms(text) if len(t) > 1 or t.isascii()}
+    return {t for t in terms(text, readings=False) if len(t) > 1 or t.isascii()}
 
 
 def shared_terms(hit: Hit, prompt: str) -> int:
     """Distinct keyword terms the matched passage shares with the prompt (single kanji not counted)."""
-    return len(prompt_terms(prompt) & set(terms(hit.excerpt)))
+    return len(prompt_terms(prompt) & set(terms(hit.excerpt, readings=False)))
 
 
 def passes(gate: Gate | None, cosine: float | None, shared: int, prompt_terms: int) -> bool:

@@ -28,7 +28,7 @@ from ..store import may_lag
 from ._embedders import Embedder, Matrix, Vector
 from ._embedding import embed_rows
 from ._model_check import embedder_mismatch
-from ._recall import ASKS_FOR_NOW, RecallWeights, fuse, keyword_coverage, weigh
+from ._recall import ASKS_FOR_NOW, RecallWeights, cross_script, fuse, keyword_coverage, weigh
 from ._records import (
     Hit,
     Memory,
@@ -433,6 +433,10 @@ class MemoryEngine:
                 if m.memory_id in memories
             }
             scale["keyword"] = keyword_coverage(asked, held)
+        # Japanese notes for an English question: the vector sees them, the keywords cannot (only when
+        # keywords were searched: by meaning alone, as the prompt hook recalls, there is nothing to offset)
+        if w.cross_script and not japanese and ranked.get("vector") and ranked.get("keyword"):
+            scale["vector"] = cross_script(ranked["vector"], memories, w)
         fused = fuse(
             ranked, {"keyword": w.keyword_weight, "vector": vector_weight}, scale, standout=w.standout
         )

@@ -22,6 +22,7 @@ import numpy.typing as npt
 from ._records import Hit, Memory
 from ._slots import Match
 from ._supersede import overlap
+from ._text import CJK
 
 #: Words that ask about the present ("今の晩酌のルールは？", "what do I drink now?"): recency counts more.
 ASKS_FOR_NOW: Final = re.compile(
@@ -67,6 +68,11 @@ class RecallWeights:
     # (``standout``): no constant; LoCoMo dev recall@10 0.785 -> 0.789, better or equal in each
     # left-out conversation (docs/benchmarks.md, issue 23 lo23); off: the figures without it
     standout: bool = True
+    # a Japanese memory for a question without Japanese is judged by the one signal that can see
+    # it: its vector share is scaled by
+    # (keyword + vector weight) / vector weight (``cross_script``; issue 23 round 3: "Where is Ben
+    # from?" lost ベンは大阪出身, the best vector hit, to Ben's English notes matching "ben" by words)
+    cross_script: bool = True
 
 
 @dataclass(slots=True)
@@ -123,6 +129,27 @@ def standout_of(normalised: list[float]) -> float:
     if len(normalised) < 2 or min(normalised) == max(normalised):
         return 1.0
     return 1.0 - sum(normalised) / len(normalised)
+
+
+def cross_script(
+    vector: list[Match], memories: dict[str, Memory], weights: RecallWeights
+) -> dict[str, float]:
+    """Vector-signal factors of the Japanese memories for a question without Japanese.
+
+    Keywords cannot match across scripts (a name aside: "Ben" is not ベン), so min-max fusion
+    gave a Japanese note at most the vector's weight — 0.4 of an English question's 1.4 —
+    while the asker's English notes took keyword credit for a shared name alone. Scaling its
+    vector share to the weight of both signals scores it as if its words had matched as well
+    as its meaning; no constant of its own. The reverse (English notes for a Japanese
+    question, × 1.8) was measured and dropped: with 200 distractors it lost queries on every
+    Japanese set (docs/benchmarks.md, issue 23 round 3).
+    """
+    factor = (weights.keyword_weight + weights.vector_weight) / weights.vector_weight
+    return {
+        m.memory_id: factor
+        for m in vector
+        if m.memory_id in memories and CJK.search(memories[m.memory_id].content) is not None
+    }
 
 
 def keyword_coverage(query: list[str], held: dict[str, set[str]]) -> dict[str, float]:

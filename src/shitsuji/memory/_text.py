@@ -8,7 +8,9 @@ split into words, English stop words are dropped and the rest stemmed (Snowball)
 "painting" finds "paints".
 
 Measured alternative (see docs/benchmarks.md): dictionary tokenizers (sudachipy,
-fugashi + unidic-lite) add ~200 MB and did no better on our sets.
+fugashi + unidic-lite) in place of the bigrams did no better on our sets. Beside them, a
+dictionary does help: every Japanese word is also indexed under the bigrams of its reading
+(``_readings``), so kana and kanji spellings of one word meet (issue 23, round 3).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from functools import lru_cache
 from typing import Final
 
 import snowballstemmer
+
+from ._readings import reading_terms
 
 _WORD: Final = re.compile(
     r"[0-9a-z\u00c0-\u024f]+(?:['’][a-z]+)?"  # latin words and numbers
@@ -55,13 +59,19 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def terms(text: str) -> list[str]:
-    """Keyword terms of ``text`` for the full-text index (order kept, repeats kept)."""
+def terms(text: str, *, readings: bool = True) -> list[str]:
+    """Keyword terms of ``text`` for the full-text index (order kept, repeats kept).
+
+    ``readings=False``: the written forms alone, without the readings of Japanese words (the
+    prompt hook's gate counts shared terms, its thresholds calibrated on those).
+    """
     out: list[str] = []
     for match in _WORD.finditer(normalize(text)):
         token = match.group(0)
         if _CJK_RUN.match(token):
             out.extend(_cjk_terms(token))
+            if readings:
+                out.extend(reading_terms(token))  # 納豆 and なっとう meet on ナッ ット トウ (_readings)
         else:
             token = _POSSESSIVE.sub("", token.replace("’", "'"))
             if token not in STOP_WORDS:

@@ -1,0 +1,90 @@
+"""Readings: a Japanese word is also indexed under how it is pronounced.
+
+Japanese writes one word several ways — 納豆 / なっとう, 母 / はは, 花粉症 / かふんしょう,
+猫 / ねこ — and a member types whichever comes first on the phone. Character bigrams of the
+surface never meet across scripts, and the default embedder puts the two spellings far
+apart (cosine 0.1–0.3 for なっとう ↔ 納豆, inside 200 distractors' range: docs/benchmarks.md,
+issue 23 round 3). So every word that holds a kanji is also indexed under the bigrams of its
+reading in katakana (納豆 → ナッ ット トウ), and every hiragana content word under its own
+kana turned to katakana (なっとう → the same bigrams). The reading comes from a morphological
+analyser with a shipped dictionary (sudachipy + sudachidict-core: offline, ~0.02 ms a
+sentence); where they are not installed nothing is added and the index is as before.
+
+Words of katakana alone already are their reading; particles and auxiliaries (は, の, です)
+are left out, as the surface bigrams leave out single kana.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Any, Final
+
+_HIRAGANA_TO_KATAKANA: Final = {code: code + 0x60 for code in range(0x3041, 0x3097)}
+#: Parts of speech whose words carry no content of their own.
+_FUNCTION: Final = frozenset({"助詞", "助動詞", "補助記号", "空白", "記号"})
+_local = threading.local()  # a Sudachi tokenizer is not to be shared between threads
+_lock = threading.Lock()
+_dictionary: Any = None  # one per process (memory-mapped), loaded on the first Japanese text
+_available: bool | None = None
+
+
+def _tokenizer() -> Any:
+    global _dictionary
+    tokenizer = getattr(_local, "tokenizer", None)
+    if tokenizer is None:
+        with _lock:
+            if _dictionary is None:
+                from sudachipy import Dictionary  # ~0.2 s to import and map the dictionary
+
+                _dictionary = Dictionary()
+        tokenizer = _dictionary.tokenizer()
+        _local.tokenizer = tokenizer
+    return tokenizer
+
+
+def available() -> bool:
+    """Whether readings are indexed in this process (sudachipy and its dictionary installed)."""
+    global _available
+    if _available is None:
+        try:
+            import sudachidict_core  # noqa: F401
+            import sudachipy  # noqa: F401
+        except ImportError:
+            _available = False
+        else:
+            _available = True
+    return _available
+
+
+def katakana(text: str) -> str:
+    """Hiragana turned to katakana; everything else kept."""
+    return text.translate(_HIRAGANA_TO_KATAKANA)
+
+
+@lru_cache(maxsize=100_000)
+def reading_terms(run: str) -> tuple[str, ...]:
+    """Katakana bigrams of the readings of the content words of ``run`` (a CJK run, normalised)."""
+    if len(run) < 2 or not available():
+        return ()
+    out: list[str] = []
+    for word in _tokenizer().tokenize(run):
+        if word.part_of_speech()[0] in _FUNCTION:
+            continue
+        surface = word.surface()
+        if _has_kanji(surface):
+            spoken = word.reading_form()
+        elif _is_hiragana(surface):
+            spoken = katakana(surface)
+        else:
+            continue
+        out.extend(spoken[i : i + 2] for i in range(len(spoken) - 1))
+    return tuple(out)
+
+
+def _has_kanji(text: str) -> bool:
+    return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or ch == "々" for ch in text)
+
+
+def _is_hiragana(text: str) -> bool:
+    return all("\u3041" <= ch <= "\u309f" for ch in text)
