@@ -21,10 +21,13 @@ loop's health answers (more threads than cores contend with the loop for the GIL
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import weakref
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
+import anyio
 import anyio.to_thread
 
 P = ParamSpec("P")
@@ -59,3 +62,22 @@ async def off_loop(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> 
     """``fn(*args, **kwargs)`` in a worker thread; the loop serves others meanwhile."""
     bound_threads()
     return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+
+
+#: Each loop's lane for acknowledgements a remote service times (LINE's webhook): one thread of
+#: its own, so an acknowledgement's short write never queues behind the chats' and the LINE
+#: worker's trips for the ``THREADS`` shared ones. Measured beside 2dbb649 on a quiet machine
+#: (docs/benchmarks.md, issue 19): with every LINE statement off the loop, the webhook's ack p99
+#: was 2.2x 2dbb649's when it waited for the shared threads.
+_ACK_LANES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, anyio.CapacityLimiter] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def off_loop_ack(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    """``off_loop`` on the loop's acknowledgement lane (one thread, beside the shared ones)."""
+    loop = asyncio.get_running_loop()
+    lane = _ACK_LANES.get(loop)
+    if lane is None:
+        lane = _ACK_LANES[loop] = anyio.CapacityLimiter(1)
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs), limiter=lane)

@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from .._offload import off_loop
+from .._offload import off_loop_ack
 from ._inbox import Inbox
 
 __all__ = ["WEBHOOK_PATH", "not_configured_router", "webhook_router"]
@@ -126,7 +126,8 @@ def webhook_router(inbox: Inbox, secret: str, *, stored: Callable[[], None] | No
         events = _events(text)
         if events is None:
             return _refuse(400, "not a LINE webhook body: expected {'events': [{webhookEventId, …}]}")
-        added = await off_loop(inbox.accept, events) if events else 0
+        # its own lane: LINE times this answer, and the chats' trips must not hold it up
+        added = await off_loop_ack(inbox.accept, events) if events else 0
         if added and stored is not None:
             stored()
         return JSONResponse({})
