@@ -11,27 +11,17 @@ from __future__ import annotations
 
 import sqlite3
 import stat
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import typer
 
 from ._app import STATE, JsonFlag, app, console, print_json
+from ._check import TIMEOUT_S, Check
 
 if TYPE_CHECKING:
     from ..config import Settings
-
-Status = Literal["ok", "warn", "fail"]
-TIMEOUT_S = 5.0
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    name: str
-    status: Status
-    detail: str
-    fix: str = ""
 
 
 @app.command()

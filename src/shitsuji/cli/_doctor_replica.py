@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ._doctor import TIMEOUT_S, Check
+from ._check import TIMEOUT_S, Check
 
 if TYPE_CHECKING:
     from ..config import Settings
