@@ -103,7 +103,9 @@ class HashEmbedder:
     def _features(self, text: str) -> list[str]:
         flat = normalize(text)
         grams = [flat[i : i + 3] for i in range(max(len(flat) - 2, 0))]
-        return [f"t:{t}" for t in terms(text)] + [f"g:{g}" for g in grams]
+        # the written forms only: readings (``_readings``) are a keyword index's way to meet kana and
+        # kanji; as features here they made short Japanese notes that differ by a number near-duplicates
+        return [f"t:{t}" for t in terms(text, readings=False)] + [f"g:{g}" for g in grams]
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
