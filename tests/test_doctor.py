@@ -67,6 +67,7 @@ def test_a_healthy_install_passes_every_check(cli: Cli, healthy: Path) -> None:
             "file permissions",
             "embedder",
             "vectors",
+            "readings",
             "model endpoint",
             "LINE",
             "hook servers",

@@ -199,6 +199,7 @@ def _embedder(settings: Settings) -> list[Check]:
         return [*checks, Check("vectors", "warn", f"not counted: {exc}")]
     try:
         stats = store.stats()
+        without_readings = store.count_without_readings()
     finally:
         store.close()
     live, by_model = stats.memories - stats.deleted, stats.embedding_models
@@ -216,7 +217,19 @@ def _embedder(settings: Settings) -> list[Check]:
         )
     else:
         checks.append(Check("vectors", "ok", f"{made_with} memories embedded with {model_id}"))
-    return checks
+    return [*checks, _readings_check(without_readings)]
+
+
+def _readings_check(without: int) -> Check:
+    """Rows written before Japanese readings were indexed (``memory._model_check.readings_missing``)."""
+    if not without:
+        return Check("readings", "ok", "every memory's Japanese words are indexed under their readings")
+    return Check(
+        "readings",
+        "warn",
+        f"{without} memories were indexed before Japanese readings were: found by their written forms only",
+        "shitsuji reindex",
+    )
 
 
 def _model(settings: Settings) -> list[Check]:

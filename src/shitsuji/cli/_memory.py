@@ -58,7 +58,7 @@ def recall(
     """Find the memories that best match QUERY, from SCOPE and its ancestors."""
     STATE.require_database()
     engine = STATE.engine()
-    if (warning := engine.model_warning()) is not None:
+    if (warning := engine.index_warning()) is not None:
         err_console.print(f"warning: {warning}", markup=False, style="yellow")
     # a hit scored 0 matched nothing (neither words nor meaning): it would only pad the list
     hits = [h for h in engine.recall(query, scope, k=k) if round(h.score, 4) > 0]

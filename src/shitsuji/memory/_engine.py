@@ -27,7 +27,7 @@ from ..errors import EmbedderError, NotFoundError, UserInputError
 from ..store import may_lag
 from ._embedders import Embedder, Matrix, Vector
 from ._embedding import embed_rows
-from ._model_check import embedder_mismatch
+from ._model_check import embedder_mismatch, readings_missing
 from ._recall import ASKS_FOR_NOW, RecallWeights, cross_script, fuse, keyword_coverage, weigh
 from ._records import (
     Hit,
@@ -138,7 +138,7 @@ class MemoryEngine:
         self.weights = weights or RecallWeights()
         self._recent: dict[str, Vector] = {}  # recent turns' vectors, reused when quoted as context
         self.audit = audit  # every change is recorded there, with who made it
-        self._model_checked = False
+        self._index_checked = False
 
     @contextmanager
     def _change(self) -> Iterator[Tx]:
@@ -368,13 +368,15 @@ class MemoryEngine:
 
     # -- reading ----------------------------------------------------------
 
-    def model_warning(self) -> str | None:
-        """Once per engine: a warning when the memories were embedded with another model than this
-        engine's (``_model_check``), else None. ``recall`` logs it; a command line prints it first."""
-        if self._model_checked:
+    def index_warning(self) -> str | None:
+        """Once per engine: a warning when the stored index was made otherwise than this engine
+        searches it (``_model_check``: vectors of another model, terms without Japanese readings),
+        else None. ``recall`` logs it; a command line prints it first."""
+        if self._index_checked:
             return None
-        self._model_checked = True
-        return embedder_mismatch(self.store, self.embedder)
+        self._index_checked = True
+        said = (embedder_mismatch(self.store, self.embedder), readings_missing(self.store))
+        return " ".join(s for s in said if s) or None
 
     @may_lag  # the acting member's recall may read a streaming replica (``store._replica``)
     def recall(
@@ -414,7 +416,7 @@ class MemoryEngine:
         # both searches in one call: one round trip on PostgreSQL
         words = asked if lexical or not semantic else None
         ranked = self.store.candidates(words, self.embedder.model_id, vector, chain, n)
-        if "vector" in ranked and (warning := self.model_warning()) is not None:
+        if (warning := self.index_warning()) is not None:
             log.warning("%s", warning)
         w = self.weights
         japanese = CJK.search(text) is not None

@@ -228,7 +228,9 @@ class MemoryRows:
     def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None:
         with self.write() as tx:
             tx.executemany(
-                "UPDATE memories SET terms = ? WHERE id = ?", [(terms, mid) for mid, terms in rows]
+                # terms made now hold the readings of Japanese words (``0015_ja23b_terms_readings``)
+                "UPDATE memories SET terms = ?, readings = 1 WHERE id = ?",
+                [(terms, mid) for mid, terms in rows],
             )
             tx.execute("DELETE FROM keyword_snapshots")
             self._terms_rewritten(tx)
@@ -346,6 +348,11 @@ class MemoryRows:
             (model_id, model_id),
         )
         return bool(rows)
+
+    def count_without_readings(self) -> int:
+        # the partial index ``memories_without_readings``: no row to read once a reindex has run
+        rows = self._read(f"SELECT count(*) FROM memories WHERE readings IS NULL AND {LIVE}")
+        return int(rows[0][0])
 
     def stats(self) -> StoreStats:
         def counts(column: str, extra: str = "") -> dict[str, int]:

@@ -10,7 +10,10 @@ embedding model, made when the model's first vectors arrive; see ``_postgres_sto
 ``0012_pgsearch_keyword_postings`` replaces ``keywords`` and its GIN index with postings and
 term statistics kept by triggers and scored in SQL (``_pg_keywords``);
 ``0014_tp25_scope_totals_slots`` spreads each scope's totals over a few rows, so that writers of
-one scope no longer queue on one (``_pg_scope_totals``).
+one scope no longer queue on one (``_pg_scope_totals``). ``0015_ja23b_terms_readings`` marks the
+rows whose terms were made before Japanese readings were indexed (``_readings``): until
+``shitsuji reindex`` they are found by their written forms only, and recall says so
+(``_model_check.readings_missing``).
 """
 
 from __future__ import annotations
@@ -39,6 +42,18 @@ _POSTGRES_RECALL = f"""
     CREATE TABLE memory_vector_state (rowid INTEGER PRIMARY KEY CHECK (rowid = 1), derived_seq INTEGER NOT NULL);
     INSERT INTO memory_vector_state (rowid, derived_seq) VALUES (1, 0);
     CREATE TABLE memory_graph_scopes (model TEXT NOT NULL, scope TEXT NOT NULL, PRIMARY KEY (model, scope))
+"""
+
+# Rows from before readings existed hold Japanese words whose readings were never indexed: their
+# ``readings`` is NULL (a partial index counts them in one seek once a reindex has marked them all).
+# Rows without kanji or hiragana (English, katakana alone) have no readings to add. New rows take the
+# default, and ``rewrite_terms`` (reindex) sets it: both make their terms with readings.
+_JAPANESE_GLOB = "'*[ぁ-ゖ㐀-鿿豈-﫿]*'"
+_JAPANESE_REGEX = "'[ぁ-ゖ㐀-鿿豈-﫿]'"
+_TERMS_READINGS = """
+    ALTER TABLE memories ADD COLUMN readings INTEGER DEFAULT 1;
+    UPDATE memories SET readings = NULL WHERE content {match} OR coalesce(context, '') {match};
+    CREATE INDEX memories_without_readings ON memories (rowid) WHERE readings IS NULL
 """
 
 MEMORY_SCHEMA = Schema(
@@ -114,5 +129,10 @@ MEMORY_SCHEMA = Schema(
         Migration("0012_pgsearch_keyword_postings", "", postgres=POSTGRES_POSTINGS),
         Migration("0013_kw25_recall_one_trip", "", postgres=POSTGRES_RECALL_ONE_TRIP),
         Migration("0014_tp25_scope_totals_slots", "", postgres=POSTGRES_SCOPE_SLOTS),
+        Migration(
+            "0015_ja23b_terms_readings",
+            _TERMS_READINGS.format(match=f"GLOB {_JAPANESE_GLOB}"),
+            postgres=_TERMS_READINGS.format(match=f"~ {_JAPANESE_REGEX}"),
+        ),
     ),
 )

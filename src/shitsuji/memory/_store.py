@@ -137,6 +137,10 @@ class MemoryStore(Protocol):
         """Whether a live memory has a vector from another model than ``model_id`` (an index seek)."""
         ...
 
+    def count_without_readings(self) -> int:
+        """Live memories with Japanese words whose terms were made before readings were indexed."""
+        ...
+
     def reset_index(self) -> None:
         """Drop every derived index (vectors and keyword terms are rebuilt by the caller)."""
         ...
