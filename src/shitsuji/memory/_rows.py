@@ -350,7 +350,7 @@ class MemoryRows:
         return bool(rows)
 
     def count_without_readings(self) -> int:
-        # the partial index ``memories_without_readings``: no row to read once a reindex has run
+        # the partial index ``memories_without_readings`` answers it alone (no row read)
         rows = self._read(f"SELECT count(*) FROM memories WHERE readings IS NULL AND {LIVE}")
         return int(rows[0][0])
 
