@@ -1,6 +1,7 @@
 """PostgreSQL ingest into one scope under HNSW, and the graph's build alone, for side-by-side runs.
 
     .venv/bin/python scripts/bench_pg_ingest.py load 20000                 # one bulk load into one scope
+    .venv/bin/python scripts/bench_pg_ingest.py load 20000 scopes=2000     # ... dealt over 2,000 small scopes
     PYTHONPATH=/tmp/wt-ab1d8cc/src .venv/bin/python scripts/bench_pg_ingest.py load 20000   # another checkout
     .venv/bin/python scripts/bench_pg_ingest.py build 20000 workers=2 workers=2:ef_construction=40
     .venv/bin/python scripts/bench_pg_ingest.py embeddings 2000          # one batch's embeddings, three ways
@@ -50,14 +51,15 @@ def server() -> Iterator[str]:
             pg.cleanup()
 
 
-def load(url: str, n: int) -> dict[str, Any]:
+def load(url: str, n: int, scopes: int = 1) -> dict[str, Any]:
     store: Any = open_store(url)
+    names = [f"bench/s{j:05d}" for j in range(scopes)]
     rng, nrng = random.Random(0), np.random.default_rng(0)
     vocab, start = _vocabulary(rng, 5000), datetime(2026, 1, 1, tzinfo=UTC)
     rows_s = vectors_s = 0.0
     with store.bulk():
         for first in range(0, n, 1000):
-            rows = _rows(_texts(rng, 1000, vocab), first, ["bench/s00000"], start)
+            rows = _rows(_texts(rng, 1000, vocab), first, names, start)
             matrix = _unit(nrng, 1000, DIM)
             t0 = time.perf_counter()
             store.insert_many(rows)
@@ -70,6 +72,7 @@ def load(url: str, n: int) -> dict[str, Any]:
     store.close()
     return {
         "n": n,
+        "scopes": scopes,
         "rows_s": round(rows_s, 1),
         "vectors_s": round(vectors_s, 1),
         "build_s": round(build_s, 1),
@@ -117,42 +120,26 @@ def build(url: str, n: int, variants: list[str]) -> Iterator[dict[str, Any]]:
             yield {"n": n, "variant": variant, "build_s": round(took, 1), "recall_at_10": hits / 2000}
 
 
-_UPSERT = (
-    "ON CONFLICT (memory_rowid) DO UPDATE SET model = excluded.model, dim = excluded.dim, "
-    "chunks = excluded.chunks, vectors = excluded.vectors, seq = excluded.seq"
-)
-
-
 def _embeddings_way(conn: Any, way: str, batch: list[tuple[int, bytes]]) -> float:
-    """One batch's ``embeddings`` rows (rowid, float32 bytes) written ``way``, committed; seconds."""
-    seqs = [rowid for rowid, _ in batch]
+    """One batch's ``embeddings`` rows (rowid, float32 bytes) written ``way``, committed; seconds.
+    ``executemany`` and ``copy`` are the store's own (``_pg_ingest``); ``unnest`` is the statement
+    ``put_vectors`` ran before."""
+    from shitsuji.memory._pg_ingest import copy_embeddings, upsert_embeddings
+
+    rows = [(rowid, 1, blob, rowid) for rowid, blob in batch]
     t0 = time.perf_counter()
     with conn.transaction():
-        if way == "executemany":
-            with conn.cursor() as cur:
-                cur.executemany(
-                    f"INSERT INTO embeddings (memory_rowid, model, dim, chunks, vectors, seq) "
-                    f"VALUES (%s, 'm', {DIM}, 1, %s, %s) {_UPSERT}",
-                    [(rowid, blob, rowid) for rowid, blob in batch],
-                )
-        elif way == "unnest":
+        if way == "unnest":
+            seqs = [rowid for rowid, _ in batch]
             conn.execute(
-                f"INSERT INTO embeddings (memory_rowid, model, dim, chunks, vectors, seq) "
+                "INSERT INTO embeddings (memory_rowid, model, dim, chunks, vectors, seq) "
                 f"SELECT r, 'm', {DIM}, 1, v, s FROM unnest(%s::bigint[], %s::bytea[], %s::bigint[]) "
-                f"AS x(r, v, s) ORDER BY r {_UPSERT}",
+                "AS x(r, v, s) ORDER BY r ON CONFLICT (memory_rowid) DO UPDATE SET model = excluded.model, "
+                "dim = excluded.dim, chunks = excluded.chunks, vectors = excluded.vectors, seq = excluded.seq",
                 (seqs, [blob for _, blob in batch], seqs),
             )
         else:
-            conn.execute("DELETE FROM embeddings WHERE memory_rowid = ANY(%s)", (seqs,))
-            with (
-                conn.cursor() as cur,
-                cur.copy(
-                    "COPY embeddings (memory_rowid, model, dim, chunks, vectors, seq) FROM STDIN WITH (FORMAT BINARY)"
-                ) as copy,
-            ):
-                copy.set_types(["int8", "text", "int8", "int8", "bytea", "int8"])
-                for rowid, blob in batch:
-                    copy.write_row((rowid, "m", DIM, 1, blob, rowid))
+            (copy_embeddings if way == "copy" else upsert_embeddings)(conn, "m", DIM, rows)
     return time.perf_counter() - t0
 
 
@@ -190,7 +177,8 @@ def main() -> None:
     what, n = sys.argv[1], int(sys.argv[2])
     with server() as url:
         if what == "load":
-            results: Any = [load(url, n)]
+            options = dict(o.split("=") for o in sys.argv[3:])
+            results: Any = [load(url, n, int(options.get("scopes", "1")))]
         elif what == "embeddings":
             results = embeddings(url, n)
         else:

@@ -42,13 +42,23 @@ _UPSERT = (
 
 
 def write_embeddings(conn: Any, model_id: str, dim: int, rows: Sequence[tuple[int, int, bytes, int]]) -> None:
-    """``embeddings`` rows (memory rowid, chunks, float32 bytes, seq) written or replaced, rowid order."""
+    """``embeddings`` rows (memory rowid, chunks, float32 bytes, seq) written or replaced, rowid order:
+    the faster way for the batch's size."""
     ordered = sorted(rows)
-    if len(ordered) < COPY_MIN:
-        with conn.cursor() as cur:
-            cur.executemany(_UPSERT, [(r, model_id, dim, c, v, s) for r, c, v, s in ordered])
-        return
-    conn.execute("DELETE FROM embeddings WHERE memory_rowid = ANY(%s)", ([r[0] for r in ordered],))
+    (upsert_embeddings if len(ordered) < COPY_MIN else copy_embeddings)(conn, model_id, dim, ordered)
+
+
+def upsert_embeddings(
+    conn: Any, model_id: str, dim: int, rows: Sequence[tuple[int, int, bytes, int]]
+) -> None:
+    """``write_embeddings`` one statement a row (``executemany``: psycopg pipelines them)."""
+    with conn.cursor() as cur:
+        cur.executemany(_UPSERT, [(r, model_id, dim, c, v, s) for r, c, v, s in rows])
+
+
+def copy_embeddings(conn: Any, model_id: str, dim: int, rows: Sequence[tuple[int, int, bytes, int]]) -> None:
+    """``write_embeddings`` by a ``DELETE`` of the rows there, then one binary ``COPY``."""
+    conn.execute("DELETE FROM embeddings WHERE memory_rowid = ANY(%s)", ([r[0] for r in rows],))
     with (
         conn.cursor() as cur,
         cur.copy(
@@ -56,7 +66,7 @@ def write_embeddings(conn: Any, model_id: str, dim: int, rows: Sequence[tuple[in
         ) as copy,
     ):
         copy.set_types(["int8", "text", "int8", "int8", "bytea", "int8"])
-        for rowid, chunks, blob, seq in ordered:
+        for rowid, chunks, blob, seq in rows:
             copy.write_row((rowid, model_id, dim, chunks, blob, seq))
 
 
