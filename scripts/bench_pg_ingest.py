@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/bench_pg_ingest.py load 20000                 # one bulk load into one scope
     .venv/bin/python scripts/bench_pg_ingest.py load 20000 scopes=2000     # ... dealt over 2,000 small scopes
+    .venv/bin/python scripts/bench_pg_ingest.py load 20000 probe=1         # a reader searching as the load ends
     PYTHONPATH=/tmp/wt-ab1d8cc/src .venv/bin/python scripts/bench_pg_ingest.py load 20000   # another checkout
     .venv/bin/python scripts/bench_pg_ingest.py build 20000 workers=2 workers=2:ef_construction=40
     .venv/bin/python scripts/bench_pg_ingest.py embeddings 2000          # one batch's embeddings, three ways
@@ -24,6 +25,7 @@ import os
 import random
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,7 +53,16 @@ def server() -> Iterator[str]:
             pg.cleanup()
 
 
-def load(url: str, n: int, scopes: int = 1) -> dict[str, Any]:
+def _probe(store: Any, scope: str, stop: threading.Event, took: list[float]) -> None:
+    """Vector searches in ``scope`` one after another until ``stop``: each one's seconds into ``took``."""
+    query = _unit(np.random.default_rng(1), 1, DIM)[0]
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        store.vector_search("random-512", query, [scope], 10)
+        took.append(time.perf_counter() - t0)
+
+
+def load(url: str, n: int, scopes: int = 1, probe: bool = False) -> dict[str, Any]:
     store: Any = open_store(url)
     names = [f"bench/s{j:05d}" for j in range(scopes)]
     rng, nrng = random.Random(0), np.random.default_rng(0)
@@ -67,8 +78,15 @@ def load(url: str, n: int, scopes: int = 1) -> dict[str, Any]:
             store.put_vectors("random-512", [(m.id, matrix[i]) for i, (m, _) in enumerate(rows)])
             rows_s += t1 - t0
             vectors_s += time.perf_counter() - t1
+        stop, took = threading.Event(), []  # type: ignore[var-annotated]
+        searcher = threading.Thread(target=_probe, args=(store, names[0], stop, took))
+        if probe:  # another reader searching while the load ends: does it wait for the graph's build?
+            searcher.start()
         t2 = time.perf_counter()
     build_s = time.perf_counter() - t2
+    stop.set()
+    if probe:
+        searcher.join()
     store.close()
     return {
         "n": n,
@@ -77,6 +95,15 @@ def load(url: str, n: int, scopes: int = 1) -> dict[str, Any]:
         "vectors_s": round(vectors_s, 1),
         "build_s": round(build_s, 1),
         "ingest_rows_per_s": round(n / (rows_s + vectors_s + build_s)),
+        **(
+            {
+                "searches_during_end": len(took),
+                "search_max_s": round(max(took), 2),
+                "search_p50_s": round(float(np.median(took)), 3),
+            }
+            if probe and took
+            else {}
+        ),
     }
 
 
@@ -178,7 +205,7 @@ def main() -> None:
     with server() as url:
         if what == "load":
             options = dict(o.split("=") for o in sys.argv[3:])
-            results: Any = [load(url, n, int(options.get("scopes", "1")))]
+            results: Any = [load(url, n, int(options.get("scopes", "1")), options.get("probe") == "1")]
         elif what == "embeddings":
             results = embeddings(url, n)
         else:
