@@ -46,10 +46,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from psycopg.pq import TransactionStatus
 
 from .. import store as db
 from ..errors import StoreError
 from ._keywords import K1, B
+from ._pg_ingest import ADVISORY_BUILD, broken_graphs, build_graph, build_lock, memory_mb, write_embeddings
 from ._pg_recall import CANDIDATES_SQL
 from ._records import Memory
 from ._rows import COLUMNS, MemoryRows, chunk_vectors, to_memory, values
@@ -183,6 +185,7 @@ class PostgresMemoryStore(MemoryRows):
         self._models: dict[str, tuple[int, int]] = {}  # model -> (table number, dim)
         self._bulk = threading.local()  # this thread's bulk load: (model, scope) pairs written
         self.fill_derived()
+        self._repair_graphs()
 
     @contextmanager
     def write(self) -> Iterator[_VectorTx]:
@@ -499,21 +502,14 @@ class PostgresMemoryStore(MemoryRows):
             seqs = conn.execute(
                 "SELECT nextval('embeddings_seq_gen') FROM generate_series(1, %s)", (len(found),)
             ).fetchall()
-            # one statement for the batch (arrays unnested), not one a row: ~1,000 fewer round trips
-            conn.execute(
-                "INSERT INTO embeddings (memory_rowid, model, dim, chunks, vectors, seq) "
-                "SELECT r, %s, %s, c, v, s FROM unnest(%s::bigint[], %s::int[], %s::bytea[], %s::bigint[]) "
-                "AS x(r, c, v, s) ORDER BY r ON CONFLICT (memory_rowid) DO UPDATE SET "
-                "model = excluded.model, dim = excluded.dim, chunks = excluded.chunks, "
-                "vectors = excluded.vectors, seq = excluded.seq",
-                (
-                    model_id,
-                    dim,
-                    [rowid for rowid, _, _, _ in found],
-                    [len(matrices[mid]) for _, mid, _, _ in found],
-                    [matrices[mid].tobytes() for _, mid, _, _ in found],
-                    [seq[0] for seq in seqs],
-                ),
+            write_embeddings(
+                conn,
+                model_id,
+                dim,
+                [
+                    (rowid, len(matrices[mid]), matrices[mid].tobytes(), seq[0])
+                    for (rowid, mid, _, _), seq in zip(found, seqs, strict=True)
+                ],
             )
             rowids = [r[0] for r in found]
             for table in tables:
@@ -569,46 +565,82 @@ class PostgresMemoryStore(MemoryRows):
 
         Building an HNSW index over many rows at once is several times faster than inserting
         them one by one (~2 ms each): when the rows to move are at least ``rebuild_min`` and no
-        fewer than the graph's, the index is dropped and built again over all graph rows, in the
-        same transaction (vector searches of this model wait for it; rows stay correct).
+        fewer than the graph's, the index is dropped, the rows moved in one short transaction, and
+        the index built again over all graph rows concurrently (``_pg_ingest.build_graph``): searches
+        and writes go on meanwhile, the graph's rows searched without the index until it is ready.
+        Inside a caller's transaction (no concurrent build there) it is built in that transaction.
         """
         found = self._table(model_id)
         if found is None:
             return
         name, dim = found
-        with self._conn() as conn, conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_ADVISORY_FILL,))
-            big = self._graph_scopes(conn, model_id, scopes)
-            waiting = conn.execute(
-                f"SELECT scope, count(*) FROM {name} WHERE NOT graph AND scope = ANY(%s) GROUP BY scope",
-                (scopes,),
-            ).fetchall()
-            moving = sorted(scope for scope, n in waiting if scope in big or n > self.graph_min)
-            rows = sum(int(n) for scope, n in waiting if scope in moving)
-            if not moving:
+        with self._conn() as conn:
+            if conn.info.transaction_status != TransactionStatus.IDLE:
+                with conn.transaction():
+                    self._move(conn, name, dim, model_id, scopes, build=True)
                 return
-            # the graph's rows counted up to one more than the move (a big graph is not read whole)
-            rebuild = rows >= self.rebuild_min and rows >= int(
-                conn.execute(
-                    f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE graph LIMIT %s) x", (rows + 1,)
-                ).fetchone()[0]
+            with build_lock(conn):
+                with conn.transaction():
+                    rows = self._move(conn, name, dim, model_id, scopes, build=False)
+                if rows:
+                    build_graph(conn, name, hnsw_sql(name), 2 * rows, dim)
+
+    def _move(self, conn: Any, name: str, dim: int, model_id: str, scopes: list[str], *, build: bool) -> int:
+        """``_fold``'s transaction: the rows moved into the graph, and the index dropped when it is to be
+        built anew — then built here if ``build``; how many rows moved if it was dropped and not built."""
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_ADVISORY_FILL,))
+        big = self._graph_scopes(conn, model_id, scopes)
+        waiting = conn.execute(
+            f"SELECT scope, count(*) FROM {name} WHERE NOT graph AND scope = ANY(%s) GROUP BY scope",
+            (scopes,),
+        ).fetchall()
+        moving = sorted(scope for scope, n in waiting if scope in big or n > self.graph_min)
+        rows = sum(int(n) for scope, n in waiting if scope in moving)
+        if not moving:
+            return 0
+        # the graph's rows counted up to one more than the move (a big graph is not read whole)
+        rebuild = rows >= self.rebuild_min and rows >= int(
+            conn.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE graph LIMIT %s) x", (rows + 1,)
+            ).fetchone()[0]
+        )
+        if rebuild:
+            conn.execute(f"DROP INDEX IF EXISTS {name}_hnsw")
+        for scope in moving:
+            conn.execute(
+                "INSERT INTO memory_graph_scopes (model, scope) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                (model_id, scope),
             )
-            if rebuild:
-                # the graph built in memory: ~ vector + links per row, both sides of the move
-                need = min(max(64, 2 * rows * (4 * dim + 400) // 2**20), 1024)
-                conn.execute(f"SET LOCAL maintenance_work_mem = '{int(need)}MB'")
-                conn.execute(f"DROP INDEX {name}_hnsw")
-                workers = _build_workers(conn, name)
-            for scope in moving:
-                conn.execute(
-                    "INSERT INTO memory_graph_scopes (model, scope) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                    (model_id, scope),
-                )
-            conn.execute(f"UPDATE {name} SET graph = true WHERE NOT graph AND scope = ANY(%s)", (moving,))
-            if rebuild:
-                conn.execute(hnsw_sql(name))
-                if workers:
-                    conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
+        conn.execute(f"UPDATE {name} SET graph = true WHERE NOT graph AND scope = ANY(%s)", (moving,))
+        if not rebuild:
+            return 0
+        if not build:
+            return rows
+        conn.execute(f"SET LOCAL maintenance_work_mem = '{memory_mb(2 * rows, dim)}MB'")
+        workers = _build_workers(conn, name)
+        conn.execute(hnsw_sql(name))
+        if workers:
+            conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
+        return 0
+
+    def _repair_graphs(self) -> None:
+        """Build again, concurrently, a graph index that a build left missing or invalid (its process
+        died during the build); nothing when another process is building one now."""
+        with self._conn() as conn:
+            if conn.info.transaction_status != TransactionStatus.IDLE or not broken_graphs(conn):
+                return
+            if not conn.execute("SELECT pg_try_advisory_lock(%s)", (ADVISORY_BUILD,)).fetchone()[0]:
+                return
+            try:
+                for name in broken_graphs(conn):
+                    dim, rows = conn.execute(
+                        f"SELECT m.dim, (SELECT count(*) FROM {name} WHERE graph) FROM memory_vector_models m "
+                        "WHERE 'memory_vectors_' || m.rowid = %s",
+                        (name,),
+                    ).fetchone()
+                    build_graph(conn, name, hnsw_sql(name), int(rows), int(dim))
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
 
     @staticmethod
     def _graph_scopes(conn: Any, model_id: str, scopes: Sequence[str]) -> set[str]:

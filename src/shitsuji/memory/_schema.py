@@ -13,13 +13,15 @@ term statistics kept by triggers and scored in SQL (``_pg_keywords``);
 one scope no longer queue on one (``_pg_scope_totals``). ``0015_ja23b_terms_readings`` marks the
 rows whose terms were made before Japanese readings were indexed (``_readings``): until
 ``shitsuji reindex`` they are found by their written forms only, and recall says so
-(``_model_check.readings_missing``).
+(``_model_check.readings_missing``). ``0016_in25b_sorted_postings`` writes a batch's postings in
+their key's order (``_pg_postings_order``).
 """
 
 from __future__ import annotations
 
 from ..store import Migration, Schema
 from ._pg_keywords import POSTGRES_POSTINGS
+from ._pg_postings_order import POSTGRES_SORTED_POSTINGS
 from ._pg_recall import POSTGRES_RECALL_ONE_TRIP
 from ._pg_scope_totals import POSTGRES_SCOPE_SLOTS
 
@@ -136,5 +138,6 @@ MEMORY_SCHEMA = Schema(
             _TERMS_READINGS.format(match=f"GLOB {_JAPANESE_GLOB}"),
             postgres=_TERMS_READINGS.format(match=f"~ {_JAPANESE_REGEX}"),
         ),
+        Migration("0016_in25b_sorted_postings", "", postgres=POSTGRES_SORTED_POSTINGS),
     ),
 )
