@@ -27,7 +27,9 @@ def test_a_lone_write_commits_all_or_nothing_and_gives_its_rows(target: str) -> 
     db = database(target)
     with db.write() as tx:
         tx.execute(TABLE)
-    written = db.write_one("INSERT INTO notes (id, body) VALUES (?, ?), (?, ?) RETURNING id", (1, "牛乳", 2, "卵"))
+    written = db.write_one(
+        "INSERT INTO notes (id, body) VALUES (?, ?), (?, ?) RETURNING id", (1, "牛乳", 2, "卵")
+    )
     assert sorted(r[0] for r in written.fetchall()) == [1, 2] and written.rowcount == 2
     assert db.write_one("UPDATE notes SET body = ? WHERE id = ?", ("パン", 3)).rowcount == 0
     with pytest.raises((sqlite3.IntegrityError, psycopg.errors.UniqueViolation)):
@@ -73,5 +75,9 @@ def test_on_postgresql_a_lone_write_is_one_statement_on_the_wire(pg_url: str) ->
         statements.mark()
         with db.write() as tx:  # beside it, what write() sends for the same row
             tx.execute("INSERT INTO notes (id, body) VALUES (?, ?)", (2, "卵"))
-        assert [s.sql.strip().split()[0].upper() for s in statements.snapshot()] == ["BEGIN", "INSERT", "COMMIT"]
+        assert [s.sql.strip().split()[0].upper() for s in statements.snapshot()] == [
+            "BEGIN",
+            "INSERT",
+            "COMMIT",
+        ]
     assert _bodies(pg_url) == ["牛乳", "卵"]

@@ -49,6 +49,7 @@ from ._replica import (
     on_primary,
     register,
     replica_of,
+    system_identifier,
 )
 
 if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL URL is opened
@@ -461,11 +462,16 @@ def use_replica(
         with _pool(primary_url).connection(timeout=BUSY_TIMEOUT_S) as conn:
             return current_lsn(conn)
 
+    def primary_identity() -> int:
+        with _pool(primary_url).connection(timeout=BUSY_TIMEOUT_S) as conn:
+            return system_identifier(conn)
+
     replica = None
     if replica_url is not None:
         replica = Replica(
             replica_url,
             primary_lsn,
+            primary_identity=primary_identity,
             where=redact(replica_url),
             max_lag_s=max_lag_s,
             check_every_s=check_every_s,
