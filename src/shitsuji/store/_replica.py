@@ -16,8 +16,8 @@ invisible to the member:
 - **Only the primary's own standby.** At the first check the standby's system identifier is
   compared with the primary's, once for the process: a standby of another cluster (a replica URL
   that names the wrong server: its rows are not this database's, and its WAL positions mean
-  nothing beside ours) is never read, and so is one whose identifier cannot be read (the app's
-  role needs ``pg_monitor`` on both servers); the log says which and why.
+  nothing beside ours) is never read, and so is one whose identifier cannot be read (every role
+  may call ``pg_control_system()`` unless a server revoked it); the log says which and why.
 - **A replica that lags or is down is skipped, nothing fails.** The replica is checked at most
   every ``check_every_s``: its replayed LSN against the primary's positions sampled over the last
   ``max_lag_s``; behind all of them (replay paused, a slow disk) or unreachable means the
@@ -130,7 +130,7 @@ def current_lsn(conn: Any) -> int:
 
 
 def system_identifier(conn: Any) -> int:
-    """The cluster's system identifier, on a psycopg connection (superuser or ``pg_monitor``)."""
+    """The cluster's system identifier, on a psycopg connection (PUBLIC may call it by default)."""
     row = conn.execute(IDENTITY_SQL).fetchone()
     return int(row[0])
 
@@ -284,7 +284,7 @@ class Replica:
         except psycopg.errors.InsufficientPrivilege as exc:
             log.warning(
                 "replica %s not used: the system identifiers that tell whether it is the primary's own "
-                "standby cannot be read (%s); grant pg_monitor to the app's role on both servers",
+                "standby cannot be read (%s); let the app's role run pg_control_system() on both servers",
                 self.where,
                 str(exc).strip(),
             )
