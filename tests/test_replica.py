@@ -23,7 +23,7 @@ from shitsuji.memory._embedders import HashEmbedder
 from shitsuji.memory._engine import MemoryEngine
 
 from .pg_support import PostgresServer
-from .replica_support import Standby, pause_replay
+from .replica_support import Standby, Stranger, pause_replay
 
 WIFE = ("futari", "wife")
 HUSBAND = ("futari", "husband")
@@ -191,6 +191,33 @@ def test_recall_reads_the_replica_and_sees_the_members_new_memory(
         assert any("歯医者" in h.memory.content for h in hits)
     finally:
         memories.close()
+
+
+def test_a_standby_of_another_cluster_is_never_read(
+    pair: tuple[str, str], pg_server: PostgresServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    primary, _ = pair
+    name = urlsplit(primary).path.lstrip("/")
+    _note(primary, WIFE, 1, "ours")
+    stranger = Stranger(pg_server)
+    try:  # the same database name, the same table, another's rows
+        stranger.admin("postgres", f"CREATE DATABASE {name}")
+        stranger.admin(name, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        stranger.admin(name, "INSERT INTO notes VALUES (1, 'a stranger''s row')")
+        its_standby = Standby(stranger, stranger.folder)
+        try:
+            its_standby.wait_for(name, "SELECT count(*) FROM notes")
+            replica = store.use_replica(primary, its_standby.url(name), max_lag_s=600, check_every_s=0)
+            assert replica is not None
+            with caplog.at_level("WARNING", logger="shitsuji.store._replica"):
+                for _ in range(3):  # the first read compares the clusters, none reads the stranger
+                    assert _bodies(primary, HUSBAND) == ["ours"]
+            assert replica.served == 0
+            assert "another cluster" in caplog.text and "system identifier" in caplog.text
+        finally:
+            its_standby.remove()
+    finally:
+        stranger.remove()
 
 
 def test_settings_name_the_replica_and_refuse_what_cannot_be_one(tmp_path: Path) -> None:

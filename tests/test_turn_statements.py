@@ -26,7 +26,8 @@ from shitsuji.store import Database, database
 # 21 statements besides BEGIN/COMMIT — the household and members read three times,
 # the conversation found and read in three, the cards twice, a message written twice, its key read
 MAX_STATEMENTS = 8  # besides transaction control
-MAX_SENT = 14  # everything the server received for them: three writes, each one statement in BEGIN/COMMIT
+MAX_SENT = 8  # everything the server received for them: the three writes are one statement each, sent
+# alone (`Database.write_one`; 14 with BEGIN/COMMIT around each at 6a248c0)
 CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 MEMORY_TABLES = re.compile(r"\b(memories|embeddings|memory_\w+)\b")  # recall: the memory store's own count
 # recall on PostgreSQL sent 6 at ab1d8cc: the keyword search, the vector search (3: exact, which scopes

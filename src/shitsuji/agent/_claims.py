@@ -61,22 +61,21 @@ class TurnClaims:
     def _take(self, conversation: str, holder: str) -> bool:
         now = self.clock()
         process = self._conn.holder()  # before the transaction: it may need a connection of its own
-        with self._conn.write() as conn:
-            taken = conn.execute(
-                "INSERT INTO turn_claims (conversation, holder, claimed_at, expires_at, process) "
-                "VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT (conversation) DO UPDATE SET holder = excluded.holder, "
-                "claimed_at = excluded.claimed_at, expires_at = excluded.expires_at, process = excluded.process "
-                "WHERE turn_claims.expires_at <= ?",
-                (
-                    conversation,
-                    holder,
-                    now.isoformat(),
-                    (now + self.lease).isoformat(),
-                    process,
-                    now.isoformat(),
-                ),
-            ).rowcount
+        taken = self._conn.write_one(  # one statement, one round trip on PostgreSQL
+            "INSERT INTO turn_claims (conversation, holder, claimed_at, expires_at, process) "
+            "VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (conversation) DO UPDATE SET holder = excluded.holder, "
+            "claimed_at = excluded.claimed_at, expires_at = excluded.expires_at, process = excluded.process "
+            "WHERE turn_claims.expires_at <= ?",
+            (
+                conversation,
+                holder,
+                now.isoformat(),
+                (now + self.lease).isoformat(),
+                process,
+                now.isoformat(),
+            ),
+        ).rowcount
         return bool(taken)
 
     def _release_if_dead(self, conversation: str) -> bool:

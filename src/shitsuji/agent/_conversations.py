@@ -198,18 +198,16 @@ class Conversations(db.Store):
         now = self.clock().isoformat()
         told_here = json.dumps(told_at[index]) if index in told_at else None
         all_told = [*conversation.told, *told]
-        with self._conn.write() as conn:
-            together(
-                conn,
-                self._conn.dialect,
-                [
-                    _put(conversation, index, messages[index], segment, now, told_here, flags[index], key),
-                    (
-                        "UPDATE conversations SET told = ?, updated_at = ? WHERE id = ?",
-                        (json.dumps(all_told), now, conversation.id),
-                    ),
-                ],
-            )
+        write_together(
+            self._conn,
+            [
+                _put(conversation, index, messages[index], segment, now, told_here, flags[index], key),
+                (
+                    "UPDATE conversations SET told = ?, updated_at = ? WHERE id = ?",
+                    (json.dumps(all_told), now, conversation.id),
+                ),
+            ],
+        )
         return Conversation(
             conversation.id,
             conversation.household,
@@ -253,8 +251,7 @@ class Conversations(db.Store):
                 (summary, folded_upto, int(summary_untrusted), now, conversation.id),
             )
         )
-        with self._conn.write() as conn:
-            together(conn, self._conn.dialect, [*writes, *also])
+        write_together(self._conn, [*writes, *also])
 
 
 Write = tuple[str, db.Params]
@@ -268,9 +265,26 @@ def together(tx: db.Tx, dialect: str, writes: Sequence[Write]) -> None:
         for sql, params in writes:
             tx.execute(sql, params)
         return
+    tx.execute(*_one_statement(writes))
+
+
+def _one_statement(writes: Sequence[Write]) -> Write:
+    """``writes`` as one statement: each but the last a data-modifying ``WITH`` part (PostgreSQL)."""
     *parts, (last, last_params) = writes
+    if not parts:
+        return last, last_params
     head = ", ".join(f"w{i} AS ({sql})" for i, (sql, _) in enumerate(parts))
-    tx.execute(f"WITH {head} {last}", [*(p for _, params in parts for p in params), *last_params])
+    return f"WITH {head} {last}", [*(p for _, params in parts for p in params), *last_params]
+
+
+def write_together(database: db.Database, writes: Sequence[Write]) -> None:
+    """``together`` in a transaction of its own: on PostgreSQL the one statement is sent alone
+    (``write_one``: one round trip, no BEGIN and COMMIT around it)."""
+    if database.dialect == "postgresql" and writes:
+        database.write_one(*_one_statement(writes))
+        return
+    with database.write() as tx:
+        together(tx, database.dialect, writes)
 
 
 def _put(

@@ -47,3 +47,9 @@ def before_commit(db: Any, tx: Tx) -> Attached | None:
         return None
     attached.work(tx)
     return attached
+
+
+def attached_to(db: Any) -> bool:
+    """Whether this context has work waiting for ``db``'s next write (a write must then carry it)."""
+    attached = _NEXT.get()
+    return attached is not None and attached.db is db and not attached.committed

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import StoreError, StoreLockedError
 from ._api import Database, Dialect, Params, Result, Rows, Tx
-from ._attach import before_commit
+from ._attach import attached_to, before_commit
 from ._files import private_file
 from ._migrations import Schema, migrate
 from ._process import local_alive, this_process
@@ -49,6 +49,7 @@ from ._replica import (
     on_primary,
     register,
     replica_of,
+    system_identifier,
 )
 
 if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL URL is opened
@@ -273,6 +274,13 @@ class SQLiteDatabase(_Schemas):
             raise
         self.conn.execute(f"RELEASE {name}")
 
+    def write_one(self, sql: str, params: Params = ()) -> Rows:
+        """One statement in a write transaction of its own (``PostgresDatabase.write_one``); here
+        its rows are read before the commit (the engine is in the process: no round trips to save)."""
+        with self.write() as tx:
+            cur = tx.execute(sql, params)
+            return Result(cur.fetchall(), cur.rowcount)
+
     def holder(self) -> str:
         """This process's name for the rows it holds (claims, running cards)."""
         return this_process()
@@ -428,9 +436,16 @@ def to_postgres(sql: str) -> str:
     return _QMARK.sub(swap, sql)
 
 
+_TUPLES_OK = 2  # libpq's PGRES_TUPLES_OK (``psycopg.pq.ExecStatus.TUPLES_OK``): the statement gave rows
+
+
 def _fetch(conn: Any, sql: str, params: Params) -> Rows:
     cur = conn.execute(to_postgres(sql), tuple(params))
-    return Result(cur.fetchall() if cur.description else [], cur.rowcount)
+    # the result's status, not ``cur.description``: that builds a Column object per column on every
+    # statement (10-20 µs of the app's CPU each, measured: docs/benchmarks.md, issue 25 tp25b)
+    result = cur.pgresult
+    rows = cur.fetchall() if result is not None and result.status == _TUPLES_OK else []
+    return Result(rows, cur.rowcount)
 
 
 def use_replica(
@@ -447,11 +462,16 @@ def use_replica(
         with _pool(primary_url).connection(timeout=BUSY_TIMEOUT_S) as conn:
             return current_lsn(conn)
 
+    def primary_identity() -> int:
+        with _pool(primary_url).connection(timeout=BUSY_TIMEOUT_S) as conn:
+            return system_identifier(conn)
+
     replica = None
     if replica_url is not None:
         replica = Replica(
             replica_url,
             primary_lsn,
+            primary_identity=primary_identity,
             where=redact(replica_url),
             max_lag_s=max_lag_s,
             check_every_s=check_every_s,
@@ -538,6 +558,20 @@ class PostgresDatabase(_Schemas):
                 self._mine.conn = None
         if attached is not None:
             attached.committed = True
+
+    def write_one(self, sql: str, params: Params = ()) -> Rows:
+        """One statement that is a write transaction of its own, sent alone in autocommit: one round
+        trip where ``write()`` takes three (BEGIN, the statement, COMMIT) — PostgreSQL runs a lone
+        statement atomically, all of it or none. Inside this thread's ``write()``, or with work
+        attached to this context's next write (``with_next_write``), it joins a transaction as
+        ``write()`` would."""
+        if getattr(self._mine, "conn", None) is not None or attached_to(self):
+            with self.write() as tx:
+                return tx.execute(sql, params)
+        with _translated(self.where), self._pool.connection() as conn:
+            rows = _fetch(conn, sql, params)
+            self.committed(conn)
+        return rows
 
     def committed(self, conn: Any) -> None:
         """After a commit on ``conn``: the acting member reads what it wrote from now on (``_replica``)."""

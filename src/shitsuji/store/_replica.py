@@ -13,6 +13,11 @@ invisible to the member:
   primary until the replica has replayed past it. (In this process: with several app processes
   behind a balancer that is not sticky, a member's next request may land in a process that did
   not see the write, and read within the lag bound — see docs/scaling.md.)
+- **Only the primary's own standby.** At the first check the standby's system identifier is
+  compared with the primary's, once for the process: a standby of another cluster (a replica URL
+  that names the wrong server: its rows are not this database's, and its WAL positions mean
+  nothing beside ours) is never read, and so is one whose identifier cannot be read (every role
+  may call ``pg_control_system()`` unless a server revoked it); the log says which and why.
 - **A replica that lags or is down is skipped, nothing fails.** The replica is checked at most
   every ``check_every_s``: its replayed LSN against the primary's positions sampled over the last
   ``max_lag_s``; behind all of them (replay paused, a slow disk) or unreachable means the
@@ -60,6 +65,8 @@ _PRIMARY: ContextVar[bool] = ContextVar("shitsuji_on_primary", default=False)
 # the insert position: past the commit record even before it is flushed (synchronous_commit = off)
 _LSN_SQL = "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint"
 _REPLAY_SQL = "SELECT (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint, pg_is_in_recovery()"
+# the cluster's identity, made at initdb and copied by pg_basebackup: a standby's equals its primary's
+IDENTITY_SQL = "SELECT system_identifier FROM pg_control_system()"
 
 
 def acting_as(household: str, member: str, *, reads_may_lag: bool) -> Callable[[], None]:
@@ -122,6 +129,12 @@ def current_lsn(conn: Any) -> int:
     return int(row[0])
 
 
+def system_identifier(conn: Any) -> int:
+    """The cluster's system identifier, on a psycopg connection (PUBLIC may call it by default)."""
+    row = conn.execute(IDENTITY_SQL).fetchone()
+    return int(row[0])
+
+
 def is_read(sql: str) -> bool:
     """Whether a statement only reads (what may go to the replica)."""
     head = sql.lstrip()[:6].upper()
@@ -136,6 +149,7 @@ class Replica:
         url: str,
         primary_lsn: Callable[[], int],
         *,
+        primary_identity: Callable[[], int],
         where: str,
         max_lag_s: float = MAX_LAG_S,
         check_every_s: float = CHECK_EVERY_S,
@@ -145,6 +159,8 @@ class Replica:
         self.max_lag_s = max_lag_s
         self.check_every_s = check_every_s
         self._primary_lsn = primary_lsn
+        self._primary_identity = primary_identity
+        self._ours: bool | None = None  # the primary's own standby? None: not known yet
         self._lock = threading.Lock()  # one thread checks the replica at a time
         self._written_lock = threading.Lock()
         self._written: dict[Who, int] = {}
@@ -247,22 +263,64 @@ class Replica:
         if not in_recovery:  # promoted, or not a standby at all: its rows may have parted from ours
             log.warning("replica %s is not in recovery: not reading from it", self.where)
             return -1
+        if not self._same_cluster():
+            return -1
         # fresh when it has replayed what the primary had written at some moment of the last max_lag_s
         if any(lsn <= replayed for _, lsn in self._samples):
             return replayed
         return -1
 
+    def _same_cluster(self) -> bool:
+        """Whether the standby is the primary's own (the same system identifier): asked at the first
+        check that reaches it, then known for the process's life. A standby of another cluster, or
+        one whose identifier cannot be compared, is never read — a warning says why, once."""
+        if self._ours is not None:
+            return self._ours
+        import psycopg
+
+        try:
+            ours = self._primary_identity()
+            theirs = int(self._on_replica(IDENTITY_SQL)[0])
+        except psycopg.errors.InsufficientPrivilege as exc:
+            log.warning(
+                "replica %s not used: the system identifiers that tell whether it is the primary's own "
+                "standby cannot be read (%s); let the app's role run pg_control_system() on both servers",
+                self.where,
+                str(exc).strip(),
+            )
+            self._ours = False
+            return False
+        except Exception as exc:  # unreachable now: asked again at a later check
+            log.info("replica %s: system identifier unknown, reading the primary: %s", self.where, exc)
+            return False
+        self._ours = ours == theirs
+        if not self._ours:
+            log.warning(
+                "replica %s not used: it is a standby of another cluster (system identifier %s, the "
+                "primary's %s), its rows are not this database's; point the replica URL at the "
+                "primary's own standby",
+                self.where,
+                theirs,
+                ours,
+            )
+        return self._ours
+
     def _replica_position(self) -> tuple[int, bool]:
+        row = self._on_replica(_REPLAY_SQL)
+        return (int(row[0]) if row[0] is not None else -1), bool(row[1])
+
+    def _on_replica(self, sql: str) -> Any:
+        """One row of ``sql`` on the replica."""
         if self._pool is None:  # a short probe first: a pool would keep retrying a server that is down
             import psycopg
 
             with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
-                row = conn.execute(_REPLAY_SQL).fetchone()
+                row = conn.execute(sql).fetchone()
         else:
             with self._pool.connection(timeout=CONNECT_TIMEOUT_S) as conn:
-                row = conn.execute(_REPLAY_SQL).fetchone()
+                row = conn.execute(sql).fetchone()
         assert row is not None
-        return (int(row[0]) if row[0] is not None else -1), bool(row[1])
+        return row
 
     def _connections(self) -> ConnectionPool:
         if self._pool is None:
