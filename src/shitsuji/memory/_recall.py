@@ -32,6 +32,11 @@ ASKS_FOR_NOW: Final = re.compile(
 )
 
 
+def asks_for_now(question: str) -> bool:
+    """Whether the question asks about the present (``ASKS_FOR_NOW``): recency counts more."""
+    return ASKS_FOR_NOW.search(question) is not None
+
+
 @dataclass(frozen=True, slots=True)
 class RecallWeights:
     """Tunable knobs of recall; the defaults were tuned on the dev sets in docs/benchmarks.md."""
