@@ -4,8 +4,8 @@ Why: a rule is worth shipping only when it holds on data it was not chosen on. I
 embedding the dev sets takes minutes, ranking them again takes seconds, so this script
 ingests once (the benches' own `_remember_turns` / `_ingest`, SQLite files kept in CACHE),
 collects each question's keyword and vector lists (300 each) and then re-runs
-`MemoryEngine.recall`'s ranking steps (`fuse`, `weigh`, `favour_span`, as shipped) over
-those lists for each candidate. The baseline reproduces `shitsuji bench locomo` and
+`MemoryEngine.recall`'s ranking function (`memory._rank.rank_candidates`, the very one recall
+calls) over those lists for each candidate. The baseline reproduces `shitsuji bench locomo` and
 `bench longmemeval --pooled` to the fourth decimal (docs/benchmarks.md, issue 23 lo23).
 
 Folds: LoCoMo leaves one dev conversation out; for a grid of one knob each left-out
@@ -23,19 +23,18 @@ import argparse
 import pickle
 from collections import defaultdict
 from dataclasses import replace
-from datetime import UTC
 from pathlib import Path
 from typing import Any
 
 from shitsuji.bench import locomo as lc
 from shitsuji.bench import longmemeval as lme
 from shitsuji.memory import MemoryEngine, load_embedder
-from shitsuji.memory._engine import _held_terms
 from shitsuji.memory._open import open_store
-from shitsuji.memory._recall import ASKS_FOR_NOW, RecallWeights, fuse, keyword_coverage, weigh
+from shitsuji.memory._rank import Candidates, rank_candidates
+from shitsuji.memory._recall import RecallWeights
+from shitsuji.memory._records import Hit
 from shitsuji.memory._scopes import lineage
-from shitsuji.memory._text import CJK, query_terms
-from shitsuji.memory._when import asked_span, favour_span
+from shitsuji.memory._text import query_terms
 
 POOL = 300  # collected per list: the widest pool any recall below asks for
 BASE = RecallWeights()
@@ -81,7 +80,7 @@ def collect_locomo(data: Path, db: Path) -> list[dict[str, Any]]:
                 evidence = [e for e in lc.evidence_ids(qa.get("evidence", []))[0] if e in known]
                 if evidence:
                     lists = _lists(engine, scope, qa["question"])
-                    lists.update(fold=scope.rsplit("/", 1)[-1], evidence=evidence)
+                    lists.update(fold=scope.rsplit("/", 1)[-1], evidence=evidence, kind=qa.get("category"))
                     lists["dia"] = {i: sorted(dia[i]) for i in lists["memories"]}
                     out.append(lists)
     finally:
@@ -106,7 +105,10 @@ def collect_pooled(data: Path, db: Path) -> list[dict[str, Any]]:
             clock.now = q["asked"]
             lists = _lists(engine, scope, q["question"])
             lists.update(
-                fold=n % 5, answers=q["answers"], session={i: session_of[i] for i in lists["memories"]}
+                fold=n % 5,
+                answers=q["answers"],
+                kind=q["type"],
+                session={i: session_of[i] for i in lists["memories"]},
             )
             out.append(lists)
     finally:
@@ -114,23 +116,42 @@ def collect_pooled(data: Path, db: Path) -> list[dict[str, Any]]:
     return out
 
 
-def rank(c: dict[str, Any], w: RecallWeights, k: int) -> list[Any]:
-    """``MemoryEngine.recall``'s ranking over collected lists."""
+def collect_s(data: Path, db: Path) -> list[dict[str, Any]]:
+    """LongMemEval_S: each question over its own haystack (its own scope), as ``bench longmemeval``."""
+    fresh = not db.exists()
+    questions = [q for q in lme.load(data) if not q["id"].endswith("_abs")]
+    clock = lme.AskedAt()
+    store = open_store(db)
+    engine = MemoryEngine(store, load_embedder("use"), clock=clock)
+    said = lme._said_at(questions)
+    out = []
+    try:
+        for n, q in enumerate(questions):
+            scope = f"bench/lme/{q['id']}"
+            if fresh:
+                sessions = dict(zip(q["session_ids"], q["sessions"], strict=True))
+                lme._ingest(engine, scope, sessions, lme.Ingest(), dates=said)
+            session_of = {m.id: str(m.provenance["session"]) for m in engine.list_memories(scope)}
+            clock.now = q["asked"]
+            lists = _lists(engine, scope, q["question"])
+            lists.update(
+                fold=n % 5,
+                answers=q["answers"],
+                kind=q["type"],
+                session={i: session_of[i] for i in lists["memories"]},
+            )
+            out.append(lists)
+    finally:
+        store.close()
+    return out
+
+
+def rank(c: dict[str, Any], w: RecallWeights, k: int) -> list[Hit]:
+    """``MemoryEngine.recall``'s ranking (``rank_candidates``, the same function) over collected lists."""
     n = max(w.candidates, k * 3)
     ranked = {"keyword": c["keyword"][:n], "vector": c["vector"][:n]}
-    japanese = CJK.search(c["text"]) is not None
-    scale = {}
-    if japanese and w.keyword_coverage and ranked["keyword"]:
-        held = {m.memory_id: _held_terms(c["memories"][m.memory_id]) for m in ranked["keyword"]}
-        scale["keyword"] = keyword_coverage(c["asked"], held)
-    weights = {"keyword": w.keyword_weight, "vector": w.vector_weight_cjk if japanese else w.vector_weight}
-    fused = fuse(ranked, weights, scale, standout=w.standout)
-    distances = {s: d for d, s in enumerate(c["chain"])}
-    now = ASKS_FOR_NOW.search(c["text"]) is not None
-    hits = weigh(fused, c["memories"], distances, c["clock"], w, asks_for_now=now, vectors=c["vectors"])
-    if (span := asked_span(c["text"], c["clock"], UTC)) is not None:
-        hits = favour_span(hits, span, w, UTC)
-    return hits[:k]
+    found = Candidates(c["text"], c["asked"], ranked, c["memories"], c["vectors"], c["chain"])
+    return rank_candidates(found, c["clock"], w)[:k]
 
 
 def _sessions(names: list[str]) -> list[str]:
@@ -154,9 +175,39 @@ def score_pooled(data: list[dict[str, Any]], w: RecallWeights) -> dict[int, floa
     """recall_any@5 per question fold."""
     folds: dict[int, list[float]] = defaultdict(list)
     for c in data:
-        order = _sessions([c["session"][h.memory.id] for h in rank(c, w, 100)])
-        folds[c["fold"]].append(1.0 if c["answers"] & set(order[:5]) else 0.0)
+        folds[c["fold"]].append(_at5(c, w)[0])
     return {f: _mean(v) for f, v in sorted(folds.items())}
+
+
+def _at5(c: dict[str, Any], w: RecallWeights) -> tuple[float, float]:
+    """One LongMemEval question's recall_any@5 and recall_all@5 (sessions of the best 100 turns)."""
+    top = set(_sessions([c["session"][h.memory.id] for h in rank(c, w, 100)])[:5])
+    return float(bool(c["answers"] & top)), float(c["answers"] <= top)
+
+
+LOCOMO_KINDS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+
+def by_kind(sets: dict[str, list[dict[str, Any]]], w: RecallWeights) -> None:
+    """Each set's figure per question kind and overall, and the LongMemEval questions missed at all@5."""
+    kinds: dict[str, list[float]] = defaultdict(list)
+    for c in sets["locomo"]:
+        found = {d for h in rank(c, w, 10) for d in c["dia"][h.memory.id]}
+        row = sum(e in found for e in c["evidence"]) / len(c["evidence"])
+        kinds[f"locomo R@10 {LOCOMO_KINDS.get(c['kind'], c['kind'])}"].append(row)
+        kinds["locomo R@10 overall"].append(row)
+    for name in ("pooled", "s"):
+        misses = []
+        for c in sets.get(name, []):
+            any5, all5 = _at5(c, w)
+            for key in (f"{name} {c['kind']}", f"{name} overall"):
+                kinds[f"{key} any@5"].append(any5)
+                kinds[f"{key} all@5"].append(all5)
+            if not all5:
+                misses.append(f"{c['kind']}: {c['text'][:70]}")
+        print(f"{name} all@5 misses: " + " | ".join(misses))
+    for key, rows in sorted(kinds.items()):
+        print(f"{key:>48}  {_mean(rows):.4f}  (n={len(rows)})")
 
 
 def _mean(values: list[float]) -> float:
@@ -192,17 +243,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/recall-folds"))
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--kinds-only", action="store_true", help="the per-kind figures, no grids")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     sets = {}
     for name, collect, source in (
         ("locomo", collect_locomo, args.data / "locomo" / "locomo-dev.json"),
         ("pooled", collect_pooled, args.data / "longmemeval" / "lme-oracle-dev.json"),
+        ("s", collect_s, args.data / "longmemeval" / "lme-s-dev.json"),
     ):
         lists = args.cache / f"{name}.pkl"
         if not lists.exists():
             lists.write_bytes(pickle.dumps(collect(source, args.cache / f"{name}.db")))
         sets[name] = pickle.loads(lists.read_bytes())
+    print("## by kind, shipped weights")
+    by_kind(sets, BASE)
+    if args.kinds_only:
+        return
     for title, grid in CANDIDATES.items():
         print(f"## {title}")
         scores = {value: score_locomo(sets["locomo"], w) for value, w in grid.items()}
@@ -211,7 +268,7 @@ def main() -> None:
             n = sum(r["n"] for r in per.values())
             turn = sum(r["turn"] * r["n"] for r in per.values()) / n
             session = sum(r["session"] * r["n"] for r in per.values()) / n
-            pooled = score_pooled(sets["pooled"], w)
+            pooled = score_pooled(sets["pooled"], w)  # (LongMemEval_S: per kind above)
             print(
                 f"{value:>10}  LoCoMo R@10 {turn:.4f} ("
                 + ", ".join(f"{f} {r['turn']:.4f}" for f, r in per.items())

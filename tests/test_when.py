@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from shitsuji.memory import MemoryEngine
-from shitsuji.memory._recall import RecallWeights
+from shitsuji.memory._recall import RecallWeights, asks_for_now
 from shitsuji.memory._when import asked_span, mentioned_spans
 
 from .conftest import Clock
@@ -148,3 +148,89 @@ def test_last_week_in_japanese_and_last_summer_in_english_find_their_span(fixed:
     spring = _said(fixed, "We went camping in the mountains", tokyo(2026, 4, 5, 12))
     assert fixed.recall("where did we go camping last summer?", SCOPE, zone=TOKYO)[0].memory.id == summer
     assert plain.recall("where did we go camping last summer?", SCOPE, zone=TOKYO)[0].memory.id == spring
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [  # up to the end of the asker's today (Tuesday 1 December in Tokyo)
+        ("what did I buy in the past three months?", tokyo(2026, 9, 1), tokyo(2026, 12, 2)),
+        ("ここ3ヶ月で買ったものは？", tokyo(2026, 9, 1), tokyo(2026, 12, 2)),
+        ("この三か月で行った店は？", tokyo(2026, 9, 1), tokyo(2026, 12, 2)),
+        ("what did we cook in the last two weeks?", tokyo(2026, 11, 17), tokyo(2026, 12, 2)),
+        ("過去2週間で作った料理は？", tokyo(2026, 11, 17), tokyo(2026, 12, 2)),
+        ("where did we eat over the past year?", tokyo(2025, 12, 1), tokyo(2026, 12, 2)),
+        ("ここ数日で会った人は？", tokyo(2026, 11, 29), tokyo(2026, 12, 2)),
+        ("who called in the past few weeks?", tokyo(2026, 11, 10), tokyo(2026, 12, 2)),
+        ("what did we do last weekend?", tokyo(2026, 11, 28), tokyo(2026, 11, 30)),
+        ("先週末は何をした？", tokyo(2026, 11, 28), tokyo(2026, 11, 30)),
+        ("what did I eat this morning?", tokyo(2026, 12, 1), tokyo(2026, 12, 2)),
+        ("今朝何を食べた？", tokyo(2026, 12, 1), tokyo(2026, 12, 2)),
+        ("what did we watch last night?", tokyo(2026, 11, 30), tokyo(2026, 12, 1)),
+        ("昨夜は何を見た？", tokyo(2026, 11, 30), tokyo(2026, 12, 1)),
+        ("what did we plant this spring?", tokyo(2026, 3, 1), tokyo(2026, 6, 1)),
+        ("who visited two weeks ago?", tokyo(2026, 11, 14), tokyo(2026, 11, 21)),
+        ("二週間前に来たのは誰？", tokyo(2026, 11, 14), tokyo(2026, 11, 21)),
+    ],
+)
+def test_a_trailing_span_ends_with_the_askers_today(question: str, start: datetime, end: datetime) -> None:
+    assert asked_span(question, NOW, TOKYO) == (start, end)
+
+
+def test_a_trailing_span_in_utc_ends_a_day_earlier() -> None:
+    # at 15:30 UTC on 30 November it is still 30 November: three months back is 30 August
+    assert asked_span("ここ3ヶ月で買ったものは？", NOW, UTC) == (
+        datetime(2026, 8, 30, tzinfo=UTC),
+        datetime(2026, 12, 1, tzinfo=UTC),
+    )
+
+
+def test_words_that_are_no_span() -> None:
+    for question in (
+        "what did we do on the last day of the trip?",
+        "最近の晩酌は？",
+        "what have I read lately?",
+    ):
+        assert asked_span(question, NOW, TOKYO) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "now"),
+    [
+        ("今どこに住んでる？", True),
+        ("今、何の仕事をしてる？", True),
+        ("まだ猫を飼ってる？", True),
+        ("what have I been reading lately?", True),
+        ("where do I work at the moment?", True),
+        ("what's my current job?", True),
+        ("今日は何をした？", False),
+        ("今年の夏はどこに行った？", False),
+        ("今度の旅行はどこ？", False),
+        ("今朝何を食べた？", False),
+        ("where did we go last summer?", False),
+    ],
+)
+def test_questions_about_the_present(question: str, now: bool) -> None:
+    assert asks_for_now(question) is now
+
+
+def test_where_i_live_now_is_the_newer_fact_in_both_languages(fixed: MemoryEngine) -> None:
+    old = _said(fixed, "私は東京の世田谷に住んでいる", tokyo(2024, 4, 1, 9))
+    new = _said(fixed, "私は大阪の梅田に住んでいる", tokyo(2026, 10, 1, 9))
+    assert [h.memory.id for h in fixed.recall("今どこに住んでる？", SCOPE, zone=TOKYO)][:2] == [new, old]
+    old_job = _said(fixed, "I work at Acme as a data engineer", tokyo(2024, 4, 1, 9))
+    new_job = _said(fixed, "I work at Globex as a data engineer", tokyo(2026, 10, 1, 9))
+    hits = [h.memory.id for h in fixed.recall("where do I work now?", SCOPE, zone=TOKYO)]
+    assert hits.index(new_job) < hits.index(old_job)
+
+
+def test_the_past_three_months_favours_what_was_said_inside_them(fixed: MemoryEngine) -> None:
+    plain = MemoryEngine(
+        fixed.store, fixed.embedder, clock=fixed.clock, weights=RecallWeights(favour_span=False)
+    )
+    _said(fixed, "Groceries come on Thursdays", tokyo(2026, 6, 1, 9))  # min-max: the weakest scores 0
+    _said(fixed, "牛乳は木曜日に届く", tokyo(2026, 6, 1, 9))
+    inside = _said(fixed, "電気屋さんが台所の電気を直した", tokyo(2026, 10, 20, 9))
+    before = _said(fixed, "水道屋さんが台所の流しを直した", tokyo(2026, 6, 10, 9))  # a closer match
+    question = "ここ3ヶ月で台所の何を直した？"
+    assert fixed.recall(question, SCOPE, zone=TOKYO)[0].memory.id == inside
+    assert plain.recall(question, SCOPE, zone=TOKYO)[0].memory.id == before  # the rule is what did it

@@ -28,7 +28,8 @@ from ..store import may_lag
 from ._embedders import Embedder, Matrix, Vector
 from ._embedding import embed_rows
 from ._model_check import embedder_mismatch, readings_missing
-from ._recall import ASKS_FOR_NOW, RecallWeights, cross_script, fuse, keyword_coverage, weigh
+from ._rank import CONTEXT_TERMS_CHARS, Candidates, rank_candidates
+from ._recall import RecallWeights
 from ._records import (
     Hit,
     Memory,
@@ -42,8 +43,7 @@ from ._scopes import lineage, normalize_scope
 from ._slots import Match
 from ._store import MemoryStore, StoreStats
 from ._supersede import MIN_COSINE, same_subject
-from ._text import CJK, chunks, content_hash, query_terms, terms
-from ._when import asked_span, favour_span
+from ._text import chunks, content_hash, query_terms, terms
 
 if TYPE_CHECKING:
     from ..audit import AuditEvent, AuditLog
@@ -51,7 +51,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memory
 
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
@@ -94,14 +93,6 @@ def index_terms(content: str, context: str | None = None) -> str:
     """
     extra = terms(context[-CONTEXT_TERMS_CHARS:]) if context else []
     return "\n".join(" ".join(terms(piece) + extra) for piece in chunks(content))
-
-
-def _held_terms(memory: Memory) -> set[str]:
-    """The distinct terms a memory is indexed under (as ``index_terms`` makes them, all chunks)."""
-    held = set(terms(memory.content))
-    if memory.context:
-        held.update(terms(memory.context[-CONTEXT_TERMS_CHARS:]))
-    return held
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,36 +409,14 @@ class MemoryEngine:
         ranked = self.store.candidates(words, self.embedder.model_id, vector, chain, n)
         if (warning := self.index_warning()) is not None:
             log.warning("%s", warning)
-        w = self.weights
-        japanese = CJK.search(text) is not None
-        vector_weight = w.vector_weight_cjk if japanese else w.vector_weight
         candidates = {m.memory_id for matches in ranked.values() for m in matches}
         # the vectors are read with the rows (one round trip on PostgreSQL): candidates are what ``fuse``
         # keeps, and ``weigh`` compares the vectors of its hits to find versions of one fact
         memories, vectors = self.store.memories_with_vectors(
             list(candidates), self.embedder.model_id if "vector" in ranked else None
         )
-        scale: dict[str, dict[str, float]] = {}
-        if japanese and w.keyword_coverage and ranked.get("keyword"):
-            held = {
-                m.memory_id: _held_terms(memories[m.memory_id])
-                for m in ranked["keyword"]
-                if m.memory_id in memories
-            }
-            scale["keyword"] = keyword_coverage(asked, held)
-        # Japanese notes for an English question: the vector sees them, the keywords cannot (only when
-        # keywords were searched: by meaning alone, as the prompt hook recalls, there is nothing to offset)
-        if w.cross_script and not japanese and ranked.get("vector") and ranked.get("keyword"):
-            scale["vector"] = cross_script(ranked["vector"], memories, w)
-        fused = fuse(
-            ranked, {"keyword": w.keyword_weight, "vector": vector_weight}, scale, standout=w.standout
-        )
-        distances = {s: d for d, s in enumerate(chain)}
-        now = ASKS_FOR_NOW.search(text) is not None
-        clock = self.clock()
-        hits = weigh(fused, memories, distances, clock, self.weights, asks_for_now=now, vectors=vectors)
-        if (span := asked_span(text, clock, zone)) is not None:
-            hits = favour_span(hits, span, self.weights, zone)
+        found = Candidates(text, asked, ranked, memories, vectors, chain)
+        hits = rank_candidates(found, self.clock(), self.weights, zone)
         return hits[:k]
 
     def get(

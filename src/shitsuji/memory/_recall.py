@@ -25,11 +25,19 @@ from ._supersede import overlap
 from ._text import CJK
 
 #: Words that ask about the present ("今の晩酌のルールは？", "what do I drink now?"): recency counts more.
+#: 今 alone ("今どこに住んでる？") too, but not in the words that name another time: 今日, 今週, 今月,
+#: 今年, 今度, 今回, 今朝, 今晩, 今夜, 今後, 今更, 今まで, 今頃.
 ASKS_FOR_NOW: Final = re.compile(
-    r"今の|今は|いまの|いまは|現在|最近|この頃|このごろ|近頃|最新|今どき|"
-    r"\b(?:now|current|currently|these days|nowadays|latest|recent|recently|anymore|still)\b",
+    r"今(?![日週月年度回朝晩夜後更頃ま])|いま(?:の|は|、|どこ|何|なに)|まだ|現在|最近|この頃|このごろ|近頃|最新|"
+    r"\b(?:now|current|currently|these days|nowadays|latest|recent|recently|lately|anymore|any more|still"
+    r"|at the moment|at present|presently)\b",
     re.IGNORECASE,
 )
+
+
+def asks_for_now(question: str) -> bool:
+    """Whether the question asks about the present (``ASKS_FOR_NOW``): recency counts more."""
+    return ASKS_FOR_NOW.search(question) is not None
 
 
 @dataclass(frozen=True, slots=True)

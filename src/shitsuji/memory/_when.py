@@ -4,7 +4,9 @@
 the asker's calendar: last month is the calendar month before this one **in the asker's
 time zone** (at 00:30 on 1 December in Tokyo it is November, though in UTC it is still
 November 30th's month). ``asked_span`` turns such words into a ``[start, end)`` pair of
-aware datetimes, or None when the question names no span.
+aware datetimes, or None when the question names no span. A trailing span ("the past three
+months", "in the last two weeks", ここ3ヶ月, 過去2週間, ここ数日) ends with the asker's today;
+"the last day of the trip" is none (without a count, "last" needs "in/over the").
 
 A memory can match a span two ways, and both are kept: when it was said (``created_at``,
 what the store records for every row) and what dates it talks about ("the plumber comes on
@@ -15,13 +17,16 @@ is correct for rows written before this rule existed.
 
 Recall then favours the candidates inside the span (``favour_span``: an in-span hit goes
 above out-of-span hits that match the question about as well; not a filter — a question
-that says "last month" about something said earlier still finds it). Words asking for the present ("lately", 最近) are ``_recall.ASKS_FOR_NOW``'s: newer
-facts first, not a span.
+that says "last month" about something said earlier still finds it). Words asking for the
+present ("lately", "recently", "these days", 最近, この頃, 今どこに…) are ``_recall.ASKS_FOR_NOW``'s:
+newer facts first, not a span — "what do I drink lately?" wants the latest answer, however long
+ago it was said, and a span would drop nothing but only reorder near-equals anyway.
 """
 
 from __future__ import annotations
 
 import re
+from calendar import monthrange
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -73,10 +78,19 @@ _WORD_NUMS: Final = {
 _KANJI_NUMS: Final = "一二三四五六七八九"
 _WEEKDAYS: Final = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
+_FEW: Final = r"few|several|couple of|数"
 _RELATIVE: Final = re.compile(
-    r"(?P<dby>the day before yesterday|一昨日|おととい)"
-    r"|(?P<yesterday>\byesterday\b|昨日|きのう)"
-    r"|(?P<today>\btoday\b|今日|きょう)"
+    # "the past three months", "the last 2 weeks", ここ3ヶ月, 過去2週間, この一年: up to today
+    # ("the last day of the trip" is no span: without a count, "last" needs in/over/during the)
+    rf"(?P<trail>\b(?:(?:in|over|during|for|within)\s+the\s+(?:past|last)|(?:the\s+)?past"
+    rf"|last(?=\s+(?:\d|{_NUM[1:-1]}|{_FEW})\s))"
+    rf"\s+(?:(?P<tn>{_NUM[1:-1]}|{_FEW})\s+)?(?P<tunit>day|week|month|year)s?\b"
+    rf"|(?:ここ|過去|この|直近|最近)\s*(?P<jtn>\d+|[一二三四五六七八九十]+|数)\s*"
+    r"(?P<jtunit>日間|日|週間|週|か月|ヶ月|ヵ月|カ月|ケ月|年間|年))"
+    r"|(?P<dby>the day before yesterday|一昨日|おととい)"
+    r"|(?P<yesterday>\byesterday\b|\blast night\b|昨日|きのう|昨夜|昨晩|ゆうべ)"
+    r"|(?P<today>\btoday\b|\bthis morning\b|\btonight\b|今日|きょう|今朝|今夜|今晩)"
+    r"|(?P<lastwe>\blast weekend\b|先週末)"
     r"|(?P<lastwd>\blast (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
     r"|先週の(?P<jwd>[月火水木金土日])曜)"
     r"|(?P<wbl>the week before last|先々週)"
@@ -143,6 +157,7 @@ def _relative(m: re.Match[str], today: date, zone: tzinfo) -> Span | None:
     g = m.groupdict()
     monday = today - timedelta(days=today.weekday())
     simple: dict[str, Span] = {
+        "lastwe": _days(monday - timedelta(days=2), 2, zone),  # Saturday and Sunday before this week
         "dby": _days(today - timedelta(days=2), 1, zone),
         "yesterday": _days(today - timedelta(days=1), 1, zone),
         "today": _days(today, 1, zone),
@@ -158,6 +173,8 @@ def _relative(m: re.Match[str], today: date, zone: tzinfo) -> Span | None:
     for name, span in simple.items():
         if g[name]:
             return span
+    if g["trail"]:
+        return _trailing(today, g["tn"] or g["jtn"], g["tunit"] or g["jtunit"], zone)
     if g["lastwd"]:
         if g["jwd"]:  # 先週の火曜: the Tuesday of last week
             return _days(
@@ -178,6 +195,28 @@ def _relative(m: re.Match[str], today: date, zone: tzinfo) -> Span | None:
     if unit in ("year", "年"):
         return _month(today.year - n, 1, 12, zone)
     return _month(*_months_back(today, n), 1, zone)
+
+
+def _trailing(today: date, count: str | None, unit: str, zone: tzinfo) -> Span:
+    """The last ``count`` days/weeks/months/years up to the end of today ("the past 3 months", ここ3ヶ月).
+
+    Vague counts (few, several, 数) are read as three; no count ("the past month") as one."""
+    n = (
+        3
+        if count is not None and count.lower() in ("few", "several", "couple of", "数")
+        else _count(count or "1")
+    )
+    if count is not None and count.lower() == "couple of":
+        n = 2
+    unit = unit.lower()
+    end = _day(today + timedelta(days=1), zone)
+    if unit in ("day", "日", "日間"):
+        return _day(today - timedelta(days=n - 1), zone), end
+    if unit in ("week", "週", "週間"):
+        return _day(today - timedelta(days=7 * n), zone), end
+    months = 12 * n if unit in ("year", "年", "年間") else n
+    year, month = _months_back(today, months)
+    return _day(date(year, month, min(today.day, monthrange(year, month)[1])), zone), end
 
 
 # the unnamed number groups of the two "ago" forms (named groups cannot repeat in one pattern)
