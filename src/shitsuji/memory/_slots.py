@@ -42,6 +42,10 @@ class Slots:
         self._codes: npt.NDArray[np.int32] = np.zeros(capacity, dtype=np.int32)
         self._alive: npt.NDArray[np.bool_] = np.zeros(capacity, dtype=np.bool_)
         self._code_of_scope: dict[str, int] = {}
+        # the last mask asked for, by (scope codes, size, live): slots only ever append (size grows)
+        # or die (live falls), so a state never comes back with the same pair and a stale mask
+        # cannot be served. Recall asks twice per query (keywords, vectors) over 100k slots.
+        self._last_mask: tuple[tuple[tuple[int, ...], int, int], npt.NDArray[np.bool_]] | None = None
 
     def __len__(self) -> int:
         return len(self._slots_of)
@@ -148,11 +152,15 @@ class Slots:
         if not codes or self.size == 0:
             return None
         n = self.size
+        key = (tuple(codes), n, self.live)
+        if self._last_mask is not None and self._last_mask[0] == key:
+            return self._last_mask[1].copy()  # callers narrow it in place
         if len(codes) == 1:
             mask = self._codes[:n] == codes[0]
         else:
             mask = np.isin(self._codes[:n], codes)
         live: npt.NDArray[np.bool_] = mask & self._alive[:n]
+        self._last_mask = (key, live.copy())
         return live
 
 
@@ -161,7 +169,8 @@ def top_slots(scores: npt.NDArray[np.floating], mask: npt.NDArray[np.bool_], lim
     candidates = np.flatnonzero(mask)
     if limit <= 0 or candidates.size == 0:
         return []
-    picked = scores[candidates]
+    # every slot masked in (one scope holds the index): the scores themselves, not a copy of them
+    picked = scores if candidates.size == scores.size else scores[candidates]
     if candidates.size > limit:
         part = np.argpartition(-picked, limit - 1)[:limit]
         candidates, picked = candidates[part], picked[part]
