@@ -363,6 +363,54 @@ def test_bad_chat_input_gets_a_clear_4xx_and_nothing_is_said(site: Site, api: Fa
     assert messages_of(site, conversation) == [] and messages_of(site, next_door) == []
 
 
+def test_chat_asks_who_is_there_before_it_reads_the_body(site: Site, api: FakeMessagesAPI) -> None:
+    """401 (signed out) and 403 (no CSRF token) come before any 422 for the body: a stranger learns
+    nothing about the API's fields; a signed-in member gets the clear 422."""
+    bad_bodies: list[dict[str, Any]] = [
+        {"json": {"text": "牛乳"}},  # the field is called message
+        {"json": {"message": "あ" * 8001}},
+        {"json": {"message": "牛乳", "model": "opus"}},
+        {"content": '{"message": "牛乳', "headers": {"content-type": "application/json"}},  # broken JSON
+        {"content": "牛乳", "headers": {"content-type": "text/plain"}},
+        {},  # no body at all
+    ]
+    client, csrf = signed_in(site, "wife", "futari")
+    token = client.cookies[SESSION_COOKIE]
+    stranger = TestClient(site.app)
+    stale = TestClient(site.app, cookies={SESSION_COOKIE: "x" * len(token)})  # a cookie of no session
+    for bad in bad_bodies:
+        for outside in (stranger, stale):
+            response = outside.post("/api/chat", **bad)
+            assert response.status_code == 401, (bad, response.text)
+            assert response.json() == {"error": "sign in first"}
+        forged = client.post("/api/chat", **bad)  # her session, but no CSRF token
+        assert forged.status_code == 403, (bad, forged.text)
+    said = {
+        "missing": client.post("/api/chat", json={"text": "牛乳"}, headers=csrf_headers(csrf)),
+        "long": client.post("/api/chat", json={"message": "あ" * 8001}, headers=csrf_headers(csrf)),
+        "plain": client.post(
+            "/api/chat", content="牛乳", headers={**csrf_headers(csrf), "content-type": "text/plain"}
+        ),
+        "empty": client.post("/api/chat", headers=csrf_headers(csrf)),
+    }
+    assert {name: r.status_code for name, r in said.items()} == dict.fromkeys(said, 422)
+    assert said["missing"].json()["error"].startswith("invalid request: message: Field required")
+    assert (
+        said["long"].json()["error"] == "invalid request: message: String should have at most 8000 characters"
+    )
+    assert "Content-Type: application/json" in said["plain"].json()["error"]
+    assert said["empty"].json()["error"] == "invalid request: Field required"
+    assert said["missing"].json()["detail"][0]["loc"] == ["body", "message"]  # where FastAPI puts it
+    documented = client.get("/api/openapi.json").json()["paths"]["/api/chat"]["post"]["requestBody"]
+    schema = documented["content"]["application/json"]["schema"]  # the body is still in the schema
+    assert (
+        documented["required"]
+        and schema["required"] == ["message"]
+        and schema["additionalProperties"] is False
+    )
+    assert api.requests == []  # the model never heard any of it
+
+
 def test_a_body_sent_in_chunks_past_the_limit_is_refused_before_anything_is_done(
     site: Site, api: FakeMessagesAPI
 ) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -64,6 +64,11 @@ class Case:
     hits: list[Scored]
     prompt_terms: int
     chatter: float = 0.0  # the prompt's similarity to conversation chatter (``hooks._chatter``)
+    # the candidates scored and ordered for one kind of score (``_ranked``): a calibration tries
+    # tens of thousands of thresholds over the same few kinds, and only the thresholds change
+    ranked: dict[tuple[float, float, bool], list[tuple[float | None, Scored]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 def load_set(name: str = "hook_relevance.json") -> dict[str, Any]:
@@ -100,18 +105,27 @@ def _gated(case: Case, gate: Gate | None) -> list[Scored]:
         return []
     if gate is None:
         return [h for h in case.hits if passes(None, h.cosine, h.shared, case.prompt_terms)]
+    return [h for s, h in _ranked(case, gate) if passes(gate, s, h.shared, case.prompt_terms)]
+
+
+def _ranked(case: Case, gate: Gate) -> list[tuple[float | None, Scored]]:
+    """The case's candidates with the score ``gate``'s thresholds compare, in the order the hook shows
+    them; computed once per kind of score (weight, centre, relative) and kept on the case."""
+    kind = (gate.second_weight, gate.second_center, gate.relative)
+    found = case.ranked.get(kind)
+    if found is not None:
+        return found
     if gate.second_weight:  # the hook server's fused score, of language-centred cosines
         fused = [(gate.score(h.centred, h.second) or 0.0, h) for h in case.hits if h.centred is not None]
         relative = gate.against_others([s for s, _ in fused])
         scored: list[tuple[float | None, Scored]] = [
             (r, h) for r, (_, h) in zip(relative, fused, strict=True)
         ]
+        scored.sort(key=lambda pair: -(pair[0] or 0.0))  # re-scored by the second model: best first
     else:
         scored = [(gate.score(h.cosine), h) for h in case.hits if h.cosine is not None]
-    shown = [(s, h) for s, h in scored if passes(gate, s, h.shared, case.prompt_terms)]
-    if gate.second_weight:  # re-scored by the second model: best fused score first
-        shown.sort(key=lambda pair: -(pair[0] or 0.0))
-    return [h for _, h in shown]
+    case.ranked[kind] = scored
+    return scored
 
 
 def calibrate(cases: Sequence[Case], second_weights: Sequence[float] = (0.0,)) -> Gate:

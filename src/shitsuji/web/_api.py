@@ -24,6 +24,7 @@ from ._accounts import Attempt
 from ._backend import Backend
 from ._cards import card_view, decision_text
 from ._i18n import Words
+from ._json_body import documented, validated
 from ._locale import words
 from ._member import Member
 from ._security import (
@@ -215,9 +216,13 @@ def _sse(event: str, data: dict[str, Any]) -> str:
     "/chat",
     tags=["chat"],
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "Server-sent events"},
+        422: {"description": "The body is not a valid ChatIn (answered after the session check)"},
+    },
+    openapi_extra=documented(ChatIn),  # the body is validated in the route, after the session check
 )
-async def chat(body: ChatIn, request: Request) -> StreamingResponse:
+async def chat(request: Request) -> StreamingResponse:
     """Say something; the reply streams as server-sent events.
 
     Events: ``conversation`` (its id), ``mode``, ``tools`` (names, while they run), ``text``
@@ -225,22 +230,22 @@ async def chat(body: ChatIn, request: Request) -> StreamingResponse:
     UI to open a panel), ``done`` (the whole reply) or ``error`` (what went wrong; the
     message is kept).
     """
-    # signed in (401, 403 without the CSRF token) and claimed before the stream starts: 400 for bad
-    # words, 409 while a turn runs there, 503 without a model — with the turn's start, in one trip
+    # signed in (401, 403 without the CSRF token), then the body (422), then claimed before the stream
+    # starts: 400 for bad words, 409 while a turn runs there, 503 without a model — with the turn's
+    # start, in one trip (``_json_body``: a declared body would be validated before the session check)
     sent = await sent_token(request)
-    member, turn, t = await off_loop(
-        signed_begun, request, sent, body.message, body.conversation, key=body.key
-    )
+    raw = await request.body()
+    member, turn, t = await off_loop(signed_begun, request, sent, raw)
     acting_as(member.household, member.user, reads_may_lag=False)  # the turn's later trips are the member's
     return stream_turn(request, member, turn, t)
 
 
-def signed_begun(
-    request: Request, sent: str | None, text: str, conversation: str | None, *, key: str | None
-) -> tuple[Member, Turn, Words]:
-    """The session's member (``signed_member``) and ``begun``, in one trip to a worker thread."""
+def signed_begun(request: Request, sent: str | None, raw: bytes) -> tuple[Member, Turn, Words]:
+    """The session's member (``signed_member``), the body ``raw`` as ``ChatIn`` and ``begun``, in that
+    order and in one trip to a worker thread."""
     member = signed_member(request, sent)
-    return (member, *begun(request, member, text, conversation, key=key))
+    body = validated(ChatIn, raw, request.headers.get("content-type"))
+    return (member, *begun(request, member, body.message, body.conversation, key=body.key))
 
 
 def begun(
