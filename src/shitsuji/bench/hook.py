@@ -11,15 +11,23 @@ Both ways the hook runs are timed on the same database: alone (no hook server: t
 prompt of a session, or ``SHITSUJI_HOOK_SERVER=off``) and asking a running hook server
 (every later prompt, once its second model has embedded the memories; and, before that,
 while it does), prompt by prompt in turn, so a noisy machine weighs on both alike; ``--baseline`` adds another checkout's
-hook (e.g. the previous commit's, from ``git worktree add``) to the rotation and reports
-the ratios.
+hook (e.g. the previous commit's, from ``git worktree add``) to the rotation — alone, and asking
+that checkout's own hook server — and reports the ratios.
+
+``--keep DIR`` keeps the project and its database in DIR, filled once: at 10,000 memories the
+server's second model takes many minutes to embed them on a busy machine, and a run that
+keeps them finds them embedded (the server keeps its second model's vectors beside its socket,
+``hooks._second``); the fill and the embedding are the same as in a fresh run, only not redone.
+The baseline's server gets a copy of those vectors (the same database, so the same memories).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -94,21 +102,43 @@ def _fill(db: Path, scope: str, embedder: str, n: int, progress: Progress | None
     return time.perf_counter() - start
 
 
+@contextmanager
+def _workspace(keep: Path | None, embedder: str, n: int, progress: Progress | None) -> Iterator[_Place]:
+    """A project with ``n`` memories in its database: fresh in a temporary folder, or kept in a folder of
+    ``keep`` named after ``n`` and the embedder (filled on the first run; a marker says the fill finished)."""
+    with tempfile.TemporaryDirectory(prefix="shitsuji-bench-hook-") as tmp:
+        root = keep / f"hook-{n}-{embedder}" if keep is not None else Path(tmp)
+        project = root / "home" / "u" / "projects" / "main-project"
+        db, marker = root / "bench.db", root / "filled"
+        fill_s: float | None = None  # None: filled by an earlier run
+        if keep is None or not marker.exists():
+            if keep is not None and root.exists():
+                shutil.rmtree(root)  # a fill that did not finish: start over
+            (project / ".git").mkdir(parents=True)
+            (project / "src").mkdir()
+            fill_s = _fill(db, project_scope(project), embedder, n, progress)
+            marker.touch()
+        yield _Place(project, db, root, fill_s)
+
+
+class _Place:
+    def __init__(self, project: Path, db: Path, root: Path, fill_s: float | None) -> None:
+        self.project, self.db, self.root, self.fill_s = project, db, root, fill_s
+
+
 def run_hook_bench(
     *,
     embedder: str,
     n: int = 10_000,
     runs: int = 40,
     baseline: Path | None = None,
+    keep: Path | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """``baseline``: the ``src`` folder of another checkout, whose hook is timed beside ours."""
-    with tempfile.TemporaryDirectory(prefix="shitsuji-bench-hook-") as tmp:
-        project = Path(tmp) / "home" / "u" / "projects" / "main-project"
-        (project / ".git").mkdir(parents=True)
-        (project / "src").mkdir()
-        db = Path(tmp) / "bench.db"
-        fill_s = _fill(db, project_scope(project), embedder, n, progress)
+    """``baseline``: the ``src`` folder of another checkout, whose hook (alone and with its own server) is
+    timed beside ours; ``keep``: a folder for the project and database, filled once (module doc)."""
+    with _workspace(keep, embedder, n, progress) as place:
+        project, db, fill_s = place.project, place.db, place.fill_s
         env = {
             k: v for k, v in os.environ.items() if not k.startswith("SHITSUJI_") or k == "SHITSUJI_CACHE_DIR"
         }
@@ -124,18 +154,27 @@ def run_hook_bench(
         import_ms = _time_runs([python, "-c", "import shitsuji.hooks"], payloads[:10], alone)[0]
         if progress:
             progress("starting a hook server")
-        with _hook_server(db, embedder, env) as server:
+        with contextlib.ExitStack() as stack:
+            server = stack.enter_context(_hook_server(db, embedder, env))
             if progress:
                 progress("timing the hook server while its second model embeds the memories")
             loading_ms = _time_runs(fast, payloads[: max(3, runs // 2)], env)[0]
             loading_pending = server.pending()
             ready_s = server.ready()
             variants = {"hook": alone, "server_hook": env}
+            servers = {"server_hook": server.process.pid}
             if baseline is not None:  # another checkout's code, on the same database
                 variants["baseline_hook"] = {**alone, "PYTHONPATH": str(baseline)}
+                theirs = _baseline_env(env, baseline, place.root / "baseline-cache", server, db, embedder)
+                if progress:
+                    progress("starting the baseline's hook server")
+                other = stack.enter_context(_hook_server(db, embedder, theirs))
+                other.ready()
+                variants["baseline_server_hook"] = theirs
+                servers["baseline_server_hook"] = other.process.pid
             if progress:
                 progress(f"timing {runs} prompts × {len(variants)} ways, interleaved")
-            timed = _interleaved(fast, payloads, variants, {"server_hook": server.process.pid})
+            timed = _interleaved(fast, payloads, variants, servers)
             load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     figures = {
         f"{name}_{stat}_ms": round(percentile(times, q), 1)
@@ -153,11 +192,17 @@ def run_hook_bench(
         figures["server_ratio_p95"] = round(
             figures["server_hook_p95_ms"] / figures["baseline_hook_p95_ms"], 2
         )
+        figures["server_ratio_to_baseline_server_p95"] = round(
+            figures["server_hook_p95_ms"] / figures["baseline_server_hook_p95_ms"], 2
+        )
+        figures["server_cpu_ratio_to_baseline_server_p50"] = round(
+            figures["server_hook_cpu_p50_ms"] / max(figures["baseline_server_hook_cpu_p50_ms"], 0.1), 2
+        )
     return {
         "embedder": embedder,
         "memories": n,
         "runs": runs,
-        "fill_s": round(fill_s, 1),
+        "fill_s": round(fill_s, 1) if fill_s is not None else "kept from an earlier run",
         **figures,
         "cli_hook_p50_ms": round(percentile(cli_ms, 50), 1),
         "cli_hook_p95_ms": round(percentile(cli_ms, 95), 1),
@@ -191,6 +236,33 @@ def _interleaved(
             times, answered, cpu = _time_runs(command, [payload], env, servers.get(name))
             out[name] = (out[name][0] + times, out[name][1] + answered, out[name][2] + cpu)
     return out
+
+
+def _baseline_env(
+    env: dict[str, str], baseline: Path, cache: Path, ours: _Server, db: Path, embedder: str
+) -> dict[str, str]:
+    """The environment of the baseline's hook and server: its code, and a cache folder of its own (the
+    socket's name does not tell the two checkouts apart), holding a copy of our server's second-model
+    vectors so that it does not embed the memories again."""
+    cache.mkdir(parents=True, exist_ok=True)
+    if ours.path is not None and (theirs := socket_path(db, embedder, cache)) is not None:
+        vectors = ours.path.with_name(ours.path.stem + ".second.arrays")
+        _settled(vectors)  # saved (atomically) once nothing is left to embed
+        if vectors.exists():
+            shutil.copyfile(vectors, theirs.with_name(theirs.stem + ".second.arrays"))
+    return {**env, "PYTHONPATH": str(baseline), "SHITSUJI_CACHE_DIR": str(cache)}
+
+
+def _settled(path: Path, quiet: float = 2.0, limit: float = 120.0) -> None:
+    """Wait until ``path`` exists and has not changed for ``quiet`` seconds (at most ``limit``)."""
+    deadline, seen, since = time.monotonic() + limit, None, time.monotonic()
+    while time.monotonic() < deadline:
+        stamp = path.stat().st_mtime_ns if path.exists() else None
+        if stamp != seen:
+            seen, since = stamp, time.monotonic()
+        elif stamp is not None and time.monotonic() - since >= quiet:
+            return
+        time.sleep(0.2)
 
 
 class _Server:

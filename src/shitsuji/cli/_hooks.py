@@ -150,7 +150,16 @@ def hook_bench(
     runs: Annotated[int, typer.Option("--runs", min=3, help="Hook processes timed.")] = 40,
     baseline: Annotated[
         Path | None,
-        typer.Option("--baseline", help="The src folder of another checkout: its hook is timed beside ours."),
+        typer.Option(
+            "--baseline",
+            help="The src folder of another checkout: its hook and its server are timed beside ours.",
+        ),
+    ] = None,
+    keep: Annotated[
+        Path | None,
+        typer.Option(
+            "--keep", help="Keep the project and database in this folder, filled once for later runs."
+        ),
     ] = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -160,7 +169,9 @@ def hook_bench(
 
     embedder = STATE.settings().embedder
     _show(
-        run_hook_bench(embedder=embedder, n=n, runs=runs, baseline=baseline, progress=_progress(as_json)),
+        run_hook_bench(
+            embedder=embedder, n=n, runs=runs, baseline=baseline, keep=keep, progress=_progress(as_json)
+        ),
         as_json,
     )
 

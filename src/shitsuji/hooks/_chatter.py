@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from pathlib import Path
 from typing import Final
 
 import numpy as np
@@ -68,12 +69,18 @@ CHATTER: Final = (
 )
 
 
+_LOADED: dict[Path, npt.NDArray[np.float32]] = {}  # read once per process (the hook server asks per prompt)
+
+
 def chatter_vectors(embedder: Embedder) -> npt.NDArray[np.float32] | None:
     """The reference sentences' vectors under ``embedder`` (from the cache when there), or None."""
     digest = hashlib.sha256("\n".join([embedder.model_id, *CHATTER]).encode()).hexdigest()[:16]
     path = cache_dir() / f"chatter-{digest}.arrays"
+    if (loaded := _LOADED.get(path)) is not None:
+        return loaded
     try:
         cached: npt.NDArray[np.float32] = read_arrays(path)[1]["vectors"]
+        _LOADED[path] = cached
         return cached
     except (OSError, ValueError, KeyError):
         pass
@@ -89,6 +96,7 @@ def chatter_vectors(embedder: Embedder) -> npt.NDArray[np.float32] | None:
         write_arrays(path, {"model": embedder.model_id}, {"vectors": vectors})
     except OSError as exc:
         log.info("chatter vectors not cached: %s", exc)
+    _LOADED[path] = vectors
     return vectors
 
 

@@ -14,7 +14,6 @@ or an upgraded install never talks to a stale server.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import socket
@@ -44,8 +43,22 @@ def socket_path(db: Path, embedder: str | None, cache_dir: Path) -> Path | None:
 
     # "use" is memory's DEFAULT_EMBEDDER (not imported here: it loads numpy; a test keeps them equal)
     key = "\0".join([str(db.expanduser().resolve()), embedder or "use", __version__, sys.executable])
-    path = cache_dir / f"hook-{hashlib.sha256(key.encode()).hexdigest()[:16]}.sock"
+    path = cache_dir / f"hook-{_sha256_hex(key.encode())[:16]}.sock"
     return path if len(os.fsencode(path)) <= SOCKET_PATH_MAX else None
+
+
+def _sha256_hex(data: bytes) -> str:
+    """SHA-256 without ``hashlib``: importing it loads OpenSSL and blake2 first, which cost more CPU than
+    anything else the hook process does before it asks the server (measured: docs/benchmarks.md).
+    CPython's own SHA-256 module gives the same digest; ``hashlib`` where it is missing."""
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]  # CPython 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found]  # CPython 3.12 and later
+        except ImportError:
+            from hashlib import sha256
+    return str(sha256(data).hexdigest())
 
 
 def ask(path: Path, request: dict[str, Any], timeout: float = ASK_TIMEOUT) -> dict[str, Any] | None:

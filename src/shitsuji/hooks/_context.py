@@ -136,9 +136,11 @@ def prompt_terms(text: str) -> set[str]:
     return {t for t in terms(text, readings=False) if len(t) > 1 or t.isascii()}
 
 
-def shared_terms(hit: Hit, prompt: str) -> int:
-    """Distinct keyword terms the matched passage shares with the prompt (single kanji not counted)."""
-    return len(prompt_terms(prompt) & set(terms(hit.excerpt, readings=False)))
+def shared_terms(hit: Hit, prompt: str | set[str]) -> int:
+    """Distinct keyword terms the matched passage shares with the prompt (single kanji not counted);
+    ``prompt`` may be given as its ``prompt_terms`` already, as the hook server does once per prompt."""
+    asked = prompt_terms(prompt) if isinstance(prompt, str) else prompt
+    return len(asked & set(terms(hit.excerpt, readings=False)))
 
 
 def passes(gate: Gate | None, cosine: float | None, shared: int, prompt_terms: int) -> bool:
@@ -148,9 +150,13 @@ def passes(gate: Gate | None, cosine: float | None, shared: int, prompt_terms: i
     return cosine >= gate.meaning or (cosine >= gate.meaning_with_words and shared >= MIN_SHARED_TERMS)
 
 
-def is_relevant(hit: Hit, prompt: str, gate: Gate | None = None, second: float | None = None) -> bool:
+def is_relevant(
+    hit: Hit, prompt: str | set[str], gate: Gate | None = None, second: float | None = None
+) -> bool:
+    """``prompt``: its text, or its ``prompt_terms``."""
+    asked = prompt_terms(prompt) if isinstance(prompt, str) else prompt
     score = gate.score(hit.signals.get("vector"), second) if gate else None
-    return passes(gate, score, shared_terms(hit, prompt), len(prompt_terms(prompt)))
+    return passes(gate, score, shared_terms(hit, asked), len(asked))
 
 
 def relevant_hits(
@@ -161,8 +167,9 @@ def relevant_hits(
     hits = candidate_hits(engine, prompt, scope, vector)
     model = engine.embedder.model_id
     gate = GATES.get(model)
+    asked = prompt_terms(prompt)  # once: each hit's check compares with them
     if vector is None or gate is None or not any("vector" in h.signals for h in hits):
-        return [h for h in hits if is_relevant(h, prompt)][
+        return [h for h in hits if is_relevant(h, asked)][
             :k
         ]  # no vectors to compare (model down, none stored)
     if chatter_similarity(engine.embedder, vector) >= gate.chatter:
@@ -170,18 +177,17 @@ def relevant_hits(
     hits = [h for h in hits if "vector" in h.signals]  # searched by meaning: the rest is far in meaning
     fused = GATES.get(gate_key(model, second.model_id)) if second is not None else None
     if second is None or fused is None:
-        return [h for h in hits if is_relevant(h, prompt, gate)][:k]
+        return [h for h in hits if is_relevant(h, asked, gate)][:k]
     try:
         pairs = second.cosines(prompt, hits, vector)
     except Exception as exc:  # the second model failing leaves the first to decide
         log.warning("second model failed, the hook decides on the first: %s", exc)
         pairs = None
     if pairs is None:  # not all candidates embedded by the second model yet
-        return [h for h in hits if is_relevant(h, prompt, gate)][:k]
+        return [h for h in hits if is_relevant(h, asked, gate)][:k]
     fused_scores = {mid: fused.score(first, other) or 0.0 for mid, (first, other) in pairs.items()}
     scores = dict(zip(fused_scores, fused.against_others(list(fused_scores.values())), strict=True))
-    n_terms = len(prompt_terms(prompt))
-    shown = [h for h in hits if passes(fused, scores[h.memory.id], shared_terms(h, prompt), n_terms)]
+    shown = [h for h in hits if passes(fused, scores[h.memory.id], shared_terms(h, asked), len(asked))]
     return sorted(shown, key=lambda h: -scores[h.memory.id])[:k]
 
 
