@@ -94,6 +94,20 @@ def server(db_path: Path, memory: MemoryEngine) -> Iterator[subprocess.Popen[byt
     yield process
     process.terminate()
     process.wait(10)
+    stop_started_server(db_path)
+
+
+def stop_started_server(db: Path) -> None:
+    """A hook asked after the fixture's server left starts a server of its own, detached and idle for
+    up to 30 minutes: stop it too, or every run of this file leaves servers behind."""
+    try:
+        pid = int(lock_path(sock(db)).read_text())
+        if b"shitsuji.hooks" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return  # the lock names a server that left (its pid may since be another process's)
+        os.kill(pid, signal.SIGTERM)
+    except (FileNotFoundError, ValueError, ProcessLookupError):
+        return
+    wait_for(lambda: not sock(db).exists(), 60)
 
 
 def test_a_running_server_answers_the_hook_and_sees_memories_saved_meanwhile(
@@ -200,6 +214,7 @@ def test_a_server_leaves_when_its_database_is_replaced_or_deleted(
     if how == "replaced":
         run = hook(db_path, payload)
         assert "30 days" in context_of(run.stdout) and "14 days" not in run.stdout
+        wait_for(lambda: answers(db_path))  # the server that hook started, for the fixture to stop
 
 
 def test_a_prompt_asked_right_after_the_database_is_replaced_is_not_answered_from_the_old_file(
@@ -223,6 +238,7 @@ def test_a_prompt_asked_right_after_the_database_is_replaced_is_not_answered_fro
     assert answer is None  # the server noticed before answering: the hook answers alone
     assert server.wait(30) == 0
     assert "30 days" in context_of(hook(db_path, payload).stdout)
+    wait_for(lambda: answers(db_path))  # the server that hook started, for the fixture to stop
 
 
 def test_the_mcp_server_starts_the_hook_server_as_the_session_begins(
