@@ -37,6 +37,12 @@ class Household(RuleBasedStateMachine):
         self.scope_of: dict[str, str] = {}
         self.live: set[str] = set()
         self.counter = 0
+        self.order: dict[str, int] = {}  # id -> when first seen: ids are random, so draw by this order
+
+    def in_order(self, ids: set[str]) -> list[str]:
+        """``ids`` in the order they were first remembered: a replay of an example must draw the same
+        memory, and sorting by the (random) ids would map the same draw to another memory each run."""
+        return sorted(ids, key=self.order.__getitem__)
 
     def teardown(self) -> None:
         self.store.close()
@@ -48,18 +54,19 @@ class Household(RuleBasedStateMachine):
         result = self.engine.remember(f"{text} #{self.counter}", scope)
         assert result.memory.scope == scope
         self.scope_of[result.memory.id] = scope
+        self.order.setdefault(result.memory.id, self.counter)
         self.live.add(result.memory.id)
 
     @rule(data=st.data())
     def forget(self, data: st.DataObject) -> None:
         if self.live:
-            memory_id = data.draw(st.sampled_from(sorted(self.live)))
+            memory_id = data.draw(st.sampled_from(self.in_order(self.live)))
             self.engine.forget(memory_id)
             self.live.discard(memory_id)
 
     @rule(data=st.data())
     def restore(self, data: st.DataObject) -> None:
-        gone = sorted(set(self.scope_of) - self.live)
+        gone = self.in_order(set(self.scope_of) - self.live)
         if gone:
             memory_id = data.draw(st.sampled_from(gone))
             self.engine.restore(memory_id)
