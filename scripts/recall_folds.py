@@ -100,20 +100,30 @@ def collect_pooled(data: Path, db: Path) -> list[dict[str, Any]]:
             every = {s: x for q in questions for s, x in zip(q["session_ids"], q["sessions"], strict=True)}
             lme._ingest(engine, scope, every, lme.Ingest(), dates=lme._said_at(questions))
         session_of = {m.id: str(m.provenance["session"]) for m in engine.list_memories(scope)}
-        out = []
-        for n, q in enumerate(questions):
-            clock.now = q["asked"]
-            lists = _lists(engine, scope, q["question"])
-            lists.update(
-                fold=n % 5,
-                answers=q["answers"],
-                kind=q["type"],
-                session={i: session_of[i] for i in lists["memories"]},
-            )
-            out.append(lists)
+        out = [_asked(engine, scope, clock, n, q, session_of) for n, q in enumerate(questions)]
     finally:
         store.close()
     return out
+
+
+def _asked(
+    engine: MemoryEngine,
+    scope: str,
+    clock: lme.AskedAt,
+    n: int,
+    q: dict[str, Any],
+    session_of: dict[str, str],
+) -> dict[str, Any]:
+    """One LongMemEval question's collected lists, asked at its own time, with its fold and answers."""
+    clock.now = q["asked"]
+    lists = _lists(engine, scope, q["question"])
+    lists.update(
+        fold=n % 5,
+        answers=q["answers"],
+        kind=q["type"],
+        session={i: session_of[i] for i in lists["memories"]},
+    )
+    return lists
 
 
 def collect_s(data: Path, db: Path) -> list[dict[str, Any]]:
@@ -132,15 +142,7 @@ def collect_s(data: Path, db: Path) -> list[dict[str, Any]]:
                 sessions = dict(zip(q["session_ids"], q["sessions"], strict=True))
                 lme._ingest(engine, scope, sessions, lme.Ingest(), dates=said)
             session_of = {m.id: str(m.provenance["session"]) for m in engine.list_memories(scope)}
-            clock.now = q["asked"]
-            lists = _lists(engine, scope, q["question"])
-            lists.update(
-                fold=n % 5,
-                answers=q["answers"],
-                kind=q["type"],
-                session={i: session_of[i] for i in lists["memories"]},
-            )
-            out.append(lists)
+            out.append(_asked(engine, scope, clock, n, q, session_of))
     finally:
         store.close()
     return out
