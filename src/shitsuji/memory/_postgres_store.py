@@ -51,7 +51,15 @@ from psycopg.pq import TransactionStatus
 from .. import store as db
 from ..errors import StoreError
 from ._keywords import K1, B
-from ._pg_ingest import ADVISORY_BUILD, broken_graphs, build_graph, build_lock, memory_mb, write_embeddings
+from ._pg_ingest import (
+    ADVISORY_BUILD,
+    broken_graphs,
+    build_graph,
+    build_lock,
+    build_workers,
+    memory_mb,
+    write_embeddings,
+)
 from ._pg_recall import CANDIDATES_SQL
 from ._records import Memory
 from ._rows import COLUMNS, MemoryRows, chunk_vectors, to_memory, values
@@ -120,23 +128,6 @@ def exact_sql(table: str) -> str:
         f"FROM {table} v WHERE NOT v.graph AND v.scope = ANY(%(s)s) "
         "ORDER BY v.memory_rowid, v.embedding <#> %(q)s) b ORDER BY score DESC, memory_rowid LIMIT %(n)s"
     )
-
-
-def _build_workers(conn: Any, name: str) -> int:
-    """Let the HNSW build of ``name`` use the server's parallel maintenance workers; how many.
-
-    The planner sizes a build's workers by the table's heap, and pgvector keeps 512-d vectors
-    out of line (TOAST): the heap of 50,000 rows is ~3 MB, under ``min_parallel_table_scan_size``,
-    so the build ran on one core. The table's ``parallel_workers`` is set to the server's
-    ``max_parallel_maintenance_workers`` (the operator's knob; 0 keeps the build serial) for this
-    transaction only: the caller resets it before committing. The graph is built in
-    ``maintenance_work_mem`` shared by the workers (sized by the caller). 2.2x faster at 15,000
-    rows on 2 cores (docs/benchmarks.md, "Issue 25: HNSW ingest, replica doctor").
-    """
-    workers = int(conn.execute("SELECT current_setting('max_parallel_maintenance_workers')").fetchone()[0])
-    if workers > 0:
-        conn.execute(f"ALTER TABLE {name} SET (parallel_workers = {workers})")
-    return workers
 
 
 _registered: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
@@ -617,7 +608,7 @@ class PostgresMemoryStore(MemoryRows):
         if not build:
             return rows
         conn.execute(f"SET LOCAL maintenance_work_mem = '{memory_mb(2 * rows, dim)}MB'")
-        workers = _build_workers(conn, name)
+        workers = build_workers(conn, name)
         conn.execute(hnsw_sql(name))
         if workers:
             conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
