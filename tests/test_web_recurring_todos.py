@@ -101,6 +101,32 @@ def test_the_plain_form_sends_one_field_per_ticked_box(site: Site) -> None:
     assert [t.repeat for t in site.backend.store.todos(HOME) if t.title == "電球"] == [None]
 
 
+def test_a_to_do_added_with_a_time_of_day_is_due_at_that_time_and_comes_back_at_it(site: Site) -> None:
+    wife, csrf = signed_in(site, "wife", HOME)
+    garbage = act(
+        wife,
+        csrf,
+        action="add_todo",
+        title="燃えるゴミ",
+        due="2026-12-01",
+        time="7:30",
+        repeat="weekly",
+        weekdays=["mon", "thu"],
+    )
+    assert garbage.status_code == 200, garbage.text
+    row = garbage.json()["row"]
+    assert row["due"] == "2026-12-03T07:30"  # Thu 3 Dec at 07:30 (the form may send 7:30)
+    moved = act(wife, csrf, action="complete_todo", id=row["id"]).json()["row"]
+    assert moved["due"] == "2026-12-07T07:30"  # the next Monday, at the same time
+    # a time alone is today's, on the household's calendar; an empty time leaves the day alone
+    call = act(wife, csrf, action="add_todo", title="電話する", time="18:05").json()["row"]
+    assert call["due"] == f"{site.backend.store.today(HOME).isoformat()}T18:05"
+    plain = act(wife, csrf, action="add_todo", title="電球", due="2026-12-02", time="").json()["row"]
+    assert plain["due"] == "2026-12-02"
+    panel = wife.get("/panels/todos").text
+    assert 'name="time" type="time"' in panel and "07:30" in panel and "18:05" in panel
+
+
 @pytest.mark.parametrize(
     ("rule", "ja", "en"),
     [
@@ -112,6 +138,8 @@ def test_the_plain_form_sends_one_field_per_ticked_box(site: Site) -> None:
         ({"repeat": "monthly_day"}, "毎月何日かを選んで", "Choose the day of the month"),
         ({"repeat": "monthly_day", "day_of_month": 32}, "1〜31で選んで", "from 1 to 31"),
         ({"repeat": "monthly_day", "day_of_month": "x"}, "「x」は選べません", "not “x”"),
+        ({"repeat": "weekly", "weekdays": ["mon"], "time": "25:00"}, "時刻「25:00」はわかりません", "HH:MM"),
+        ({"time": "7時半"}, "時刻「7時半」はわかりません", "not a time of day"),
     ],
 )
 def test_a_wrong_rule_is_refused_in_the_members_language_and_nothing_is_stored(

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from ._anniversaries import AnniversaryStore
 from ._recipes import RecipeStore, parse_ingredients
-from ._repeat_form import RepeatKind, panel_rule
+from ._repeat_form import RepeatKind, panel_due, panel_rule
 from ._store import HouseholdStore
 from ._values import MAX_CATEGORY, MAX_NOTE, MAX_QUANTITY, MAX_TITLE, MAX_YEN
 
@@ -73,6 +73,7 @@ class AddTodo(_Action):
     action: Literal["add_todo"]
     title: Title
     due: Moment | None = None
+    time: Annotated[str | None, Field(max_length=8)] = None  # HH:MM on the due day (today without one)
     private: bool = False  # only the member who adds it sees it (and is reminded of it)
     repeat: RepeatKind | None = None  # weekly, monthly_weekday (nth weekdays), monthly_day
     weekdays: Annotated[list[Annotated[str, Field(max_length=10)]], Field(max_length=7)] = []
@@ -201,7 +202,7 @@ def apply(store: HouseholdStore, household: str, action: PanelAction, *, by: str
         return Applied(name, store.remove_event(household, action.id, viewer=by).to_json())
     if isinstance(action, AddTodo):
         rule = panel_rule(action.repeat, action.weekdays, action.weeks, action.day_of_month)
-        due = _empty(action.due)
+        due = panel_due(_empty(action.due), action.time, lambda: store.today(household))
         todo = store.add_todo(household, action.title, due, by=by, private=action.private, repeat=rule)
         return Applied(name, todo.to_json())
     if isinstance(action, CompleteTodo):

@@ -10,13 +10,15 @@ itself is ``Recurrence``, as the butler's ``add_recurring_todo`` stores it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
+from datetime import date
 from typing import Literal
 
 from ..errors import Refusal
 from ._recurrence import WEEKDAY_NAMES, Recurrence
 
-__all__ = ["REPEAT_KINDS", "RepeatKind", "panel_rule"]
+__all__ = ["REPEAT_KINDS", "RepeatKind", "panel_due", "panel_rule"]
 
 RepeatKind = Literal["weekly", "monthly_weekday", "monthly_day"]
 REPEAT_KINDS: tuple[RepeatKind, ...] = ("weekly", "monthly_weekday", "monthly_day")
@@ -44,6 +46,25 @@ def _number(value: str | int, low: int, high: int, key: str, english: str) -> in
     if not low <= number <= high:
         raise Refusal(key, english.format(value=value), value=value)
     return number
+
+
+_CLOCK = re.compile(r"([01]?[0-9]|2[0-3]):([0-5][0-9])")
+
+
+def panel_due(due: str | None, time: str | None, today: Callable[[], date]) -> str | None:
+    """The due moment the form names: its day (``due``, else today on the household's calendar when
+    only a time is given) at ``time`` (the form's ``HH:MM``), or the day alone. A garbage day at 07:30
+    is reminded of at 07:30, as the butler's ``add_recurring_todo`` with ``time`` does."""
+    clock = (time or "").strip()
+    if not clock:
+        return due
+    match = _CLOCK.fullmatch(clock)
+    if match is None:
+        raise Refusal(
+            "todo_bad_time", f"time {time!r} is not a time of day: use HH:MM, e.g. 07:30", value=time
+        )
+    day = due[:10] if due else today().isoformat()
+    return f"{day}T{int(match[1]):02d}:{match[2]}"
 
 
 def panel_rule(

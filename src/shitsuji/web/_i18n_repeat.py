@@ -39,4 +39,9 @@ REPEAT_TEXT: dict[str, tuple[str, str]] = {  # key: (ja, en)
         "日にちは1〜31で選んでください（31は末日。「{value}」は選べません）。",
         "The day of the month must be from 1 to 31 (31: the last day; not “{value}”).",
     ),
+    "todo_bad_time": (
+        "時刻「{value}」はわかりません。07:30 のように入れてください。",
+        "The time “{value}” is not a time of day: use HH:MM, e.g. 07:30.",
+    ),
+    "field_time": ("時刻", "Time"),
 }
