@@ -3,8 +3,8 @@
 Why: at 50,000 memories in one scope a query of two common words scores ~27,000 chunks, and
 ``memory_bm25`` (``_pg_keywords``) then sorted all of them by memory for ``DISTINCT ON`` (each
 memory's best chunk) before the final top-k: that sort and the unique pass over its output were
-~40 % of the statement (EXPLAIN ANALYZE, docs/benchmarks.md "Issue 25, kw25c"); reading the
-postings was ~15 %.
+half the statement (EXPLAIN ANALYZE, docs/benchmarks.md "Issue 25, kw25c"); reading the postings
+and summing the chunks' scores were a quarter each.
 
 Now the chunks' scores are summed as before (one hash aggregate), and only the ``depth`` best
 chunks (``4 * k``, at least 64) are kept, by a bounded top-N heap, in the final order:
