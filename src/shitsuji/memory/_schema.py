@@ -14,12 +14,14 @@ one scope no longer queue on one (``_pg_scope_totals``). ``0015_ja23b_terms_read
 rows whose terms were made before Japanese readings were indexed (``_readings``): until
 ``shitsuji reindex`` they are found by their written forms only, and recall says so
 (``_model_check.readings_missing``). ``0016_in25b_sorted_postings`` writes a batch's postings in
-their key's order (``_pg_postings_order``).
+their key's order (``_pg_postings_order``). ``0017_kw25c_bm25_top`` ranks the keyword top-k from
+the best few hundred chunks instead of sorting every chunk scored (``_pg_bm25_top``).
 """
 
 from __future__ import annotations
 
 from ..store import Migration, Schema
+from ._pg_bm25_top import POSTGRES_BM25_TOP
 from ._pg_keywords import POSTGRES_POSTINGS
 from ._pg_postings_order import POSTGRES_SORTED_POSTINGS
 from ._pg_recall import POSTGRES_RECALL_ONE_TRIP
@@ -139,5 +141,6 @@ MEMORY_SCHEMA = Schema(
             postgres=_TERMS_READINGS.format(match=f"~ {_JAPANESE_REGEX}"),
         ),
         Migration("0016_in25b_sorted_postings", "", postgres=POSTGRES_SORTED_POSTINGS),
+        Migration("0017_kw25c_bm25_top", "", postgres=POSTGRES_BM25_TOP),
     ),
 )
