@@ -51,10 +51,9 @@ from psycopg.pq import TransactionStatus
 from .. import store as db
 from ..errors import StoreError
 from ._keywords import K1, B
+from ._pg_graph_builds import GraphBuilds
 from ._pg_ingest import (
-    ADVISORY_BUILD,
     broken_graphs,
-    build_graph,
     build_lock,
     build_workers,
     memory_mb,
@@ -175,8 +174,10 @@ class PostgresMemoryStore(MemoryRows):
         self.rebuild_min = rebuild_min
         self._models: dict[str, tuple[int, int]] = {}  # model -> (table number, dim)
         self._bulk = threading.local()  # this thread's bulk load: (model, scope) pairs written
+        self._builds = GraphBuilds(database.url, hnsw_sql)
         self.fill_derived()
-        self._repair_graphs()
+        if self.graphs_pending():  # a build that did not finish (or never ran): built in the background
+            self._builds.start()
 
     @contextmanager
     def write(self) -> Iterator[_VectorTx]:
@@ -556,10 +557,11 @@ class PostgresMemoryStore(MemoryRows):
 
         Building an HNSW index over many rows at once is several times faster than inserting
         them one by one (~2 ms each): when the rows to move are at least ``rebuild_min`` and no
-        fewer than the graph's, the index is dropped, the rows moved in one short transaction, and
-        the index built again over all graph rows concurrently (``_pg_ingest.build_graph``): searches
-        and writes go on meanwhile, the graph's rows searched without the index until it is ready.
-        Inside a caller's transaction (no concurrent build there) it is built in that transaction.
+        fewer than the graph's (or the graph is pending), the index is dropped and the rows moved in
+        one short transaction; the index is built again over all graph rows after the load returns, on
+        a background thread (``_pg_graph_builds``): until then the graph is pending and its scopes are
+        searched exactly. Inside a caller's transaction (no concurrent build there) it is built in that
+        transaction.
         """
         found = self._table(model_id)
         if found is None:
@@ -570,11 +572,11 @@ class PostgresMemoryStore(MemoryRows):
                 with conn.transaction():
                     self._move(conn, name, dim, model_id, scopes, build=True)
                 return
-            with build_lock(conn):
-                with conn.transaction():
-                    rows = self._move(conn, name, dim, model_id, scopes, build=False)
-                if rows:
-                    build_graph(conn, name, hnsw_sql(name), 2 * rows, dim)
+            self._builds.cancel()  # this process's build under way: the move drops its index again
+            with build_lock(conn), conn.transaction():
+                self._move(conn, name, dim, model_id, scopes, build=False)
+        if self.graphs_pending():
+            self._builds.start()
 
     def _move(self, conn: Any, name: str, dim: int, model_id: str, scopes: list[str], *, build: bool) -> int:
         """``_fold``'s transaction: the rows moved into the graph, and the index dropped when it is to be
@@ -590,10 +592,14 @@ class PostgresMemoryStore(MemoryRows):
         if not moving:
             return 0
         # the graph's rows counted up to one more than the move (a big graph is not read whole)
-        rebuild = rows >= self.rebuild_min and rows >= int(
-            conn.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE graph LIMIT %s) x", (rows + 1,)
-            ).fetchone()[0]
+        rebuild = name in broken_graphs(conn) or (
+            rows >= self.rebuild_min
+            and rows
+            >= int(
+                conn.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE graph LIMIT %s) x", (rows + 1,)
+                ).fetchone()[0]
+            )
         )
         if rebuild:
             conn.execute(f"DROP INDEX IF EXISTS {name}_hnsw")
@@ -614,24 +620,15 @@ class PostgresMemoryStore(MemoryRows):
             conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
         return 0
 
-    def _repair_graphs(self) -> None:
-        """Build again, concurrently, a graph index that a build left missing or invalid (its process
-        died during the build); nothing when another process is building one now."""
+    def graphs_pending(self) -> bool:
+        """Whether a vector table's graph index is missing or invalid (its scopes searched exactly
+        until the background build, ``_pg_graph_builds``, makes it)."""
         with self._conn() as conn:
-            if conn.info.transaction_status != TransactionStatus.IDLE or not broken_graphs(conn):
-                return
-            if not conn.execute("SELECT pg_try_advisory_lock(%s)", (ADVISORY_BUILD,)).fetchone()[0]:
-                return
-            try:
-                for name in broken_graphs(conn):
-                    dim, rows = conn.execute(
-                        f"SELECT m.dim, (SELECT count(*) FROM {name} WHERE graph) FROM memory_vector_models m "
-                        "WHERE 'memory_vectors_' || m.rowid = %s",
-                        (name,),
-                    ).fetchone()
-                    build_graph(conn, name, hnsw_sql(name), int(rows), int(dim))
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
+            return bool(broken_graphs(conn))
+
+    def wait_for_graphs(self, timeout: float | None = None) -> bool:
+        """Wait for this process's background graph build, if one runs; whether none runs now."""
+        return self._builds.wait(timeout)
 
     @staticmethod
     def _graph_scopes(conn: Any, model_id: str, scopes: Sequence[str]) -> set[str]:
