@@ -9,6 +9,8 @@ import io
 import json
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -83,16 +85,27 @@ def _check_searches(store: PostgresMemoryStore, *, exact: bool) -> None:
             assert sum(1 for s in got if s >= truth[-1] - 1e-5) >= 9
 
 
-def test_a_bulk_import_returns_before_the_graph_is_built_and_searches_are_exact_meanwhile(
-    pg_url: str, clock: Clock
-) -> None:
+def _store(pg_url: str, clock: Clock) -> tuple[Database, PostgresMemoryStore, MemoryEngine]:
+    """A store whose scope joins the graph from 300 vectors, the index built anew from 100 moved."""
     db = open_database(pg_url, MEMORY_SCHEMA)
     store = PostgresMemoryStore(db, graph_min=300, rebuild_min=100)
-    engine = MemoryEngine(store, HashEmbedder(), clock=clock)
-    # an old snapshot held open: a concurrent index build waits for it before the index is valid
+    return db, store, MemoryEngine(store, HashEmbedder(), clock=clock)
+
+
+@contextmanager
+def _old_snapshot(pg_url: str) -> Iterator[psycopg.Connection[Any]]:
+    """A transaction holding a snapshot: a concurrent index build waits for it before the index is valid."""
     with psycopg.connect(pg_url) as old:
         old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         old.execute("SELECT 1")
+        yield old
+
+
+def test_a_bulk_import_returns_before_the_graph_is_built_and_searches_are_exact_meanwhile(
+    pg_url: str, clock: Clock
+) -> None:
+    db, store, engine = _store(pg_url, clock)
+    with _old_snapshot(pg_url) as old:
         reports: list[ImportReport] = []
         importer = threading.Thread(target=lambda: reports.append(import_file(engine, _lines(420))))
         importer.start()
@@ -119,12 +132,8 @@ def test_a_bulk_import_returns_before_the_graph_is_built_and_searches_are_exact_
 def test_a_background_build_cut_short_is_pending_until_a_store_opens_and_builds_it(
     pg_url: str, clock: Clock
 ) -> None:
-    db = open_database(pg_url, MEMORY_SCHEMA)
-    store = PostgresMemoryStore(db, graph_min=300, rebuild_min=100)
-    engine = MemoryEngine(store, HashEmbedder(), clock=clock)
-    with psycopg.connect(pg_url) as old, psycopg.connect(pg_url, autocommit=True) as admin:
-        old.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-        old.execute("SELECT 1")
+    db, store, engine = _store(pg_url, clock)
+    with _old_snapshot(pg_url) as old, psycopg.connect(pg_url, autocommit=True) as admin:
         import_file(engine, _lines(400))
         pid = _until(lambda: _building(db), "the background build under way")
         admin.execute("SELECT pg_cancel_backend(%s)", (pid,))  # as a process that stops mid-build
