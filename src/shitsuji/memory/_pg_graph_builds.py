@@ -121,7 +121,9 @@ class GraphBuilds:
                     "WHERE 'memory_vectors_' || m.rowid = %s",
                     (name,),
                 ).fetchone()
-                build_graph(conn, name, self._create_sql(name), int(rows), int(dim))
+                build_graph(
+                    conn, name, self._create_sql(name), 2 * int(rows), int(dim)
+                )  # as the fold sized it
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
 
