@@ -212,17 +212,6 @@ def embeddings(url: str, n: int) -> Iterator[dict[str, Any]]:
             }
 
 
-_SECONDARY = (  # memories' indexes besides its keys: the ones a bulk load could drop and build again
-    "memories_hash",
-    "memories_id_prefix",
-    "memories_keywords",
-    "memories_live_scope",
-    "memories_scope",
-    "memories_unindexed",
-    "memories_without_readings",
-)
-
-
 def rows_phase(url: str, n: int, variant: str) -> dict[str, Any]:
     """The rows phase alone (``insert_many`` in batches of 1,000, one scope) as it is (``as-is``), with
     memories' secondary indexes dropped first and built again after (``no-indexes``: their build timed
@@ -233,10 +222,12 @@ def rows_phase(url: str, n: int, variant: str) -> dict[str, Any]:
     defs: list[tuple[str]] = []
     with psycopg.connect(url, autocommit=True) as conn:
         if variant == "no-indexes":
-            defs = conn.execute(
-                "SELECT indexdef FROM pg_indexes WHERE indexname = ANY(%s)", (list(_SECONDARY),)
+            found = conn.execute(  # memories' indexes besides its keys (unique ones keep the data right)
+                "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories' "
+                "AND indexdef NOT LIKE 'CREATE UNIQUE%'"
             ).fetchall()
-            for name in _SECONDARY:
+            defs = [(sql,) for _, sql in found]
+            for name, _ in found:
                 conn.execute(f"DROP INDEX {name}")
         if variant == "no-trigger":
             conn.execute("ALTER TABLE memories DISABLE TRIGGER USER")

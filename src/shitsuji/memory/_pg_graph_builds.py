@@ -54,10 +54,10 @@ class GraphBuilds:
     def start(self) -> None:
         """Build every pending graph on the background thread (started if none runs)."""
         with self._lock:
-            if self._thread is not None:
+            self._cancelled = False
+            if self._thread is not None:  # a run under way (or ending after a cancel) looks again at its end
                 self._again = True
                 return
-            self._cancelled = False
             self._thread = threading.Thread(target=self._run, name="shitsuji-graph-build", daemon=True)
             _RUNNING.add(self)
             self._thread.start()
