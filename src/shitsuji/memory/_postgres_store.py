@@ -20,7 +20,8 @@ migration ``0011_postgres_recall`` derives:
   for graph upkeep on ingest; a 100,000-memory scope is not compared one by one. The derived
   rows are written in the transaction that writes ``embeddings``, removed when a memory is
   forgotten and written again when it is restored. A bulk load (``bulk()``: import, reindex)
-  writes them outside the graph and moves them in once at its end (``_fold``).
+  writes them outside the graph and moves them in once at its end (``_fold``); a graph built anew
+  is built after the load returns, in the background (``_pg_graph_builds``: searched exactly meanwhile).
 - **Recall** asks for both lists in one statement (``candidates``, ``_pg_recall``): one round trip
   where the two searches took four (small scopes) to eight (a scope under the graph).
 
@@ -206,8 +207,8 @@ class PostgresMemoryStore(MemoryRows):
     def bulk(self) -> Iterator[None]:
         """A bulk load: vectors written inside stay outside the HNSW graph (their scopes searched
         exactly meanwhile, so recall is right throughout); on leaving, the large scopes' rows join
-        the graph at once, the index built anew when they outnumber the rows already in it (see
-        ``_fold``). Nested calls fold once, at the outermost. Commits inside do not wait for the disk
+        the graph at once, the index built anew when they outnumber the rows already in it — after
+        this returns, in the background (see ``_fold``). Nested calls fold once, at the outermost. Commits inside do not wait for the disk
         (``synchronous_commit = off``); leaving waits once for all of them (``_durable``)."""
         outer = getattr(self._bulk, "written", None) is None
         if outer:
@@ -580,7 +581,8 @@ class PostgresMemoryStore(MemoryRows):
 
     def _move(self, conn: Any, name: str, dim: int, model_id: str, scopes: list[str], *, build: bool) -> int:
         """``_fold``'s transaction: the rows moved into the graph, and the index dropped when it is to be
-        built anew — then built here if ``build``; how many rows moved if it was dropped and not built."""
+        built anew (always when the graph is pending: its index is dropped or invalid anyway) — then built
+        here if ``build``; how many rows moved if it was dropped and not built (the background build's)."""
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_ADVISORY_FILL,))
         big = self._graph_scopes(conn, model_id, scopes)
         waiting = conn.execute(
