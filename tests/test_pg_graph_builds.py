@@ -146,3 +146,17 @@ def test_a_background_build_cut_short_is_pending_until_a_store_opens_and_builds_
     assert _index(db) == (True, True) and not store.graphs_pending()
     _check_searches(store, exact=False)
     db.close()
+
+
+def test_a_bulk_load_of_small_scopes_leaves_a_build_under_way_alone(pg_url: str, clock: Clock) -> None:
+    db, store, engine = _store(pg_url, clock)
+    with _old_snapshot(pg_url) as old:
+        import_file(engine, _lines(400))
+        pid = _until(lambda: _building(db), "the background build under way")
+        small = [json.dumps({"content": f"a small scope's note {i}", "scope": "small"}) for i in range(20)]
+        assert import_file(engine, io.StringIO("\n".join(small))).added == 20  # nothing joins the graph
+        assert _building(db) == pid  # the same build goes on: not cancelled and begun again
+        old.rollback()
+    assert store.wait_for_graphs(600)
+    assert _index(db) == (True, True)
+    db.close()

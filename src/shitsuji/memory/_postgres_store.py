@@ -573,24 +573,31 @@ class PostgresMemoryStore(MemoryRows):
                 with conn.transaction():
                     self._move(conn, name, dim, model_id, scopes, build=True)
                 return
+            if not self._moving(conn, name, model_id, scopes)[0]:
+                return  # nothing joins the graph (small scopes): a build under way goes on untouched
             self._builds.cancel()  # this process's build under way: the move drops its index again
             with build_lock(conn), conn.transaction():
                 self._move(conn, name, dim, model_id, scopes, build=False)
         if self.graphs_pending():
             self._builds.start()
 
-    def _move(self, conn: Any, name: str, dim: int, model_id: str, scopes: list[str], *, build: bool) -> int:
-        """``_fold``'s transaction: the rows moved into the graph, and the index dropped when it is to be
-        built anew (always when the graph is pending: its index is dropped or invalid anyway) — then built
-        here if ``build``; how many rows moved if it was dropped and not built (the background build's)."""
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_ADVISORY_FILL,))
+    def _moving(self, conn: Any, name: str, model_id: str, scopes: list[str]) -> tuple[list[str], int]:
+        """The scopes whose rows outside the graph belong in it (already in the graph, or grown past
+        ``graph_min``), and how many rows they hold there."""
         big = self._graph_scopes(conn, model_id, scopes)
         waiting = conn.execute(
             f"SELECT scope, count(*) FROM {name} WHERE NOT graph AND scope = ANY(%s) GROUP BY scope",
             (scopes,),
         ).fetchall()
         moving = sorted(scope for scope, n in waiting if scope in big or n > self.graph_min)
-        rows = sum(int(n) for scope, n in waiting if scope in moving)
+        return moving, sum(int(n) for scope, n in waiting if scope in moving)
+
+    def _move(self, conn: Any, name: str, dim: int, model_id: str, scopes: list[str], *, build: bool) -> int:
+        """``_fold``'s transaction: the rows moved into the graph, and the index dropped when it is to be
+        built anew (always when the graph is pending: its index is dropped or invalid anyway) — then built
+        here if ``build``; how many rows moved if it was dropped and not built (the background build's)."""
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_ADVISORY_FILL,))
+        moving, rows = self._moving(conn, name, model_id, scopes)
         if not moving:
             return 0
         # the graph's rows counted up to one more than the move (a big graph is not read whole)
