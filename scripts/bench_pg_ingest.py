@@ -6,12 +6,16 @@
     PYTHONPATH=/tmp/wt-ab1d8cc/src .venv/bin/python scripts/bench_pg_ingest.py load 20000   # another checkout
     .venv/bin/python scripts/bench_pg_ingest.py build 20000 workers=2 workers=2:ef_construction=40
     .venv/bin/python scripts/bench_pg_ingest.py embeddings 2000          # one batch's embeddings, three ways
+    .venv/bin/python scripts/bench_pg_ingest.py rows 20000 no-indexes    # the rows phase alone: as-is, no-indexes, no-trigger
 
 ``load``: N memories (the generator of ``bench scale``, 512-d random unit vectors) into one scope as one
-bulk load in batches of 1,000 (as ``shitsuji import``), timed as rows + terms, vectors, and the graph's
-build when the load ends. ``build``: N random vectors COPYed into a bare pgvector table (stored as ours:
+bulk load in batches of 1,000 (as ``shitsuji import``), timed as rows + terms, vectors, and the load's end
+(``end_s``: the move into the graph, and before in25c the graph's build); ``ingest_rows_per_s`` is N over
+the three — the import's own time. From in25c the graph is built after the load returns, in the
+background: ``background_graph_s`` is the wait for it after the load, ``until_graph_rows_per_s`` N over
+all four (0 s and the same figure for a checkout that builds inside the load). ``build``: N random vectors COPYed into a bare pgvector table (stored as ours:
 out of line), then per variant (``workers=W``, ``ef_construction=E``, ``m=M``, colon-separated) the HNSW
-build's time and recall@10 against exact search over 200 queries (ef_search 120, as a recall of 60
+build's time (``mem=MB``: its ``maintenance_work_mem``, 256 unless given) and recall@10 against exact search over 200 queries (ef_search 120, as a recall of 60
 candidates asks). ``embeddings``: the ``embeddings`` upsert of one batch of vectors alone, at batch sizes
 1, 10, 100 and 1,000, three ways (``executemany`` of one-row inserts, one ``INSERT … SELECT FROM unnest``,
 a ``DELETE`` of the batch's rows then a binary ``COPY``), the ways taking turns batch by batch so that
@@ -83,7 +87,12 @@ def load(url: str, n: int, scopes: int = 1, probe: bool = False) -> dict[str, An
         if probe:  # another reader searching while the load ends: does it wait for the graph's build?
             searcher.start()
         t2 = time.perf_counter()
-    build_s = time.perf_counter() - t2
+    end_s = time.perf_counter() - t2  # the load's end: the move into the graph (and its build, before in25c)
+    t3 = time.perf_counter()
+    waiting = getattr(store, "wait_for_graphs", None)  # in25c on: the graph built after the load returns
+    if waiting is not None:
+        waiting()
+    graph_s = time.perf_counter() - t3
     stop.set()
     if probe:
         searcher.join()
@@ -93,8 +102,10 @@ def load(url: str, n: int, scopes: int = 1, probe: bool = False) -> dict[str, An
         "scopes": scopes,
         "rows_s": round(rows_s, 1),
         "vectors_s": round(vectors_s, 1),
-        "build_s": round(build_s, 1),
-        "ingest_rows_per_s": round(n / (rows_s + vectors_s + build_s)),
+        "end_s": round(end_s, 2),
+        "background_graph_s": round(graph_s, 1),
+        "ingest_rows_per_s": round(n / (rows_s + vectors_s + end_s)),
+        "until_graph_rows_per_s": round(n / (rows_s + vectors_s + end_s + graph_s)),
         **(
             {
                 "searches_during_end": len(took),
@@ -126,9 +137,10 @@ def build(url: str, n: int, variants: list[str]) -> Iterator[dict[str, Any]]:
         for variant in variants:
             options = dict(o.split("=") for o in variant.split(":") if o)
             workers = int(options.pop("workers", "0"))
+            memory = int(options.pop("mem", "256"))  # maintenance_work_mem, MB
             conn.execute(f"ALTER TABLE v SET (parallel_workers = {workers})")
             conn.execute(f"SET max_parallel_maintenance_workers = {workers}")
-            conn.execute("SET maintenance_work_mem = '256MB'")
+            conn.execute(f"SET maintenance_work_mem = '{memory}MB'")
             given = ", ".join(f"{k} = {int(v)}" for k, v in options.items())
             t0 = time.perf_counter()
             conn.execute(
@@ -200,12 +212,55 @@ def embeddings(url: str, n: int) -> Iterator[dict[str, Any]]:
             }
 
 
+def rows_phase(url: str, n: int, variant: str) -> dict[str, Any]:
+    """The rows phase alone (``insert_many`` in batches of 1,000, one scope) as it is (``as-is``), with
+    memories' secondary indexes dropped first and built again after (``no-indexes``: their build timed
+    apart), or with the keyword triggers off (``no-trigger``: what the postings and statistics cost)."""
+    import psycopg
+
+    store: Any = open_store(url)
+    defs: list[tuple[str]] = []
+    with psycopg.connect(url, autocommit=True) as conn:
+        if variant == "no-indexes":
+            found = conn.execute(  # memories' indexes besides its keys (unique ones keep the data right)
+                "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories' "
+                "AND indexdef NOT LIKE 'CREATE UNIQUE%'"
+            ).fetchall()
+            defs = [(sql,) for _, sql in found]
+            for name, _ in found:
+                conn.execute(f"DROP INDEX {name}")
+        if variant == "no-trigger":
+            conn.execute("ALTER TABLE memories DISABLE TRIGGER USER")
+    rng = random.Random(0)
+    vocab, start = _vocabulary(rng, 5000), datetime(2026, 1, 1, tzinfo=UTC)
+    took = 0.0
+    with store.bulk():
+        for first in range(0, n, 1000):
+            batch = _rows(_texts(rng, 1000, vocab), first, ["bench/s00000"], start)
+            t0 = time.perf_counter()
+            store.insert_many(batch)
+            took += time.perf_counter() - t0
+    t1 = time.perf_counter()
+    with psycopg.connect(url, autocommit=True) as conn:
+        for (sql,) in defs:
+            conn.execute(sql)
+    store.close()
+    return {
+        "n": n,
+        "variant": variant,
+        "rows_s": round(took, 2),
+        "rebuild_s": round(time.perf_counter() - t1, 2),
+    }
+
+
 def main() -> None:
     what, n = sys.argv[1], int(sys.argv[2])
     with server() as url:
         if what == "load":
             options = dict(o.split("=") for o in sys.argv[3:])
             results: Any = [load(url, n, int(options.get("scopes", "1")), options.get("probe") == "1")]
+        elif what == "rows":
+            results = [rows_phase(url, n, sys.argv[3] if len(sys.argv) > 3 else "as-is")]
         elif what == "embeddings":
             results = embeddings(url, n)
         else:

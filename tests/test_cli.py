@@ -64,7 +64,7 @@ def test_export_import_round_trip_loses_nothing(
 
     monkeypatch.setenv("SHITSUJI_DB", str(tmp_path / "other.db"))
     report = cli("import", str(out), "--json").json()
-    assert report == {"read": 2, "added": 2, "duplicates": 0, "indexed": 2}
+    assert report == {"read": 2, "added": 2, "duplicates": 0, "indexed": 2, "graph_pending": False}
     copied = {m["id"]: m for m in cli("list", "--json").json()}
     assert copied.keys() == original.keys()
     for memory_id, memory in original.items():

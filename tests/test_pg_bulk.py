@@ -56,6 +56,7 @@ def test_a_bulk_import_joins_the_graph_once_and_recall_is_right_throughout(
         import_file(lite, _lines(0, 1200, "big"))
         assert _nearest(engine, query) == _nearest(lite, query)  # ... and recall is exact
         before = _graph(db)[2]
+    assert store.wait_for_graphs(600)  # the graph is built after the load returns, in the background
     inside, outside, built = _graph(db)
     assert (inside, outside) == (1200, 0) and built != before  # 1,200 rows into an empty graph: built anew
     # the build may use parallel workers, for its own transaction only: the table keeps no such option
@@ -75,6 +76,7 @@ def test_a_bulk_import_joins_the_graph_once_and_recall_is_right_throughout(
     assert _graph(db) == (1900, 50, built)
     # reindex is a bulk load too: every vector again, the graph built once
     engine.reindex()
+    assert store.wait_for_graphs(600)
     assert _graph(db)[:2] == (1900, 50) and _graph(db)[2] != built
     assert engine.recall("topic 5 thing 7", "big", k=3)
     db.close()

@@ -135,6 +135,7 @@ def test_a_graph_build_that_died_is_built_again_when_a_store_opens(pg_url: str, 
     )
     lines = [json.dumps({"content": _text(i), "scope": "big"}) for i in range(400)]
     import_file(engine, io.StringIO("\n".join(lines)))
+    assert engine.store.wait_for_graphs(600)  # type: ignore[attr-defined]
     assert _valid(db) == (True,)
     # a concurrent build cancelled while it waits for a writer: its index stays, invalid
     db.execute("DROP INDEX memory_vectors_1_hnsw")
@@ -145,13 +146,13 @@ def test_a_graph_build_that_died_is_built_again_when_a_store_opens(pg_url: str, 
             builder.execute(hnsw_sql("memory_vectors_1").replace("CREATE INDEX", "CREATE INDEX CONCURRENTLY"))
         writer.rollback()
     assert _valid(db) == (False,)
-    PostgresMemoryStore(db)  # opening a store builds it again
+    assert PostgresMemoryStore(db).wait_for_graphs(600)  # opening a store builds it again
     assert _valid(db) == (True,)
     embedder = HashEmbedder()
     found = engine.store.vector_search(embedder.model_id, embedder.embed_query(_text(7)), ["big"], 1)
     assert engine.get(found[0].memory_id).content == _text(7)
     # the same when the build never started: the index dropped, the process gone
     db.execute("DROP INDEX memory_vectors_1_hnsw")
-    PostgresMemoryStore(db)
+    assert PostgresMemoryStore(db).wait_for_graphs(600)
     assert _valid(db) == (True,)
     db.close()

@@ -64,6 +64,14 @@ def _check_target(output: Path) -> None:
         raise UserInputError(f"cannot export to {output}: the folder {output.parent} is not writable")
 
 
+#: ``import``'s word when a large scope's vector graph is left to build (PostgreSQL, ``_pg_graph_builds``).
+GRAPH_PENDING = (
+    "the vector search graph of the large scopes is built in the background by the next long-running "
+    "process that opens this database (`shitsuji serve`); until then their searches compare every "
+    "vector — the same results, slower"
+)
+
+
 @app.command("import")
 def import_(
     file: Annotated[Path, typer.Argument(help="JSONL file ('-' for stdin): content and scope per line.")],
@@ -95,6 +103,7 @@ def import_(
         "added": report.added,
         "duplicates": report.duplicates,
         "indexed": report.indexed,
+        "graph_pending": report.graph_pending,
     }
     if as_json:
         print_json(data)
@@ -102,3 +111,5 @@ def import_(
         console.print(
             f"imported {report.added} memories ({report.duplicates} duplicates skipped, {report.indexed} embedded)"
         )
+        if report.graph_pending:
+            console.print(GRAPH_PENDING)

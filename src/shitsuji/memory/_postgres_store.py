@@ -20,7 +20,8 @@ migration ``0011_postgres_recall`` derives:
   for graph upkeep on ingest; a 100,000-memory scope is not compared one by one. The derived
   rows are written in the transaction that writes ``embeddings``, removed when a memory is
   forgotten and written again when it is restored. A bulk load (``bulk()``: import, reindex)
-  writes them outside the graph and moves them in once at its end (``_fold``).
+  writes them outside the graph and moves them in once at its end (``_fold``); a graph built anew
+  is built after the load returns, in the background (``_pg_graph_builds``: searched exactly meanwhile).
 - **Recall** asks for both lists in one statement (``candidates``, ``_pg_recall``): one round trip
   where the two searches took four (small scopes) to eight (a scope under the graph).
 
@@ -51,10 +52,9 @@ from psycopg.pq import TransactionStatus
 from .. import store as db
 from ..errors import StoreError
 from ._keywords import K1, B
+from ._pg_graph_builds import GraphBuilds
 from ._pg_ingest import (
-    ADVISORY_BUILD,
     broken_graphs,
-    build_graph,
     build_lock,
     build_workers,
     memory_mb,
@@ -175,8 +175,10 @@ class PostgresMemoryStore(MemoryRows):
         self.rebuild_min = rebuild_min
         self._models: dict[str, tuple[int, int]] = {}  # model -> (table number, dim)
         self._bulk = threading.local()  # this thread's bulk load: (model, scope) pairs written
+        self._builds = GraphBuilds(database.url, hnsw_sql)
         self.fill_derived()
-        self._repair_graphs()
+        if self.graphs_pending():  # a build that did not finish (or never ran): built in the background
+            self._builds.start()
 
     @contextmanager
     def write(self) -> Iterator[_VectorTx]:
@@ -205,8 +207,8 @@ class PostgresMemoryStore(MemoryRows):
     def bulk(self) -> Iterator[None]:
         """A bulk load: vectors written inside stay outside the HNSW graph (their scopes searched
         exactly meanwhile, so recall is right throughout); on leaving, the large scopes' rows join
-        the graph at once, the index built anew when they outnumber the rows already in it (see
-        ``_fold``). Nested calls fold once, at the outermost. Commits inside do not wait for the disk
+        the graph at once, the index built anew when they outnumber the rows already in it — after
+        this returns, in the background (see ``_fold``). Nested calls fold once, at the outermost. Commits inside do not wait for the disk
         (``synchronous_commit = off``); leaving waits once for all of them (``_durable``)."""
         outer = getattr(self._bulk, "written", None) is None
         if outer:
@@ -556,10 +558,11 @@ class PostgresMemoryStore(MemoryRows):
 
         Building an HNSW index over many rows at once is several times faster than inserting
         them one by one (~2 ms each): when the rows to move are at least ``rebuild_min`` and no
-        fewer than the graph's, the index is dropped, the rows moved in one short transaction, and
-        the index built again over all graph rows concurrently (``_pg_ingest.build_graph``): searches
-        and writes go on meanwhile, the graph's rows searched without the index until it is ready.
-        Inside a caller's transaction (no concurrent build there) it is built in that transaction.
+        fewer than the graph's (or the graph is pending), the index is dropped and the rows moved in
+        one short transaction; the index is built again over all graph rows after the load returns, on
+        a background thread (``_pg_graph_builds``): until then the graph is pending and its scopes are
+        searched exactly. Inside a caller's transaction (no concurrent build there) it is built in that
+        transaction.
         """
         found = self._table(model_id)
         if found is None:
@@ -570,30 +573,42 @@ class PostgresMemoryStore(MemoryRows):
                 with conn.transaction():
                     self._move(conn, name, dim, model_id, scopes, build=True)
                 return
-            with build_lock(conn):
-                with conn.transaction():
-                    rows = self._move(conn, name, dim, model_id, scopes, build=False)
-                if rows:
-                    build_graph(conn, name, hnsw_sql(name), 2 * rows, dim)
+            if not self._moving(conn, name, model_id, scopes)[0]:
+                return  # nothing joins the graph (small scopes): a build under way goes on untouched
+            self._builds.cancel()  # this process's build under way: the move drops its index again
+            with build_lock(conn), conn.transaction():
+                self._move(conn, name, dim, model_id, scopes, build=False)
+        if self.graphs_pending():
+            self._builds.start()
 
-    def _move(self, conn: Any, name: str, dim: int, model_id: str, scopes: list[str], *, build: bool) -> int:
-        """``_fold``'s transaction: the rows moved into the graph, and the index dropped when it is to be
-        built anew — then built here if ``build``; how many rows moved if it was dropped and not built."""
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_ADVISORY_FILL,))
+    def _moving(self, conn: Any, name: str, model_id: str, scopes: list[str]) -> tuple[list[str], int]:
+        """The scopes whose rows outside the graph belong in it (already in the graph, or grown past
+        ``graph_min``), and how many rows they hold there."""
         big = self._graph_scopes(conn, model_id, scopes)
         waiting = conn.execute(
             f"SELECT scope, count(*) FROM {name} WHERE NOT graph AND scope = ANY(%s) GROUP BY scope",
             (scopes,),
         ).fetchall()
         moving = sorted(scope for scope, n in waiting if scope in big or n > self.graph_min)
-        rows = sum(int(n) for scope, n in waiting if scope in moving)
+        return moving, sum(int(n) for scope, n in waiting if scope in moving)
+
+    def _move(self, conn: Any, name: str, dim: int, model_id: str, scopes: list[str], *, build: bool) -> int:
+        """``_fold``'s transaction: the rows moved into the graph, and the index dropped when it is to be
+        built anew (always when the graph is pending: its index is dropped or invalid anyway) — then built
+        here if ``build``; how many rows moved if it was dropped and not built (the background build's)."""
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_ADVISORY_FILL,))
+        moving, rows = self._moving(conn, name, model_id, scopes)
         if not moving:
             return 0
         # the graph's rows counted up to one more than the move (a big graph is not read whole)
-        rebuild = rows >= self.rebuild_min and rows >= int(
-            conn.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE graph LIMIT %s) x", (rows + 1,)
-            ).fetchone()[0]
+        rebuild = name in broken_graphs(conn) or (
+            rows >= self.rebuild_min
+            and rows
+            >= int(
+                conn.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM {name} WHERE graph LIMIT %s) x", (rows + 1,)
+                ).fetchone()[0]
+            )
         )
         if rebuild:
             conn.execute(f"DROP INDEX IF EXISTS {name}_hnsw")
@@ -614,24 +629,15 @@ class PostgresMemoryStore(MemoryRows):
             conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
         return 0
 
-    def _repair_graphs(self) -> None:
-        """Build again, concurrently, a graph index that a build left missing or invalid (its process
-        died during the build); nothing when another process is building one now."""
+    def graphs_pending(self) -> bool:
+        """Whether a vector table's graph index is missing or invalid (its scopes searched exactly
+        until the background build, ``_pg_graph_builds``, makes it)."""
         with self._conn() as conn:
-            if conn.info.transaction_status != TransactionStatus.IDLE or not broken_graphs(conn):
-                return
-            if not conn.execute("SELECT pg_try_advisory_lock(%s)", (ADVISORY_BUILD,)).fetchone()[0]:
-                return
-            try:
-                for name in broken_graphs(conn):
-                    dim, rows = conn.execute(
-                        f"SELECT m.dim, (SELECT count(*) FROM {name} WHERE graph) FROM memory_vector_models m "
-                        "WHERE 'memory_vectors_' || m.rowid = %s",
-                        (name,),
-                    ).fetchone()
-                    build_graph(conn, name, hnsw_sql(name), int(rows), int(dim))
-            finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
+            return bool(broken_graphs(conn))
+
+    def wait_for_graphs(self, timeout: float | None = None) -> bool:
+        """Wait for this process's background graph build, if one runs; whether none runs now."""
+        return self._builds.wait(timeout)
 
     @staticmethod
     def _graph_scopes(conn: Any, model_id: str, scopes: Sequence[str]) -> set[str]:

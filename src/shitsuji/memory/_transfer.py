@@ -26,6 +26,9 @@ class ImportReport:
     added: int
     duplicates: int
     indexed: int
+    #: a large scope's vector graph (PostgreSQL) is built after the import, in the background: until then
+    #: its searches compare every vector (exact, slower)
+    graph_pending: bool = False
 
 
 def export_lines(memories: Iterable[Memory]) -> Iterator[str]:
@@ -85,7 +88,10 @@ def import_items(
     added, duplicates = engine.add_many(items)
     with engine.store.bulk():  # a large import builds the vector graph once, at the end
         indexed = engine.index_pending(progress=progress) if index else 0
-    return ImportReport(read=len(items), added=added, duplicates=duplicates, indexed=indexed)
+    pending = bool(getattr(engine.store, "graphs_pending", lambda: False)())
+    return ImportReport(
+        read=len(items), added=added, duplicates=duplicates, indexed=indexed, graph_pending=pending
+    )
 
 
 def _parse(obj: Any) -> NewMemory:
