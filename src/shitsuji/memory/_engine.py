@@ -38,6 +38,7 @@ from ._records import (
     check_category,
     check_content,
     check_importance,
+    check_keys,
 )
 from ._scopes import lineage, normalize_scope
 from ._slots import Match
@@ -85,14 +86,22 @@ def new_id() -> str:
     return secrets.token_hex(8)
 
 
-def index_terms(content: str, context: str | None = None) -> str:
+def index_terms(content: str, context: str | None = None, keys: Collection[str] = ()) -> str:
     """Keyword terms as stored: one line per chunk, terms separated by spaces.
 
     Terms of the context's tail are added to every chunk, so a remembered chat line is
-    also found by the words of the exchange it answered (LoCoMo dev: +0.016 recall@10).
+    also found by the words of the exchange it answered (LoCoMo dev: +0.016 recall@10);
+    so are the terms of the fact's search keys (a model's synonyms and translation: パクチー
+    found by "coriander" or 香草; docs/benchmarks.md, issue 23 ky23).
     """
     extra = terms(context[-CONTEXT_TERMS_CHARS:]) if context else []
+    extra += terms("\n".join(keys)) if keys else []
     return "\n".join(" ".join(terms(piece) + extra) for piece in chunks(content))
+
+
+def memory_terms(memory: Memory) -> str:
+    """``index_terms`` of a stored memory (its content, context and keys)."""
+    return index_terms(memory.content, memory.context, memory.keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +118,8 @@ class NewMemory:
     valid_until: datetime | None = None
     id: str | None = None
     context: str | None = None
+    keys: tuple[str, ...] = ()
+    keys_by: str | None = None  # who gave the keys ("model")
 
 
 class MemoryEngine:
@@ -182,13 +193,18 @@ class MemoryEngine:
         created_at: datetime | None = None,
         valid_until: datetime | None = None,
         context: str | None = None,
+        keys: object = None,
+        keys_by: str = "model",
     ) -> RememberResult:
         """Store one fact, unless the scope already holds it (exactly or by meaning).
 
         ``context`` (e.g. the conversation turns just before) is embedded with the fact
         to sharpen its vector; it is kept with the row but never shown as the fact. With
         context, only an exact duplicate counts (the vector mostly reflects the context).
+        ``keys`` (a few search words: synonyms, the category, a translation; ``check_keys``)
+        are indexed with the fact's words and kept with ``keys_by``, who gave them; never shown.
         """
+        checked_keys = check_keys(keys)
         new = NewMemory(
             content=without_secrets(check_content(text)),
             scope=normalize_scope(scope),
@@ -199,6 +215,8 @@ class MemoryEngine:
             created_at=created_at,
             valid_until=valid_until,
             context=without_secrets(context) if context else None,
+            keys=tuple(without_secrets(k) for k in checked_keys),
+            keys_by=keys_by if checked_keys else None,
         )
         vectors = self._try_embed(new.content, new.context)
         # a vector shaped by context says little about the fact alone: exact dedupe only, no supersede
@@ -217,7 +235,7 @@ class MemoryEngine:
             new = replace(new, provenance={**(new.provenance or {}), "supersedes": link})
         memory = self._build(new)
         with self._change() as tx:
-            self.store.insert(memory, index_terms(memory.content, memory.context))
+            self.store.insert(memory, memory_terms(memory))
             for old_id in older:  # kept, linked and restorable: see _supersede
                 self.store.set_valid_until(old_id, memory.created_at, {"superseded_by": memory.id})
             action = "extracted" if source == "extracted" else "remembered"
@@ -261,7 +279,7 @@ class MemoryEngine:
                 continue
             seen.add(key)
             memory = self._build(item)
-            pending.append((memory, index_terms(memory.content, memory.context)))
+            pending.append((memory, memory_terms(memory)))
             if len(pending) >= batch:
                 added += self._import(pending)
         added += self._import(pending)
@@ -298,6 +316,8 @@ class MemoryEngine:
             valid_until=new.valid_until,
             content_hash=content_hash(new.content),
             context=new.context,
+            keys=new.keys,
+            keys_by=new.keys_by if new.keys else None,
         )
 
     def _neighbours(self, scope: str, vectors: Matrix | None) -> list[Match]:
@@ -551,11 +571,14 @@ class MemoryEngine:
                 created_at=now,
                 valid_until=old.valid_until,
                 context=old.context if new_content == old.content else None,
+                # keys describe the text they came with: a new text drops them
+                keys=old.keys if new_content == old.content else (),
+                keys_by=old.keys_by if new_content == old.content else None,
             )
         )
         vectors = self._try_embed(memory.content, memory.context)  # before the transaction: it may be slow
         with self._change() as tx:
-            self.store.insert(memory, index_terms(memory.content, memory.context))
+            self.store.insert(memory, memory_terms(memory))
             self.store.set_deleted(old.id, now)
             self._record(tx, "edited", memory, by or "cli", edited_from=old.id)
         return self._put_vector(memory, vectors)
@@ -602,7 +625,7 @@ class MemoryEngine:
         memories = list(self.store.list_memories(None, include_deleted=True))
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
-            self.store.rewrite_terms([(m.id, index_terms(m.content, m.context)) for m in chunk])
+            self.store.rewrite_terms([(m.id, memory_terms(m)) for m in chunk])
         with self.store.bulk():  # every vector again: graph indexes are built once, at the end
             return self.index_pending(progress=progress)
 

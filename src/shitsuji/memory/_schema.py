@@ -14,7 +14,9 @@ one scope no longer queue on one (``_pg_scope_totals``). ``0015_ja23b_terms_read
 rows whose terms were made before Japanese readings were indexed (``_readings``): until
 ``shitsuji reindex`` they are found by their written forms only, and recall says so
 (``_model_check.readings_missing``). ``0016_in25b_sorted_postings`` writes a batch's postings in
-their key's order (``_pg_postings_order``).
+their key's order (``_pg_postings_order``). ``0017_ky23_search_keys`` keeps the search keys a model
+gave with a fact (``Memory.keys``: synonyms, the category, a translation — indexed with its terms,
+never shown as its text) and who gave them.
 """
 
 from __future__ import annotations
@@ -139,5 +141,12 @@ MEMORY_SCHEMA = Schema(
             postgres=_TERMS_READINGS.format(match=f"~ {_JAPANESE_REGEX}"),
         ),
         Migration("0016_in25b_sorted_postings", "", postgres=POSTGRES_SORTED_POSTINGS),
+        Migration(
+            "0017_ky23_search_keys",
+            """
+            ALTER TABLE memories ADD COLUMN search_keys TEXT;
+            ALTER TABLE memories ADD COLUMN search_keys_by TEXT
+            """,
+        ),
     ),
 )
