@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ..store import may_lag
-from ._embedders import Embedder, Matrix, Vector
+from ._embedders import Embedder, Matrix, Vector, close_cosine_of
 from ._embedding import embed_rows
 from ._model_check import embedder_mismatch, readings_missing
 from ._rank import CONTEXT_TERMS_CHARS, Candidates, rank_candidates
@@ -138,6 +138,8 @@ class MemoryEngine:
         self.embedder = embedder
         self.clock = clock
         self.weights = weights or RecallWeights()
+        # recall's versions rule takes the embedder's own threshold unless the caller chose weights
+        self._embedder_close_cosine = weights is None
         self._recent: dict[str, Vector] = {}  # recent turns' vectors, reused when quoted as context
         self.audit = audit  # every change is recorded there, with who made it
         self._index_checked = False
@@ -436,8 +438,18 @@ class MemoryEngine:
             list(candidates), self.embedder.model_id if "vector" in ranked else None
         )
         found = Candidates(text, asked, ranked, memories, vectors, chain)
-        hits = rank_candidates(found, self.clock(), self.weights, zone)
+        hits = rank_candidates(found, self.clock(), self.ranking_weights(), zone)
         return hits[:k]
+
+    def ranking_weights(self) -> RecallWeights:
+        """``weights``, with the embedder's ``close_cosine`` when it declares one and the caller chose
+        no weights: what counts as "close" is the model's (e5 puts unrelated facts at 0.8-0.98)."""
+        if not self._embedder_close_cosine:
+            return self.weights
+        own = close_cosine_of(self.embedder)
+        if own is not None and own != self.weights.close_cosine:
+            self.weights = replace(self.weights, close_cosine=own)
+        return self.weights
 
     def get(
         self, memory_id: str, *, visible_scopes: Collection[str] | None = None, deleted: bool = True
