@@ -84,7 +84,12 @@ Category = Annotated[
 ]
 Keys = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=MAX_KEY_CHARS)]] | None,
-    Field(max_length=MAX_KEYS, description=KEYS_DESCRIPTION),
+    Field(
+        max_length=MAX_KEYS,
+        description=f"{KEYS_DESCRIPTION} Words a later question may use that the fact does not, each at most "
+        f"{MAX_KEY_CHARS} characters (e.g. for 'Release builds are signed on the CI runner': code signing, "
+        "署名, release, リリース). Never shown as the fact.",
+    ),
 ]
 MemoryId = Annotated[str, Field(description="A memory id from recall or list_memories.")]
 Query = Annotated[str, Field(description="What to look for, in any language.")]

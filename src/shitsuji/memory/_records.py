@@ -25,13 +25,10 @@ MAX_CONTENT_CHARS: Final = 20_000
 #: Search keys a fact may carry (``check_keys``): a few words or short phrases, never a second text.
 MAX_KEYS: Final = 12
 MAX_KEY_CHARS: Final = 40
-#: What a tool tells the model its ``keys`` argument is for (the household and MCP ``remember``).
-KEYS_DESCRIPTION: Final = (
-    "Optional: up to 12 short search words or phrases (each at most 40 characters) that should find this "
-    "fact later although the fact does not contain them, in BOTH Japanese and English: the translation, "
-    "synonyms, the broader category (e.g. for '毎朝ジョギングしている': jogging, running, ランニング, 運動, "
-    "exercise, 趣味, hobby). Never shown as the fact."
-)
+#: What a tool tells the model its ``keys`` argument is for (the household and MCP ``remember``). Short:
+#: the butler sends its tools with every turn, and a turn's input is held to a budget
+#: (``household._bench.prompt_tokens_benchmark``: the longer text with an example cost 114 tokens, 39 fit).
+KEYS_DESCRIPTION: Final = "Search words in Japanese AND English: translation, synonyms, category (max 12)."
 
 
 @dataclass(frozen=True, slots=True)
