@@ -10,6 +10,7 @@ import pytest
 from shitsuji.bench import run_japanese, run_latency, run_locomo, run_longmemeval
 from shitsuji.bench.locomo import evidence_ids
 from shitsuji.cli import main
+from shitsuji.errors import UserInputError
 
 
 def _locomo_file(tmp_path: Path) -> Path:
@@ -129,6 +130,25 @@ def test_japanese_bench_counts_cross_user_hits(tmp_path: Path) -> None:
     (tmp_path / "queries-dev.jsonl").write_text("\n".join(json.dumps(q) for q in queries), encoding="utf-8")
     data = run_japanese(tmp_path, embedder="hash", k=3)
     assert data["hit"] == 1.0 and data["cross_user_hits"] == 0
+
+
+def test_japanese_bench_remembers_facts_with_their_keys(tmp_path: Path) -> None:
+    facts = [
+        {"id": "a1", "user": "aki", "content": "アキはパクチーが大嫌い"},
+        {"id": "a2", "user": "aki", "content": "アキは毎朝ヨガをする"},
+    ]
+    queries = [{"user": "aki", "query": "coriander", "expected": ["a1"]}]
+    (tmp_path / "facts-dev.jsonl").write_text("\n".join(json.dumps(f) for f in facts), encoding="utf-8")
+    (tmp_path / "queries-dev.jsonl").write_text(json.dumps(queries[0]), encoding="utf-8")
+    keys = tmp_path / "keys.jsonl"
+    keys.write_text(json.dumps({"id": "a1", "keys": ["coriander", "香草"]}), encoding="utf-8")
+    without = run_japanese(tmp_path, embedder="hash", k=1)
+    with_keys = run_japanese(tmp_path, embedder="hash", k=1, keys=keys)
+    assert (without["keys"], with_keys["keys"]) == (0, 1)
+    assert with_keys["hit"] == 1.0 and with_keys["misses"] == []
+    (tmp_path / "bad.jsonl").write_text(json.dumps({"id": "a1", "keys": "coriander"}), encoding="utf-8")
+    with pytest.raises(UserInputError, match="needs id \\(str\\), keys \\(list\\)"):
+        run_japanese(tmp_path, embedder="hash", keys=tmp_path / "bad.jsonl")
 
 
 def test_latency_bench_reports_every_figure() -> None:

@@ -90,7 +90,7 @@ def test_tool_names_effects_and_wire_fields_are_the_public_contract() -> None:
         "add_expense": {"amount", "category", "note", "date"},
         "complete_todo": {"id"},
         "remove_shopping_item": {"id"},
-        "remember": {"content", "category"},
+        "remember": {"content", "category", "keys"},
     }
     required = {name: sorted(schema.get("required", [])) for name, schema in definitions.items()}
     assert required["add_event"] == ["start", "title"]
@@ -215,6 +215,26 @@ def test_husband_shares_the_households_lists(
         ("add_shopping_item", {"name": "  "}, "name: String should have at least 1"),
         ("add_shopping_item", {"name": "卵", "user": "husband"}, "user: Extra inputs are not permitted"),
         ("remember", {"content": "猫が好き", "category": "gossip"}, "category: Input should be"),
+        (
+            "remember",
+            {"content": "猫が好き", "category": "misc", "keys": "cat"},
+            "keys: Input should be a valid list",
+        ),
+        (
+            "remember",
+            {"content": "猫が好き", "category": "misc", "keys": [1]},
+            "keys.0: Input should be a valid string",
+        ),
+        (
+            "remember",
+            {"content": "猫が好き", "category": "misc", "keys": ["k"] * 13},
+            "keys: List should have at most 12 items",
+        ),
+        (
+            "remember",
+            {"content": "猫が好き", "category": "misc", "keys": ["x" * 41]},
+            "keys.0: String should have at most 40 characters",
+        ),
         ("search_memory", {"query": ""}, "query: String should have at least 1"),
     ],
 )
@@ -291,6 +311,12 @@ def test_remember_and_search_memory_use_the_speakers_scope(
         "already remembered"
     )
     engine.remember("紅茶の茶葉は戸棚の上の段にある", "household/futari", category="misc")
+    keys = ["coriander", "香草"]  # the model's search keys: stored, marked as the model's, found by
+    assert call(wife, "remember", content="パクチーは苦手", category="preference", keys=keys) == "remembered"
+    assert "パクチー" in call(wife, "search_memory", query="coriander")
+    keyed = [m for m in engine.list_memories("household/futari/user/wife") if m.keys]
+    assert [(m.keys, m.keys_by) for m in keyed] == [(("coriander", "香草"), "model")]
+    engine.forget(keyed[0].id)
     stored = list(engine.list_memories("household/futari/user/wife"))
     assert [(m.scope, m.provenance["by"]) for m in stored] == [("household/futari/user/wife", "wife")]
     found = call(wife, "search_memory", query="紅茶")

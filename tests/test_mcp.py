@@ -204,6 +204,28 @@ def test_ancestors_are_visible_siblings_and_children_are_not(tree: dict[str, Pat
         store.close()
 
 
+def test_keys_given_with_a_fact_find_it_and_are_kept_as_the_models(tree: dict[str, Path]) -> None:
+    fact = "Release builds are signed on the CI runner, never on a laptop."
+    keys = ["code signing", "署名", "リリース", "deploy"]
+
+    async def main() -> None:
+        async with server(tree["main"], tree["db"]) as client:
+            saved = await call(client, "remember", {"content": fact, "category": "decision", "keys": keys})
+            await call(client, "remember", {"content": "The parser lives in src/pkg/parse.py"})
+            hits = (await call(client, "recall", {"query": "署名はどこで？"}))["hits"]
+            assert (
+                hits[0]["id"] == saved["id"] and hits[0]["chunk"] == fact
+            )  # shown as itself, never as its keys
+
+    run(main)
+    store = open_store(tree["db"])
+    try:
+        stored = [m for m in store.list_memories(None, include_deleted=False) if m.content == fact]
+        assert [(m.keys, m.keys_by) for m in stored] == [(tuple(keys), "model")]
+    finally:
+        store.close()
+
+
 def test_bad_arguments_are_tool_errors_with_clear_messages(tree: dict[str, Path]) -> None:
     async def main() -> None:
         async with server(tree["main"], tree["db"]) as client:
@@ -212,6 +234,11 @@ def test_bad_arguments_are_tool_errors_with_clear_messages(tree: dict[str, Path]
             assert "memory text is empty" in await error(client, "remember", {"content": "   "})
             assert "category 'Not Valid!' is not valid" in await error(
                 client, "remember", {"content": "x", "category": "Not Valid!"}
+            )
+            assert "valid list" in await error(client, "remember", {"content": "x", "keys": "cilantro"})
+            assert "at most 12 items" in await error(client, "remember", {"content": "x", "keys": ["k"] * 13})
+            assert "at most 40 characters" in await error(
+                client, "remember", {"content": "x", "keys": ["x" * 41]}
             )
             assert "query is empty" in await error(client, "recall", {"query": " "})
             assert "less than or equal to 20" in await error(client, "recall", {"query": "x", "k": 500})

@@ -57,6 +57,7 @@ def run_japanese(
     k: int = 3,
     distractors: int = 0,
     database: str | None = None,
+    keys: Path | None = None,
 ) -> dict[str, Any]:
     """hit@k (and hit@1) overall and per query ``class``; leaks are hits outside the asker's lineage.
 
@@ -65,9 +66,11 @@ def run_japanese(
     "now" of the run (facts are remembered oldest first, as they would have been said); a
     query's ``class`` (paraphrase, temporal, shared, cross-lingual …) groups the figures.
     ``distractors`` synthetic facts (``latency.synthetic_memories``) are added to every
-    user's scope, so the answer has to win against noise.
+    user's scope, so the answer has to win against noise. ``keys`` (JSONL of ``{"id", "keys"}``)
+    gives facts search keys, remembered as a model's ``remember`` call gives them.
     """
     facts = _jsonl(directory / "facts-dev.jsonl", {"id": str, "user": str, "content": str})
+    keys_of = {row["id"]: row["keys"] for row in _jsonl(keys, {"id": str, "keys": list})} if keys else {}
     facts.sort(key=lambda f: -float(f.get("days_ago", 0)))
     queries = _jsonl(directory / "queries-dev.jsonl", {"user": str, "query": str, "expected": list})
     leaks = 0
@@ -82,6 +85,7 @@ def run_japanese(
                 scope,
                 category=fact.get("category", "misc"),
                 created_at=NOW - timedelta(days=float(fact.get("days_ago", 0))),
+                keys=keys_of.get(fact["id"]),
             )
             fact_of_memory[result.memory.id] = fact["id"]
         users = sorted({q["user"] for q in queries})
@@ -106,6 +110,7 @@ def run_japanese(
     return {
         "k": k,
         "embedder": engine.embedder.model_id,
+        "keys": sum(1 for f in facts if f["id"] in keys_of),
         "queries": len(queries),
         "hit": _share(every, 0),
         "hit_at_1": _share(every, 1),

@@ -173,6 +173,15 @@ def japanese(
     distractors: Annotated[
         int, typer.Option("--distractors", min=0, help="Synthetic facts added to each user's scope.")
     ] = 0,
+    keys: Annotated[
+        Path | None,
+        typer.Option(
+            "--keys",
+            help="JSONL of {id, keys}: search keys remembered with each fact, as a model's remember call gives them.",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
     postgres: PostgresFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -180,7 +189,9 @@ def japanese(
     from ..bench import run_japanese
 
     with _bench_database(postgres) as database:
-        data = run_japanese(directory, embedder=_embedder(), k=k, distractors=distractors, database=database)
+        data = run_japanese(
+            directory, embedder=_embedder(), k=k, distractors=distractors, database=database, keys=keys
+        )
     if as_json:
         print_json(data)
         return

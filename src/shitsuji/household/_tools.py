@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field
 
 from ..agent import Toolbox, ToolOutput, tool
+from ..memory import KEYS_DESCRIPTION, MAX_KEY_CHARS, MAX_KEYS
 from ._deps import Ctx
 from ._panels import ShoppingList
 from ._store import HouseholdStore
@@ -52,6 +53,11 @@ Private = Annotated[
     Field(
         description="True: only the speaker sees it (e.g. a surprise); shared with the household otherwise."
     ),
+]
+#: a fact's search keys, filled by the model (``MemoryEngine.remember``'s ``keys``)
+Keys = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=MAX_KEY_CHARS)]] | None,
+    Field(max_length=MAX_KEYS, description=KEYS_DESCRIPTION),
 ]
 Month = Annotated[str, AfterValidator(parse_month), Field(description="YYYY-MM; this month if omitted.")]
 
@@ -241,12 +247,15 @@ def remember(
         str, Field(min_length=1, max_length=MAX_MEMORY_CHARS, description="One lasting fact.")
     ],
     category: Literal["profile", "preference", "media", "event", "misc"],
+    keys: Keys = None,
 ) -> str:
     """Remember one lasting fact the speaker told you about themselves."""
     provenance: dict[str, object] = {"by": ctx.user, "channel": ctx.channel, "conversation": ctx.conversation}
     if ctx.message:  # "why do you know this?" quotes the words it was asked in
         provenance["message_ids"] = [ctx.message]
-    result = ctx.deps.memory.remember(content, ctx.scope, category=category, provenance=provenance)
+    result = ctx.deps.memory.remember(
+        content, ctx.scope, category=category, provenance=provenance, keys=keys, keys_by="model"
+    )
     if result.duplicate:
         return f"already remembered: {_short(result.memory.content, 200)}"
     return "remembered"

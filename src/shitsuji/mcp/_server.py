@@ -28,7 +28,7 @@ from typing_extensions import TypedDict  # pydantic needs it for TypedDict schem
 
 from .. import __version__
 from ..errors import NotFoundError, ShitsujiError, UserInputError
-from ..memory import Memory, MemoryEngine, lineage
+from ..memory import KEYS_DESCRIPTION, MAX_KEY_CHARS, MAX_KEYS, Memory, MemoryEngine, lineage
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +81,15 @@ Content = Annotated[str, Field(description="The fact or note, in any language.",
 Category = Annotated[
     str,
     Field(description="One short word: decision, convention, pitfall, environment, preference, misc …"),
+]
+Keys = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=MAX_KEY_CHARS)]] | None,
+    Field(
+        max_length=MAX_KEYS,
+        description=f"{KEYS_DESCRIPTION} Words a later question may use that the fact does not, each at most "
+        f"{MAX_KEY_CHARS} characters (e.g. for 'Release builds are signed on the CI runner': code signing, "
+        "署名, release, リリース). Never shown as the fact.",
+    ),
 ]
 MemoryId = Annotated[str, Field(description="A memory id from recall or list_memories.")]
 Query = Annotated[str, Field(description="What to look for, in any language.")]
@@ -169,8 +178,10 @@ class ProjectMemory:
         if root is not None:
             self.provenance["project"] = str(root)
 
-    def remember(self, content: str, category: str = "misc") -> RememberResult:
-        result = self.engine.remember(content, self.scope, category=category, provenance=self.provenance)
+    def remember(self, content: str, category: str = "misc", keys: list[str] | None = None) -> RememberResult:
+        result = self.engine.remember(
+            content, self.scope, category=category, provenance=self.provenance, keys=keys, keys_by="model"
+        )
         m = result.memory
         similarity = None if result.similarity is None else round(result.similarity, 4)
         return RememberResult(
@@ -278,9 +289,9 @@ def build_server(engine: MemoryEngine, scope: str, *, root: Path | None = None) 
     @server.tool(
         description=REMEMBER_DOC, annotations=ToolAnnotations(open_world_hint=False), structured_output=True
     )
-    def remember(content: Content, category: Category = "misc") -> RememberResult:
+    def remember(content: Content, category: Category = "misc", keys: Keys = None) -> RememberResult:
         with _as_tool_error():
-            return memory.remember(content, category)
+            return memory.remember(content, category, keys)
 
     @server.tool(description=RECALL_DOC, annotations=reading, structured_output=True)
     def recall(query: Query, k: HowMany = 5) -> RecallResult:

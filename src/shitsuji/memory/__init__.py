@@ -12,6 +12,9 @@ __all__ = [
     "CATEGORIES",
     "DEFAULT_EMBEDDER",
     "EXTRACTION_PROMPT",
+    "KEYS_DESCRIPTION",
+    "MAX_KEYS",
+    "MAX_KEY_CHARS",
     "MEMORY_SCHEMA",
     "SOURCES",
     "BackgroundIndexer",
@@ -69,7 +72,16 @@ if TYPE_CHECKING:
     from ._open import memory_store, open_store
     from ._open_engine import open_engine
     from ._recall import RecallWeights
-    from ._records import CATEGORIES, SOURCES, Hit, Memory, RememberResult
+    from ._records import (
+        CATEGORIES,
+        KEYS_DESCRIPTION,
+        MAX_KEY_CHARS,
+        MAX_KEYS,
+        SOURCES,
+        Hit,
+        Memory,
+        RememberResult,
+    )
     from ._schema import MEMORY_SCHEMA
     from ._scopes import distance, lineage, normalize_scope
     from ._sqlite_store import SQLiteMemoryStore
@@ -97,6 +109,9 @@ __getattr__ = lazy_exports(
         "RecallWeights": "._recall",
         "CATEGORIES": "._records",
         "SOURCES": "._records",
+        "KEYS_DESCRIPTION": "._records",
+        "MAX_KEYS": "._records",
+        "MAX_KEY_CHARS": "._records",
         "Hit": "._records",
         "Memory": "._records",
         "RememberResult": "._records",

@@ -59,6 +59,12 @@ class DeferredEmbedder:
     def dedupe_threshold(self) -> float:
         return self._embedder().dedupe_threshold
 
+    @property
+    def close_cosine(self) -> float | None:
+        from ._embedders import close_cosine_of
+
+        return close_cosine_of(self._embedder())
+
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
         return self._embedder().embed_documents(texts)
 

@@ -79,6 +79,14 @@ class Embedder(Protocol):
         ...
 
 
+def close_cosine_of(embedder: Embedder) -> float | None:
+    """The cosine at which ``embedder``'s vectors of two recalled facts make them versions of one fact
+    (``RecallWeights.close_cosine``), if it declares one: an optional attribute, not part of the
+    protocol, so a plug-in without it keeps recall's default (0.6, tuned with ``use``)."""
+    value = getattr(embedder, "close_cosine", None)
+    return float(value) if isinstance(value, int | float) and 0.0 < value <= 1.0 else None
+
+
 def _unit_rows(matrix: Any) -> Matrix:
     arr = np.asarray(matrix, dtype=np.float32)
     if arr.ndim == 1:
@@ -99,6 +107,7 @@ class HashEmbedder:
         self.dim = dim
         self.model_id = f"hash-{dim}"
         self.dedupe_threshold = 0.9
+        self.close_cosine = 0.6  # recall's default: the tests' figures were made with it
 
     def _features(self, text: str) -> list[str]:
         flat = normalize(text)
@@ -135,6 +144,9 @@ class USEEmbedder:
     model_id = "use-multilingual-v3"
     # paraphrases measured 0.87-0.98, different facts up to 0.88 (docs/benchmarks.md)
     dedupe_threshold = 0.92
+    # recall takes two hits this close for versions of one fact (``RecallWeights.close_cosine``): tuned with
+    # this model; unrelated dev pairs p99 0.49, versions 0.60-0.90 (scripts/calibrate_close_cosine.py)
+    close_cosine = 0.6
     MAPPED_MAX_TEXTS = 16  # larger batches load the full model
 
     def __init__(self, threads: int | None = None, *, mapped: bool = True) -> None:
@@ -183,6 +195,9 @@ class USEEmbedder:
         return vector
 
 
+CLOSE_COSINE_E5 = 0.93
+
+
 class E5Embedder:
     """multilingual-e5-small, 4-bit quantised (384 dimensions), with query/passage prefixes."""
 
@@ -190,6 +205,9 @@ class E5Embedder:
     # e5 packs unrelated facts close together (夫は沖縄出身 / 妻は沖縄出身: 0.985), so only
     # near-identical texts may count as the same fact (docs/benchmarks.md, dedupe probe).
     dedupe_threshold = 0.99
+    # as rare among unrelated dev pairs as use's 0.6 (scripts/calibrate_close_cosine.py, docs/benchmarks.md
+    # ky23): at 0.6 nearly every pair of hits was "two versions" and recall collapsed (ja-fresh 0.357)
+    close_cosine = CLOSE_COSINE_E5
 
     def __init__(self) -> None:
         try:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ..store import may_lag
-from ._embedders import Embedder, Matrix, Vector
+from ._embedders import Embedder, Matrix, Vector, close_cosine_of
 from ._embedding import embed_rows
 from ._model_check import embedder_mismatch, readings_missing
 from ._rank import CONTEXT_TERMS_CHARS, Candidates, rank_candidates
@@ -38,6 +38,7 @@ from ._records import (
     check_category,
     check_content,
     check_importance,
+    check_keys,
 )
 from ._scopes import lineage, normalize_scope
 from ._slots import Match
@@ -85,14 +86,22 @@ def new_id() -> str:
     return secrets.token_hex(8)
 
 
-def index_terms(content: str, context: str | None = None) -> str:
+def index_terms(content: str, context: str | None = None, keys: Collection[str] = ()) -> str:
     """Keyword terms as stored: one line per chunk, terms separated by spaces.
 
     Terms of the context's tail are added to every chunk, so a remembered chat line is
-    also found by the words of the exchange it answered (LoCoMo dev: +0.016 recall@10).
+    also found by the words of the exchange it answered (LoCoMo dev: +0.016 recall@10);
+    so are the terms of the fact's search keys (a model's synonyms and translation: パクチー
+    found by "coriander" or 香草; docs/benchmarks.md, issue 23 ky23).
     """
     extra = terms(context[-CONTEXT_TERMS_CHARS:]) if context else []
+    extra += terms("\n".join(keys)) if keys else []
     return "\n".join(" ".join(terms(piece) + extra) for piece in chunks(content))
+
+
+def memory_terms(memory: Memory) -> str:
+    """``index_terms`` of a stored memory (its content, context and keys)."""
+    return index_terms(memory.content, memory.context, memory.keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +118,8 @@ class NewMemory:
     valid_until: datetime | None = None
     id: str | None = None
     context: str | None = None
+    keys: tuple[str, ...] = ()
+    keys_by: str | None = None  # who gave the keys ("model")
 
 
 class MemoryEngine:
@@ -127,6 +138,8 @@ class MemoryEngine:
         self.embedder = embedder
         self.clock = clock
         self.weights = weights or RecallWeights()
+        # recall's versions rule takes the embedder's own threshold unless the caller chose weights
+        self._embedder_close_cosine = weights is None
         self._recent: dict[str, Vector] = {}  # recent turns' vectors, reused when quoted as context
         self.audit = audit  # every change is recorded there, with who made it
         self._index_checked = False
@@ -182,13 +195,18 @@ class MemoryEngine:
         created_at: datetime | None = None,
         valid_until: datetime | None = None,
         context: str | None = None,
+        keys: object = None,
+        keys_by: str = "model",
     ) -> RememberResult:
         """Store one fact, unless the scope already holds it (exactly or by meaning).
 
         ``context`` (e.g. the conversation turns just before) is embedded with the fact
         to sharpen its vector; it is kept with the row but never shown as the fact. With
         context, only an exact duplicate counts (the vector mostly reflects the context).
+        ``keys`` (a few search words: synonyms, the category, a translation; ``check_keys``)
+        are indexed with the fact's words and kept with ``keys_by``, who gave them; never shown.
         """
+        checked_keys = check_keys(keys)
         new = NewMemory(
             content=without_secrets(check_content(text)),
             scope=normalize_scope(scope),
@@ -199,6 +217,8 @@ class MemoryEngine:
             created_at=created_at,
             valid_until=valid_until,
             context=without_secrets(context) if context else None,
+            keys=tuple(without_secrets(k) for k in checked_keys),
+            keys_by=keys_by if checked_keys else None,
         )
         vectors = self._try_embed(new.content, new.context)
         # a vector shaped by context says little about the fact alone: exact dedupe only, no supersede
@@ -217,7 +237,7 @@ class MemoryEngine:
             new = replace(new, provenance={**(new.provenance or {}), "supersedes": link})
         memory = self._build(new)
         with self._change() as tx:
-            self.store.insert(memory, index_terms(memory.content, memory.context))
+            self.store.insert(memory, memory_terms(memory))
             for old_id in older:  # kept, linked and restorable: see _supersede
                 self.store.set_valid_until(old_id, memory.created_at, {"superseded_by": memory.id})
             action = "extracted" if source == "extracted" else "remembered"
@@ -261,7 +281,7 @@ class MemoryEngine:
                 continue
             seen.add(key)
             memory = self._build(item)
-            pending.append((memory, index_terms(memory.content, memory.context)))
+            pending.append((memory, memory_terms(memory)))
             if len(pending) >= batch:
                 added += self._import(pending)
         added += self._import(pending)
@@ -298,6 +318,8 @@ class MemoryEngine:
             valid_until=new.valid_until,
             content_hash=content_hash(new.content),
             context=new.context,
+            keys=new.keys,
+            keys_by=new.keys_by if new.keys else None,
         )
 
     def _neighbours(self, scope: str, vectors: Matrix | None) -> list[Match]:
@@ -416,8 +438,18 @@ class MemoryEngine:
             list(candidates), self.embedder.model_id if "vector" in ranked else None
         )
         found = Candidates(text, asked, ranked, memories, vectors, chain)
-        hits = rank_candidates(found, self.clock(), self.weights, zone)
+        hits = rank_candidates(found, self.clock(), self.ranking_weights(), zone)
         return hits[:k]
+
+    def ranking_weights(self) -> RecallWeights:
+        """``weights``, with the embedder's ``close_cosine`` when it declares one and the caller chose
+        no weights: what counts as "close" is the model's (e5 puts unrelated facts at 0.8-0.98)."""
+        if not self._embedder_close_cosine:
+            return self.weights
+        own = close_cosine_of(self.embedder)
+        if own is not None and own != self.weights.close_cosine:
+            self.weights = replace(self.weights, close_cosine=own)
+        return self.weights
 
     def get(
         self, memory_id: str, *, visible_scopes: Collection[str] | None = None, deleted: bool = True
@@ -551,11 +583,14 @@ class MemoryEngine:
                 created_at=now,
                 valid_until=old.valid_until,
                 context=old.context if new_content == old.content else None,
+                # keys describe the text they came with: a new text drops them
+                keys=old.keys if new_content == old.content else (),
+                keys_by=old.keys_by if new_content == old.content else None,
             )
         )
         vectors = self._try_embed(memory.content, memory.context)  # before the transaction: it may be slow
         with self._change() as tx:
-            self.store.insert(memory, index_terms(memory.content, memory.context))
+            self.store.insert(memory, memory_terms(memory))
             self.store.set_deleted(old.id, now)
             self._record(tx, "edited", memory, by or "cli", edited_from=old.id)
         return self._put_vector(memory, vectors)
@@ -602,7 +637,7 @@ class MemoryEngine:
         memories = list(self.store.list_memories(None, include_deleted=True))
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
-            self.store.rewrite_terms([(m.id, index_terms(m.content, m.context)) for m in chunk])
+            self.store.rewrite_terms([(m.id, memory_terms(m)) for m in chunk])
         with self.store.bulk():  # every vector again: graph indexes are built once, at the end
             return self.index_pending(progress=progress)
 

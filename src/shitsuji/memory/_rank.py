@@ -52,6 +52,8 @@ def held_terms(memory: Memory) -> set[str]:
     held = set(terms(memory.content))
     if memory.context:
         held.update(terms(memory.context[-CONTEXT_TERMS_CHARS:]))
+    if memory.keys:
+        held.update(terms("\n".join(memory.keys)))
     return held
 
 

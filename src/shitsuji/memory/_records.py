@@ -22,6 +22,13 @@ CATEGORIES: Final = ("profile", "preference", "media", "event", "misc")
 Source = Literal["remembered", "extracted", "imported"]
 SOURCES: Final[tuple[Source, ...]] = ("remembered", "extracted", "imported")
 MAX_CONTENT_CHARS: Final = 20_000
+#: Search keys a fact may carry (``check_keys``): a few words or short phrases, never a second text.
+MAX_KEYS: Final = 12
+MAX_KEY_CHARS: Final = 40
+#: What a tool tells the model its ``keys`` argument is for (the household and MCP ``remember``). Short:
+#: the butler sends its tools with every turn, and a turn's input is held to a budget
+#: (``household._bench.prompt_tokens_benchmark``: the longer text with an example cost 114 tokens, 39 fit).
+KEYS_DESCRIPTION: Final = "Search words in Japanese AND English: translation, synonyms, category (max 12)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +49,10 @@ class Memory:
     deleted_at: datetime | None = None
     embedding_model: str | None = None
     context: str | None = None
+    # search keys (synonyms, the category, a translation) found with the fact but never shown as it,
+    # and who gave them ("model": the agent's ``remember`` call); see ``check_keys``
+    keys: tuple[str, ...] = ()
+    keys_by: str | None = None
 
     @property
     def deleted(self) -> bool:
@@ -63,6 +74,8 @@ class Memory:
             "content_hash": self.content_hash,
             "embedding_model": self.embedding_model,
             "context": self.context,
+            "keys": list(self.keys),
+            "keys_by": self.keys_by,
         }
 
 
@@ -152,3 +165,35 @@ def check_source(source: str) -> Source:
         if s == source:
             return s
     raise UserInputError(f"source {source!r} is not valid: use one of {', '.join(SOURCES)}")
+
+
+def check_keys(keys: object) -> tuple[str, ...]:
+    """Search keys as stored: each stripped, white space collapsed, duplicates dropped, order kept.
+
+    A model fills them, so a wrong shape gets an error that says what to send (the fact is not
+    written, and the caller may retry with the keys mended or left out).
+    """
+    if keys is None:
+        return ()
+    if isinstance(keys, str) or not isinstance(keys, list | tuple):
+        raise UserInputError(
+            f'keys must be a list of short strings, e.g. ["herb", "ハーブ"], got {type(keys).__name__}'
+        )
+    if len(keys) > MAX_KEYS:
+        raise UserInputError(f"{len(keys)} keys given; the limit is {MAX_KEYS}: keep the most useful ones")
+    out: list[str] = []
+    for i, key in enumerate(keys):
+        if not isinstance(key, str):
+            raise UserInputError(f"keys[{i}] must be a string, got {type(key).__name__}")
+        flat = " ".join(key.split())
+        if not flat:
+            raise UserInputError(f"keys[{i}] is empty: leave it out")
+        if len(flat) > MAX_KEY_CHARS:
+            raise UserInputError(
+                f"keys[{i}] is {len(flat)} characters; the limit is {MAX_KEY_CHARS}: a key is a word or a short phrase"
+            )
+        if SURROGATE.search(flat):
+            raise UserInputError(f"keys[{i}] holds half a character (a lone surrogate): fix its encoding")
+        if flat not in out:
+            out.append(flat)
+    return tuple(out)

@@ -46,6 +46,8 @@ COLUMNS = (
     "content_hash",
     "embedding_model",
     "context",
+    "search_keys",
+    "search_keys_by",
 )
 SELECT = f"SELECT {', '.join(COLUMNS)} FROM memories"
 INSERT = f"INSERT INTO memories ({', '.join(COLUMNS)}, terms) VALUES ({', '.join('?' * (len(COLUMNS) + 1))})"
@@ -79,6 +81,8 @@ def to_memory(row: Sequence[Any]) -> Memory:
         content_hash=r["content_hash"],
         embedding_model=r["embedding_model"],
         context=r["context"],
+        keys=tuple(r["search_keys"].split("\n")) if r["search_keys"] else (),
+        keys_by=r["search_keys_by"],
     )
 
 
@@ -99,6 +103,8 @@ def values(memory: Memory) -> tuple[Any, ...]:
         "content_hash": memory.content_hash,
         "embedding_model": memory.embedding_model,
         "context": memory.context,
+        "search_keys": "\n".join(memory.keys) or None,  # a key never holds a line break (``check_keys``)
+        "search_keys_by": memory.keys_by if memory.keys else None,
     }
     return tuple(by_name[column] for column in COLUMNS)
 

@@ -16,6 +16,9 @@ rows whose terms were made before Japanese readings were indexed (``_readings``)
 (``_model_check.readings_missing``). ``0016_in25b_sorted_postings`` writes a batch's postings in
 their key's order (``_pg_postings_order``). ``0017_kw25c_bm25_top`` ranks the keyword top-k from
 the best few hundred chunks instead of sorting every chunk scored (``_pg_bm25_top``).
+``0018_ky23_search_keys`` keeps the search keys a model
+gave with a fact (``Memory.keys``: synonyms, the category, a translation — indexed with its terms,
+never shown as its text) and who gave them.
 """
 
 from __future__ import annotations
@@ -142,5 +145,12 @@ MEMORY_SCHEMA = Schema(
         ),
         Migration("0016_in25b_sorted_postings", "", postgres=POSTGRES_SORTED_POSTINGS),
         Migration("0017_kw25c_bm25_top", "", postgres=POSTGRES_BM25_TOP),
+        Migration(
+            "0018_ky23_search_keys",
+            """
+            ALTER TABLE memories ADD COLUMN search_keys TEXT;
+            ALTER TABLE memories ADD COLUMN search_keys_by TEXT
+            """,
+        ),
     ),
 )

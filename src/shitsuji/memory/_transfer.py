@@ -16,7 +16,15 @@ from typing import Any, TextIO
 
 from ..errors import ImportFileError, UserInputError
 from ._engine import MemoryEngine, NewMemory, Progress
-from ._records import SURROGATE, Memory, check_category, check_content, check_importance, check_source
+from ._records import (
+    SURROGATE,
+    Memory,
+    check_category,
+    check_content,
+    check_importance,
+    check_keys,
+    check_source,
+)
 from ._scopes import normalize_scope
 
 
@@ -118,6 +126,8 @@ def _parse(obj: Any) -> NewMemory:
         valid_until=_time(obj.get("valid_until"), "valid_until"),
         id=memory_id if isinstance(memory_id, str) and memory_id else None,
         context=obj["context"] if isinstance(obj.get("context"), str) and obj["context"] else None,
+        keys=(keys := check_keys(obj.get("keys"))),
+        keys_by=str(obj.get("keys_by") or "imported") if keys else None,
     )
 
 
