@@ -11,7 +11,11 @@ the same data, fill once, copy the file per run and time only the recalls::
 The fill is ``bench latency``'s (the same synthetic memories, ``add_many`` + ``index_pending``, one
 scope); ``recall`` opens the store afresh (a new process), recalls once to load the scope's index
 (as ``bench latency`` does), then alternates a recall and the exact floor per query, and prints the
-figures ``bench latency`` prints for them, with the connection's PRAGMAs read back.
+figures ``bench latency`` prints for them, with the connection's PRAGMAs read back (``--pragma
+NAME=N``: a setting changed after opening). ``rows`` times recall's candidate-row read alone under
+several settings, one connection each, read by read in turn (also on a ``bench scale`` fill)::
+
+    python scripts/bench_sqlite_recall_kept.py rows /tmp/lat/bench.db --queries 800
 """
 
 from __future__ import annotations
@@ -37,8 +41,11 @@ def fill(path: str, n: int, embedder: str) -> dict[str, object]:
     return {"memories": n, "fill_s": round(time.perf_counter() - t0, 1)}
 
 
-def recall(path: str, queries: int, embedder: str) -> dict[str, object]:
+def recall(path: str, queries: int, embedder: str, pragmas: list[str]) -> dict[str, object]:
     store = open_store(path)
+    for setting in pragmas:  # e.g. mmap_size=0: one setting put back to SQLite's default, to weigh it alone
+        name, value = setting.split("=")
+        database(path).execute(f"PRAGMA {name} = {int(value)}")
     engine = MemoryEngine(store, load_embedder(embedder))
     engine.recall("warm-up", SCOPE, k=10)
     floor = _exact_floor(engine, k=10)
@@ -52,10 +59,10 @@ def recall(path: str, queries: int, embedder: str) -> dict[str, object]:
         floor_ms.append(floor(query))
         floor_cpu.append((time.process_time() - c1) * 1000)
     db = database(path)
-    pragmas = {p: db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("mmap_size", "cache_size", "temp_store")}
+    settings = {p: db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("mmap_size", "cache_size", "temp_store")}
     store.close()
     return {
-        "pragmas": pragmas,
+        "pragmas": settings,
         "recall_p50_ms": round(percentile(recall_ms, 50), 2),
         "recall_p95_ms": round(percentile(recall_ms, 95), 2),
         "exact_floor_p50_ms": round(percentile(floor_ms, 50), 2),
@@ -68,19 +75,67 @@ def recall(path: str, queries: int, embedder: str) -> dict[str, object]:
     }
 
 
+OFF = {"mmap_size": 0, "cache_size": -2000, "temp_store": 0}  # SQLite's defaults (main before sq25)
+
+
+def rows(path: str, rounds: int, per_read: int) -> dict[str, object]:
+    """Recall's candidate-row read alone (``get_many`` of ``per_read`` random ids of the scope) on a
+    connection per setting — SQLite's defaults, our map, a 16 MB cache, smaller and larger maps — read
+    by read in turn, each keeping its map and cache as a long-lived process does: CPU ms per read."""
+    import random
+
+    from shitsuji.memory import memory_store
+    from shitsuji.store import open_database
+    from shitsuji.store._sqlite_settings import settings
+
+    ours = settings()
+    kinds = {
+        "defaults": OFF,
+        "map_only": {**OFF, **ours},
+        "cache_only": {**OFF, "cache_size": -16_384},  # 16 MB
+        "map_256mb": {**OFF, "mmap_size": 256 << 20},
+        "map_2gb": {**OFF, "mmap_size": 0x7FFF0000},  # SQLite's usual compile-time ceiling
+    }
+    stores = {}
+    for name, values in kinds.items():
+        connection = open_database(path)  # a connection of its own: its map, its cache
+        for pragma, value in values.items():
+            connection.execute(f"PRAGMA {pragma} = {int(value)}")
+        stores[name] = memory_store(connection)
+    scope = database(path).execute("SELECT id FROM memories WHERE scope = ?", (SCOPE,)).fetchall()
+    if not scope:  # a ``bench scale`` fill: a scope's rows are dealt evenly over the file, so are these
+        scope = database(path).execute("SELECT id FROM memories").fetchall()
+    ids = [row[0] for row in scope]
+    rng = random.Random(5)
+    cpu: dict[str, list[float]] = {name: [] for name in kinds}
+    for i in range(rounds):
+        for name, store in stores.items():
+            wanted = rng.sample(ids, per_read)
+            c0 = time.process_time()
+            store.get_many(wanted)
+            if i >= rounds // 10:  # the first tenth: each connection warms up
+                cpu[name].append((time.process_time() - c0) * 1000)
+    out: dict[str, object] = {f"{k}_cpu_p50_ms": round(percentile(v, 50), 3) for k, v in cpu.items()}
+    out.update({f"{k}_cpu_p95_ms": round(percentile(v, 95), 3) for k, v in cpu.items()})
+    out["load"] = round(os.getloadavg()[0], 1)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("mode", choices=["fill", "recall"])
+    parser.add_argument("mode", choices=["fill", "recall", "rows"])
     parser.add_argument("db")
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--embedder", default="use")
+    parser.add_argument("--pragma", action="append", default=[], help="NAME=INTEGER after opening")
     args = parser.parse_args()
-    out = (
-        fill(args.db, args.n, args.embedder)
-        if args.mode == "fill"
-        else recall(args.db, args.queries, args.embedder)
-    )
+    if args.mode == "fill":
+        out = fill(args.db, args.n, args.embedder)
+    elif args.mode == "rows":  # --queries: reads of each kind
+        out = rows(args.db, args.queries, 113)
+    else:
+        out = recall(args.db, args.queries, args.embedder, args.pragma)
     print(json.dumps(out, indent=1))
 
 

@@ -1,5 +1,5 @@
-"""The SQLite connection settings (memory map, page cache, temp store) are in effect wherever a
-``Database`` is read: its first connection, worker threads, the loop's worker pool, side databases."""
+"""The SQLite connection settings (the memory map) are in effect wherever a ``Database`` is read:
+its first connection, worker threads, the loop's worker pool, a transaction, side databases."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from shitsuji.memory import open_store
 from shitsuji.store import Database, close_databases, database, open_database
 from shitsuji.store._sqlite_settings import MMAP_32BIT, MMAP_BYTES, settings
 
-NAMES = ("mmap_size", "cache_size", "temp_store")
+NAMES = ("mmap_size",)
 
 
 def read_back(db: Database) -> dict[str, int]:
@@ -21,18 +21,13 @@ def read_back(db: Database) -> dict[str, int]:
 
 
 def test_this_host_gets_the_full_settings() -> None:
-    wanted = settings()
-    assert wanted["mmap_size"] == MMAP_BYTES  # a 64-bit test host with more than 8 GB of RAM
-    assert wanted["cache_size"] < -2_000 and wanted["temp_store"] == 2
+    assert settings() == {"mmap_size": MMAP_BYTES}  # a 64-bit test host with more than 8 GB of RAM
 
 
-def test_a_32_bit_or_small_host_gets_a_small_map_and_cache() -> None:
+def test_a_32_bit_or_small_host_gets_a_small_map() -> None:
     assert settings(bits64=False, ram=None)["mmap_size"] == MMAP_32BIT
-    small = settings(bits64=True, ram=512 << 20)
-    assert small["mmap_size"] == 64 << 20  # 1/8 of the RAM
-    assert small["cache_size"] == -8 << 10  # 1/64 of the RAM, in KiB
-    tiny = settings(bits64=True, ram=64 << 20)
-    assert tiny["cache_size"] == -2_000  # never below SQLite's own default
+    assert settings(bits64=False, ram=128 << 20)["mmap_size"] == 16 << 20  # 1/8 of the RAM
+    assert settings(bits64=True, ram=512 << 20)["mmap_size"] == 64 << 20
     assert settings(bits64=True, ram=None)["mmap_size"] == MMAP_BYTES  # RAM not known: no cap
 
 

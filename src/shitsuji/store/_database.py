@@ -193,8 +193,8 @@ class SQLiteDatabase(_Schemas):
             # ``synchronous_commit = off`` (``SYNCHRONOUS_COMMIT`` below).
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
-            # reads through a memory map, a larger page cache, temporary b-trees in memory: recall's
-            # candidate rows at 100k+ memories (``_sqlite_settings``: why, the caps per platform)
+            # reads through a memory map: recall's ~100 candidate rows a query at 100k+ memories
+            # (``_sqlite_settings``: why, what was measured and not set, the caps per platform)
             apply_settings(self.conn)
         except sqlite3.DatabaseError as exc:
             raise translate(exc, target) from exc

@@ -1,11 +1,10 @@
-"""The page-reading settings of every SQLite connection a ``Database`` opens: memory-mapped reads,
-the page cache's size, temporary tables in memory.
+"""The page-reading settings of every SQLite connection a ``Database`` opens: memory-mapped reads.
 
 Why: recall reads ~100 candidate rows scattered over the file per query. With SQLite's defaults
 (no memory map, a 2 MB page cache) each page is copied out of the OS page cache by a ``read()``
 call into SQLite's own cache, which holds only ~500 pages of 4 KB and turns over on every recall of
 a large store. Mapping the file lets SQLite read pages where the OS keeps them (no copy, no system
-call); the measured effect is in docs/benchmarks.md ("sq25").
+call): recall's candidate-row read took 0.78× the CPU at 100k memories (docs/benchmarks.md, "sq25").
 
 Safety of the memory map, per platform (SQLite's own notes: https://sqlite.org/mmap.html):
 
@@ -28,9 +27,11 @@ Safety of the memory map, per platform (SQLite's own notes: https://sqlite.org/m
   at all, so the memory map adds no new limit there. Keep the file on a local disk (README,
   "Configuration").
 
-``cache_size`` is heap memory of the connection (one per ``Database``: per file and process), so it
-is capped by RAM as well; ``temp_store = MEMORY`` keeps the temporary b-trees of a sort or a
-``DISTINCT`` that no index serves in memory instead of a temporary file.
+Measured and **not** set (docs/benchmarks.md, "sq25"): a page cache of 16 MB instead of SQLite's
+2 MB (``cache_size``) read recall's candidate rows no faster (2.03-2.07 against 2.05-2.09 ms CPU at
+100k: ~100 random rows over a 470 MB file hit any cache of that size a few times in a hundred) and
+costs heap per connection; ``temp_store = MEMORY`` has nothing to act on — recall's sorts are of a
+few hundred rows, which SQLite sorts in memory anyway.
 """
 
 from __future__ import annotations
@@ -39,16 +40,12 @@ import os
 import sqlite3
 import sys
 
-__all__ = ["CACHE_KB", "MMAP_32BIT", "MMAP_BYTES", "TEMP_STORE", "apply_settings", "settings"]
+__all__ = ["MMAP_32BIT", "MMAP_BYTES", "apply_settings", "settings"]
 
 #: the memory map of a 64-bit process with RAM to spare (a cap: SQLite maps no more than the file)
 MMAP_BYTES = 1 << 30
 #: the memory map of a 32-bit process (its address space is 2-4 GB in all)
 MMAP_32BIT = 32 << 20
-#: SQLite's page cache per connection, in KiB (SQLite's default is 2,000 KiB)
-CACHE_KB = 16 << 10
-#: ``PRAGMA temp_store``: 2 is MEMORY
-TEMP_STORE = 2
 
 
 def _ram_bytes() -> int | None:
@@ -65,11 +62,9 @@ def settings(*, bits64: bool | None = None, ram: int | None = -1) -> dict[str, i
     wide = sys.maxsize > 2**32 if bits64 is None else bits64
     memory = _ram_bytes() if ram == -1 else ram
     mmap_bytes = MMAP_BYTES if wide else MMAP_32BIT
-    cache_kb = CACHE_KB
     if memory is not None:
         mmap_bytes = min(mmap_bytes, memory // 8)
-        cache_kb = max(2_000, min(cache_kb, memory // 64 // 1024))  # never below SQLite's default
-    return {"mmap_size": mmap_bytes, "cache_size": -cache_kb, "temp_store": TEMP_STORE}
+    return {"mmap_size": mmap_bytes}
 
 
 def apply_settings(conn: sqlite3.Connection) -> None:
