@@ -42,8 +42,11 @@ import sys
 
 __all__ = ["MMAP_32BIT", "MMAP_BYTES", "apply_settings", "settings"]
 
-#: the memory map of a 64-bit process with RAM to spare (a cap: SQLite maps no more than the file)
-MMAP_BYTES = 1 << 30
+#: the memory map of a 64-bit process with RAM to spare (a cap: SQLite maps no more than the file).
+#: SQLite's usual compile-time ceiling (``SQLITE_MAX_MMAP_SIZE``): the gain follows the share of the file
+#: mapped — at 1M memories (a 4.4 GB file) 256 MB read the candidate rows in 0.98× the CPU, 1 GB 0.95×,
+#: this 0.90× (docs/benchmarks.md, "sq25"); a household's file is far smaller and mapped whole.
+MMAP_BYTES = 0x7FFF0000
 #: the memory map of a 32-bit process (its address space is 2-4 GB in all)
 MMAP_32BIT = 32 << 20
 
