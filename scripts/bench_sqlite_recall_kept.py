@@ -86,7 +86,7 @@ def rows(path: str, rounds: int, per_read: int) -> dict[str, object]:
 
     from shitsuji.memory import memory_store
     from shitsuji.store import open_database
-    from shitsuji.store._sqlite_settings import settings
+    from shitsuji.store import sqlite_settings as settings
 
     kinds = {
         "defaults": OFF,

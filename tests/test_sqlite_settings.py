@@ -12,7 +12,8 @@ from pathlib import Path
 from shitsuji._offload import off_loop
 from shitsuji.memory import open_store
 from shitsuji.store import Database, close_databases, database, open_database
-from shitsuji.store._sqlite_settings import MMAP_32BIT, MMAP_BYTES, settings
+from shitsuji.store import sqlite_settings as settings
+from shitsuji.store._sqlite_settings import MMAP_32BIT, MMAP_BYTES
 
 NAMES = ("mmap_size",)
 
