@@ -4,7 +4,7 @@ Why: recall reads ~100 candidate rows scattered over the file per query. With SQ
 (no memory map, a 2 MB page cache) each page is copied out of the OS page cache by a ``read()``
 call into SQLite's own cache, which holds only ~500 pages of 4 KB and turns over on every recall of
 a large store. Mapping the file lets SQLite read pages where the OS keeps them (no copy, no system
-call): recall's candidate-row read took 0.77× the CPU at 100k memories (docs/benchmarks.md, "sq25").
+call): recall's candidate-row read took 0.77-0.82× the CPU at 100k memories (docs/benchmarks.md, "sq25").
 
 Safety of the memory map, per platform (SQLite's own notes: https://sqlite.org/mmap.html):
 
@@ -46,7 +46,7 @@ __all__ = ["MMAP_32BIT", "MMAP_BYTES", "apply_settings", "settings"]
 #: The gain follows the share of the file mapped, and so does the process's RSS: the kernel counts the
 #: mapped pages a process has touched (and their neighbours it maps on each fault) as its own, file
 #: pages that stay reclaimable. At 100k memories (a 470 MB file) 256 MB read recall's candidate rows
-#: in 0.77× the CPU, 2 GB 0.76×; at 1M (4.4 GB) 256 MB 0.98-0.99×, 2 GB 0.90-0.92× — but 300 recalls
+#: in 0.77-0.82× the CPU, 2 GB 0.76-0.77×; at 1M (4.4 GB) 256 MB 0.98-0.99×, 2 GB 0.90-0.92× — but 300 recalls
 #: there left 951 MB of the file in the RSS with 2 GB mapped, 148 MB with 256 MB (docs/benchmarks.md,
 #: "sq25"). 256 MB: a household's file whole, a large store's gain nearly whole, RSS bounded.
 MMAP_BYTES = 256 << 20
