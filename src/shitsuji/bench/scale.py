@@ -259,10 +259,13 @@ def run_scale(
     engines: Sequence[str] = ("sqlite", "postgresql"),
     memory: bool = True,
     synchronous_commit: str = SYNCHRONOUS_COMMIT,
+    keep: Path | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Figures for ``shitsuji bench scale`` (see the module's docstring); ``memory`` False: the chat only;
-    ``synchronous_commit``: the app's PostgreSQL sessions' (``SHITSUJI_SYNCHRONOUS_COMMIT``)."""
+    ``synchronous_commit``: the app's PostgreSQL sessions' (``SHITSUJI_SYNCHRONOUS_COMMIT``); ``keep``:
+    SQLite's memory part filled once in that folder and timed on a copy (``scale_kept``)."""
+    from .scale_kept import kept_memory_scale
     from .scale_memory import run_memory_scale
     from .scale_turn import count_turn, time_turn
 
@@ -287,9 +290,14 @@ def run_scale(
                 figures: dict[str, Any] = {}
                 if memory:
                     note(f"{engine}: memory, {n:,} memories across {scopes:,} scopes")
-                    figures["memory"] = run_memory_scale(
-                        memory_target, n, scopes, queries=queries, dim=dim, progress=note
-                    )
+                    if engine == "sqlite" and keep is not None:
+                        figures["memory"] = kept_memory_scale(
+                            keep, tmp, n, scopes, queries=queries, dim=dim, progress=note
+                        )
+                    else:
+                        figures["memory"] = run_memory_scale(
+                            memory_target, n, scopes, queries=queries, dim=dim, progress=note
+                        )
                     close_pools()
                 if is_postgres(chat_target):
                     use_synchronous_commit(chat_target, synchronous_commit)

@@ -160,6 +160,53 @@ def _first_recall_after_open(
         store.close()
 
 
+def time_recalls(
+    engine: MemoryEngine,
+    samples: dict[str, list[str]],
+    queries: int,
+    *,
+    rng: random.Random,
+    nrng: np.random.Generator,
+    dim: int,
+) -> tuple[float, dict[str, list[float]]]:
+    """The first recall's ms, then ms of ``queries`` recalls and of the store's keyword and vector
+    searches alone, each in a random scope of ``samples`` (scope -> a few of its memories' texts)."""
+    store, embedder = engine.store, getattr(engine.embedder, "embed_query", None)
+    model_id = engine.embedder.model_id
+    times: dict[str, list[float]] = {"recall": [], "keyword": [], "vector": []}
+    cold = 0.0
+    names = list(samples)
+    for q in range(queries + 1):
+        scope = rng.choice(names)
+        words = rng.choice(samples[scope]).split()
+        text = " ".join(rng.sample(words, min(2, len(words)))) if len(words) > 1 else words[0][:4]
+        vector = embedder(text) if embedder is not None else _unit(nrng, 1, dim)[0]
+        t0 = time.perf_counter()
+        engine.recall(text, scope, k=10, vector=vector)
+        took = (time.perf_counter() - t0) * 1000
+        if q == 0:
+            cold = took
+            continue
+        times["recall"].append(took)
+        t0 = time.perf_counter()
+        store.keyword_search(query_terms(text), [scope, "bench"], 60)
+        t1 = time.perf_counter()
+        store.vector_search(model_id, vector, [scope, "bench"], 60)
+        t2 = time.perf_counter()
+        times["keyword"].append((t1 - t0) * 1000)
+        times["vector"].append((t2 - t1) * 1000)
+    return cold, times
+
+
+def recall_figures(cold: float, reopened: float, times: dict[str, list[float]]) -> dict[str, float]:
+    """``run_memory_scale``'s recall figures, rounded."""
+    out = {"cold_recall_ms": round(cold, 1), "first_recall_after_open_ms": round(reopened, 1)}
+    for kind, took in times.items():
+        out[f"{kind}_p50_ms"] = round(percentile(took, 50), 2)
+        out[f"{kind}_p95_ms"] = round(percentile(took, 95), 2)
+    return out
+
+
 def run_memory_scale(
     target: str,
     n: int,
@@ -227,27 +274,7 @@ def run_memory_scale(
         t0 = time.perf_counter()
         getattr(store, "wait_for_graphs", lambda: True)()
         graph_s = time.perf_counter() - t0
-        times: dict[str, list[float]] = {"recall": [], "keyword": [], "vector": []}
-        cold = 0.0
-        for q in range(queries + 1):
-            scope = rng.choice(names)
-            words = rng.choice(samples[scope]).split()
-            text = " ".join(rng.sample(words, min(2, len(words)))) if len(words) > 1 else words[0][:4]
-            vector = embedder.embed_query(text) if embedder is not None else _unit(nrng, 1, dim)[0]
-            t0 = time.perf_counter()
-            engine.recall(text, scope, k=10, vector=vector)
-            took = (time.perf_counter() - t0) * 1000
-            if q == 0:
-                cold = took
-                continue
-            times["recall"].append(took)
-            t0 = time.perf_counter()
-            store.keyword_search(query_terms(text), [scope, "bench"], 60)
-            t1 = time.perf_counter()
-            store.vector_search(model_id, vector, [scope, "bench"], 60)
-            t2 = time.perf_counter()
-            times["keyword"].append((t1 - t0) * 1000)
-            times["vector"].append((t2 - t1) * 1000)
+        cold, times = time_recalls(engine, samples, queries, rng=rng, nrng=nrng, dim=dim)
         online = _online(store, rng, nrng, vocab, names[0], n, dim, model_id, start)
         reopened = _first_recall_after_open(target, embedder or _RandomEmbedder(dim), names, nrng, dim)
     finally:
@@ -265,13 +292,6 @@ def run_memory_scale(
         "graph_s": round(graph_s, 1),
         "online_rows_per_s": round(online),
         "embed_s": round(embed_s, 1),
-        "cold_recall_ms": round(cold, 1),
-        "first_recall_after_open_ms": round(reopened, 1),
-        "recall_p50_ms": round(percentile(times["recall"], 50), 2),
-        "recall_p95_ms": round(percentile(times["recall"], 95), 2),
-        "keyword_p50_ms": round(percentile(times["keyword"], 50), 2),
-        "keyword_p95_ms": round(percentile(times["keyword"], 95), 2),
-        "vector_p50_ms": round(percentile(times["vector"], 50), 2),
-        "vector_p95_ms": round(percentile(times["vector"], 95), 2),
+        **recall_figures(cold, reopened, times),
         "queries": queries,
     }

@@ -589,6 +589,13 @@ def scale(
     memory: Annotated[
         bool, typer.Option("--memory/--no-memory", help="The memory part (ingest, recall); off: chat only.")
     ] = True,
+    keep: Annotated[
+        Path | None,
+        typer.Option(
+            "--keep",
+            help="Fill SQLite's memory part once in this folder; later runs time recall on a copy of it.",
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """SQLite and PostgreSQL side by side: recall p50/p95 within a scope, ingest/s, chat turns/s at 1/2/4 app processes,
@@ -618,6 +625,7 @@ def scale(
         engines=("sqlite", "postgresql") if engine == "both" else (engine,),
         memory=memory,
         synchronous_commit=STATE.settings().synchronous_commit,
+        keep=keep.expanduser() if keep is not None else None,
     )
     if data is None:
         return
@@ -636,7 +644,7 @@ def _scale_table(data: dict[str, Any], counts: tuple[int, ...], *, title: str) -
         memory, turn = figures.get("memory"), figures["turn"]
         table.add_row(
             name,
-            f"{memory['ingest_rows_per_s']:,.0f}" if memory else "-",
+            f"{memory['ingest_rows_per_s']:,.0f}" if memory and "ingest_rows_per_s" in memory else "-",
             f"{memory['recall_p50_ms']:.2f}" if memory else "-",
             f"{memory['recall_p95_ms']:.2f}" if memory else "-",
             f"{turn['statements']:g}",

@@ -35,6 +35,7 @@ from ._replica import (
     replica_of,
     replica_reads,
 )
+from ._sqlite_settings import settings as sqlite_settings
 from ._store import Store
 from ._table import Table
 
@@ -75,6 +76,7 @@ __all__ = [
     "redact",
     "replica_of",
     "replica_reads",
+    "sqlite_settings",
     "synchronous_commit",
     "to_postgres",
     "use_replica",

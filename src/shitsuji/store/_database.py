@@ -51,6 +51,7 @@ from ._replica import (
     replica_of,
     system_identifier,
 )
+from ._sqlite_settings import apply_settings
 
 if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL URL is opened
     from psycopg_pool import ConnectionPool
@@ -192,6 +193,9 @@ class SQLiteDatabase(_Schemas):
             # ``synchronous_commit = off`` (``SYNCHRONOUS_COMMIT`` below).
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
+            # reads through a memory map: recall's ~100 candidate rows a query at 100k+ memories
+            # (``_sqlite_settings``: why, what was measured and not set, the caps per platform)
+            apply_settings(self.conn)
         except sqlite3.DatabaseError as exc:
             raise translate(exc, target) from exc
 
