@@ -6,7 +6,8 @@ Rows (with their precomputed keyword terms) live in ``memories``; vectors in
 loaded scope by scope when first searched and topped up before each search from rows they
 have not seen (by rowid and by embedding sequence number). Forget, restore, purge
 and reindex bump ``index_state.generation``; a process that sees a generation it did not
-make drops its caches and reloads them, so several processes can share one file.
+make drops its caches and reloads them, so several processes can share one file. A purge
+drops them in the purging process too (it frees rowids that new rows take again).
 """
 
 from __future__ import annotations
@@ -88,7 +89,14 @@ class SQLiteMemoryStore(MemoryRows):
             self._compact()
 
     def _rows_purged(self, tx: db.Tx) -> None:
-        self._bump_generation(tx)
+        # A purge frees rowids and embedding sequence numbers, and SQLite hands the largest back to
+        # the next insert: the caches' high-water marks (``last_rowid``, ``last_seq``) no longer
+        # tell which rows they hold, and topping up past them would skip every row that takes a
+        # freed number back (an export imported again, a new fact). So this process does not
+        # follow the change in place: the stored generation moves past its own, and the first
+        # search after the commit drops the caches and reloads, as another process's would. (Dropping
+        # them here would not do: a search in another thread before the commit reloads the old rows.)
+        tx.execute("UPDATE index_state SET generation = generation + 1 WHERE id = 1")
 
     def _index_reset(self, tx: db.Tx) -> None:
         self._bump_generation(tx)
