@@ -237,7 +237,8 @@ CANDIDATES: dict[str, dict[str, RecallWeights]] = {
         "min-max": replace(BASE, standout=False),
     },
     "English vector weight, standout": {f"{v}": replace(BASE, vector_weight=v) for v in (0.3, 0.4, 0.6, 1.0)},
-    "candidate pool, standout": {f"{n}": replace(BASE, candidates=n) for n in (40, 60, 100, 200)},
+    "candidate pool, standout": {f"{n}": replace(BASE, candidates=n) for n in (40, 50, 60, 100, 200)},
+    "subject named": {f"{v}": replace(BASE, subject_weight=v) for v in (0.0, 0.1, 0.2, 0.3, 0.5, 1.0)},
 }
 
 
