@@ -24,7 +24,6 @@ import numpy.typing as npt
 from ._recall import RecallWeights, asks_for_now, cross_script, fuse, keyword_coverage, weigh
 from ._records import Hit, Memory
 from ._slots import Match
-from ._subject import named_subjects
 from ._text import CJK, terms
 from ._when import asked_span, favour_span
 
@@ -72,10 +71,6 @@ def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo
         scale["vector"] = cross_script(vector, c.memories, w)
     weights = {"keyword": w.keyword_weight, "vector": w.vector_weight_cjk if japanese else w.vector_weight}
     fused = fuse(c.ranked, weights, scale, standout=w.standout)
-    if w.subject_weight:
-        contents = {i: c.memories[i].content for i in fused if i in c.memories}
-        for memory_id in named_subjects(c.text, contents):
-            fused[memory_id].score *= 1.0 + w.subject_weight
     distances = {s: d for d, s in enumerate(c.chain)}
     hits = weigh(fused, c.memories, distances, now, w, asks_for_now=asks_for_now(c.text), vectors=c.vectors)
     if (span := asked_span(c.text, now, zone)) is not None:

@@ -81,7 +81,6 @@ class RecallWeights:
     # (keyword + vector weight) / vector weight (``cross_script``; issue 23 round 3: "Where is Ben
     # from?" lost ベンは大阪出身, the best vector hit, to Ben's English notes matching "ben" by words)
     cross_script: bool = True
-    subject_weight: float = 0.0
 
 
 @dataclass(slots=True)
