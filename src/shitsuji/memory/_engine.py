@@ -39,6 +39,7 @@ from ._records import (
     check_content,
     check_importance,
 )
+from ._said import said_terms
 from ._scopes import lineage, normalize_scope
 from ._slots import Match
 from ._store import MemoryStore, StoreStats
@@ -85,13 +86,14 @@ def new_id() -> str:
     return secrets.token_hex(8)
 
 
-def index_terms(content: str, context: str | None = None) -> str:
+def index_terms(content: str, context: str | None = None, said_at: datetime | None = None) -> str:
     """Keyword terms as stored: one line per chunk, terms separated by spaces.
 
     Terms of the context's tail are added to every chunk, so a remembered chat line is
-    also found by the words of the exchange it answered (LoCoMo dev: +0.016 recall@10).
+    also found by the words of the exchange it answered (LoCoMo dev: +0.016 recall@10), and
+    so are the terms of the day it was said (``_said.said_terms``; LoCoMo dev: +0.020).
     """
-    extra = terms(context[-CONTEXT_TERMS_CHARS:]) if context else []
+    extra = (terms(context[-CONTEXT_TERMS_CHARS:]) if context else []) + said_terms(said_at)
     return "\n".join(" ".join(terms(piece) + extra) for piece in chunks(content))
 
 
@@ -217,7 +219,7 @@ class MemoryEngine:
             new = replace(new, provenance={**(new.provenance or {}), "supersedes": link})
         memory = self._build(new)
         with self._change() as tx:
-            self.store.insert(memory, index_terms(memory.content, memory.context))
+            self.store.insert(memory, index_terms(memory.content, memory.context, memory.created_at))
             for old_id in older:  # kept, linked and restorable: see _supersede
                 self.store.set_valid_until(old_id, memory.created_at, {"superseded_by": memory.id})
             action = "extracted" if source == "extracted" else "remembered"
@@ -261,7 +263,7 @@ class MemoryEngine:
                 continue
             seen.add(key)
             memory = self._build(item)
-            pending.append((memory, index_terms(memory.content, memory.context)))
+            pending.append((memory, index_terms(memory.content, memory.context, memory.created_at)))
             if len(pending) >= batch:
                 added += self._import(pending)
         added += self._import(pending)
@@ -555,7 +557,7 @@ class MemoryEngine:
         )
         vectors = self._try_embed(memory.content, memory.context)  # before the transaction: it may be slow
         with self._change() as tx:
-            self.store.insert(memory, index_terms(memory.content, memory.context))
+            self.store.insert(memory, index_terms(memory.content, memory.context, memory.created_at))
             self.store.set_deleted(old.id, now)
             self._record(tx, "edited", memory, by or "cli", edited_from=old.id)
         return self._put_vector(memory, vectors)
@@ -602,7 +604,7 @@ class MemoryEngine:
         memories = list(self.store.list_memories(None, include_deleted=True))
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
-            self.store.rewrite_terms([(m.id, index_terms(m.content, m.context)) for m in chunk])
+            self.store.rewrite_terms([(m.id, index_terms(m.content, m.context, m.created_at)) for m in chunk])
         with self.store.bulk():  # every vector again: graph indexes are built once, at the end
             return self.index_pending(progress=progress)
 

@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from ._recall import RecallWeights, asks_for_now, cross_script, fuse, keyword_coverage, weigh
 from ._records import Hit, Memory
+from ._said import said_terms
 from ._slots import Match
 from ._text import CJK, terms
 from ._when import asked_span, favour_span
@@ -52,6 +53,7 @@ def held_terms(memory: Memory) -> set[str]:
     held = set(terms(memory.content))
     if memory.context:
         held.update(terms(memory.context[-CONTEXT_TERMS_CHARS:]))
+    held.update(said_terms(memory.created_at))
     return held
 
 
