@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import pickle
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from shitsuji.memory._records import Hit
 from shitsuji.memory._scopes import lineage
 from shitsuji.memory._text import query_terms
 
+Remember = Callable[[MemoryEngine, str, list[dict[str, Any]]], dict[str, set[str]]]
 POOL = 300  # collected per list: the widest pool any recall below asks for
 BASE = RecallWeights()
 
@@ -60,7 +62,8 @@ def _lists(engine: MemoryEngine, scope: str, text: str) -> dict[str, Any]:
     }
 
 
-def collect_locomo(data: Path, db: Path) -> list[dict[str, Any]]:
+def collect_locomo(data: Path, db: Path, remember: Remember = lc._remember_turns) -> list[dict[str, Any]]:
+    """Every LoCoMo dev question's lists; ``remember`` ingests a conversation (an experiment may index otherwise)."""
     fresh = not db.exists()
     store = open_store(db)
     engine = MemoryEngine(store, load_embedder("use"))
@@ -70,7 +73,7 @@ def collect_locomo(data: Path, db: Path) -> list[dict[str, Any]]:
             scope = f"bench/locomo/{sample.get('sample_id')}"
             conv_turns = lc.turns(sample)
             if fresh:
-                dia = lc._remember_turns(engine, scope, conv_turns)
+                dia = remember(engine, scope, conv_turns)
             else:
                 dia = defaultdict(set)
                 for m in engine.list_memories(scope):
@@ -237,7 +240,7 @@ CANDIDATES: dict[str, dict[str, RecallWeights]] = {
         "min-max": replace(BASE, standout=False),
     },
     "English vector weight, standout": {f"{v}": replace(BASE, vector_weight=v) for v in (0.3, 0.4, 0.6, 1.0)},
-    "candidate pool, standout": {f"{n}": replace(BASE, candidates=n) for n in (40, 60, 100, 200)},
+    "candidate pool, standout": {f"{n}": replace(BASE, candidates=n) for n in (40, 50, 60, 100, 200)},
 }
 
 
