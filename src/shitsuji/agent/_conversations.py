@@ -38,7 +38,9 @@ class Conversation:
     household: str | None
     owner: str
     channel: str
-    messages: list[Message] = field(default_factory=list)  # as said, from ``first`` on: no notes for the model
+    messages: list[Message] = field(
+        default_factory=list
+    )  # as said, from ``first`` on: no notes for the model
     told_at: dict[int, list[str]] = field(default_factory=dict)  # index in messages → proposals told with it
     untrusted: list[bool] = field(default_factory=list)  # per message
     told: list[str] = field(default_factory=list)  # every proposal the model has heard about
