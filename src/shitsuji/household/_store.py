@@ -179,9 +179,15 @@ class HouseholdStore:
             )
         return found[0]
 
-    def member_home(self, user: str, household: str | None = None) -> Household:
-        """The household of a verified ``user``, who must belong to it (without ``household``: their only one)."""
-        home = self.get(household) if household is not None else self._home_of(user)
+    def member_home(
+        self, user: str, household: str | None = None, *, read: Household | None = None
+    ) -> Household:
+        """The household of a verified ``user``, who must belong to it (without ``household``: their only one).
+        ``read``: the household as already read this request (with the session), checked, not read again."""
+        if read is not None and read.name == household:
+            home = read
+        else:
+            home = self.get(household) if household is not None else self._home_of(user)
         if user not in home.members:
             raise UserInputError(
                 f"{user!r} is not a member of household {home.name!r} (members: {', '.join(home.members)}): "
