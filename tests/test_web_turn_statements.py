@@ -24,7 +24,8 @@ CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 MEMORY_TABLES = re.compile(r"\b(memories|embeddings|memory_\w+|index_state)\b")
 # PostgreSQL, outside recall, at 71d9884: the session, the household's zone, the household and its members
 # apart (3), the conversation, the claim, the cards, the words, the count index, the anniversaries, the reply
-MAX_WEB_STATEMENTS = 8
+# (10); now 7: the three household reads are one, and the anniversaries come with the counts
+MAX_WEB_STATEMENTS = 7
 HOUSEHOLD_READS = re.compile(r"\b(FROM|JOIN)\s+(households|household_members)\b", re.IGNORECASE)
 
 
