@@ -175,7 +175,7 @@ class Assistant:
         async for step in steps:
             if isinstance(step, ModelStep) and first_round:  # what the provider counted for this request
                 first_round = False
-                tools = self.toolbox.definitions() if chosen.max_rounds > 1 else []
+                tools = self.toolbox.definitions_tokens if chosen.max_rounds > 1 else 0
                 self.calibration.observe(step.response.usage, request_estimate(system, folded.window, tools))
             if isinstance(step, AnswerStep):  # hand back the whole conversation, not just the window
                 step = replace(step, messages=conversation[:upto] + step.messages, summary=folded.summary)

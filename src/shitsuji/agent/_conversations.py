@@ -9,6 +9,10 @@ whether it carries ``untrusted`` text (a web page, a forwarded message), and the
 conversation whether its rolling summary was folded from any — so taint follows the
 content for as long as the model can see it.
 
+A turn reads only what it sends: the messages from the rolling summary's fold on (``since_fold``),
+so a long-lived conversation (a LINE chat of years) costs each turn what its window holds, not
+what was ever said; pages and archiving read the whole conversation.
+
 A conversation belongs to the pair (household, owner).
 """
 
@@ -34,15 +38,23 @@ class Conversation:
     household: str | None
     owner: str
     channel: str
-    messages: list[Message] = field(default_factory=list)  # as said: no notes for the model
-    told_at: dict[int, list[str]] = field(default_factory=dict)  # message index → proposals told with it
+    messages: list[Message] = field(
+        default_factory=list
+    )  # as said, from ``first`` on: no notes for the model
+    told_at: dict[int, list[str]] = field(default_factory=dict)  # index in messages → proposals told with it
     untrusted: list[bool] = field(default_factory=list)  # per message
     told: list[str] = field(default_factory=list)  # every proposal the model has heard about
     summary: str = ""  # rolling summary of messages[:folded_upto]
     folded_upto: int = 0
     summary_untrusted: bool = False
-    keys: frozenset[str] = frozenset()  # the idempotency keys its messages were sent with
+    keys: frozenset[str] = frozenset()  # idempotency keys stored: its messages' (and the asked one's)
     open_segment: str | None = None  # the label of the segment open when it was read
+    first: int = 0  # the stored position (seq) of messages[0]: 0, or the fold for a turn's read
+
+    @property
+    def size(self) -> int:
+        """How many messages the conversation holds in all (read or not)."""
+        return self.first + len(self.messages)
 
 
 class Conversations(db.Store):
@@ -59,11 +71,23 @@ class Conversations(db.Store):
             )
         return conversation
 
-    def get(self, conversation_id: str, household: str | None, owner: str) -> Conversation:
-        """The member's own conversation; anyone else's answers exactly like a missing one."""
+    def get(
+        self,
+        conversation_id: str,
+        household: str | None,
+        owner: str,
+        *,
+        since_fold: bool = False,
+        key: str | None = None,
+    ) -> Conversation:
+        """The member's own conversation; anyone else's answers exactly like a missing one.
+        ``since_fold``: only the messages a turn sends (from the summary's fold on, ``first``), and
+        whether ``key`` was stored with any message (in ``keys``)."""
         found = self._read(
             "WHERE id = ? AND household IS NOT DISTINCT FROM ? AND owner = ?",
             (conversation_id, household, owner),
+            since_fold=since_fold,
+            key=key,
         )
         if found is None:
             raise NotFoundError(
@@ -71,37 +95,55 @@ class Conversations(db.Store):
             )
         return found
 
-    def latest(self, household: str | None, owner: str, channel: str) -> Conversation | None:
-        """The member's most recently used conversation in this channel."""
+    def latest(
+        self,
+        household: str | None,
+        owner: str,
+        channel: str,
+        *,
+        since_fold: bool = False,
+        key: str | None = None,
+    ) -> Conversation | None:
+        """The member's most recently used conversation in this channel (``since_fold``, ``key``: as ``get``)."""
         return self._read(
             "WHERE owner = ? AND household IS NOT DISTINCT FROM ? AND channel = ? "
             "ORDER BY updated_at DESC, rowid DESC LIMIT 1",
             (owner, household, channel),
+            since_fold=since_fold,
+            key=key,
         )
 
-    def _read(self, where: str, params: tuple[str | None, ...]) -> Conversation | None:
-        """The one conversation ``where`` picks, with its messages and the label of its open segment,
-        in one statement (one round trip)."""
+    def _read(
+        self, where: str, params: tuple[str | None, ...], *, since_fold: bool, key: str | None
+    ) -> Conversation | None:
+        """The one conversation ``where`` picks, with its messages (all, or from the fold on: the primary
+        key's range) and the label of its open segment, in one statement (one round trip)."""
+        # the one key asked about is looked up in its unique index (words resent from before the fold);
+        # it and the open segment are read once, for the conversation's row, not once per message
         rows = self._conn.execute(
             "SELECT c.id, c.household, c.owner, c.channel, c.told, c.summary, c.folded_upto, "
-            "c.summary_untrusted, (SELECT s.label FROM segments s WHERE s.conversation = c.id "
-            "AND s.closed_at IS NULL LIMIT 1), m.role, m.content, m.told, m.untrusted, m.message_key FROM "
-            "(SELECT id, household, owner, channel, told, summary, folded_upto, summary_untrusted "
+            "c.summary_untrusted, c.label, c.resent, m.seq, m.role, m.content, m.told, m.untrusted, "
+            "m.message_key FROM (SELECT id, household, owner, channel, told, summary, folded_upto, "
+            "summary_untrusted, (SELECT s.label FROM segments s WHERE s.conversation = conversations.id "
+            "AND s.closed_at IS NULL LIMIT 1) AS label, (SELECT 1 FROM conversation_messages k "
+            "WHERE k.conversation = conversations.id AND k.message_key = ?) AS resent "
             f"FROM conversations {where}) c "
-            "LEFT JOIN conversation_messages m ON m.conversation = c.id ORDER BY m.seq",
-            params,
+            "LEFT JOIN conversation_messages m ON m.conversation = c.id"
+            + (" AND m.seq >= c.folded_upto" if since_fold else "")
+            + " ORDER BY m.seq",
+            (key, *params),
         ).fetchall()
         if not rows:
             return None
         messages: list[Message] = []
         told_at: dict[int, list[str]] = {}
         untrusted: list[bool] = []
-        keys: set[str] = set()
-        for *_, role, content, told, tainted, key in rows:
-            if role is None:  # no messages yet: the conversation's row alone
+        keys: set[str] = {key} if key is not None and rows[0][9] else set()
+        for *_, role, content, told, tainted, key_sent in rows:
+            if role is None:  # no messages (after the fold) yet: the conversation's row alone
                 continue
-            if key is not None:
-                keys.add(key)
+            if key_sent is not None:
+                keys.add(key_sent)
             if told:
                 told_at[len(messages)] = json.loads(told)
             messages.append({"role": role, "content": json.loads(content)})
@@ -121,6 +163,7 @@ class Conversations(db.Store):
             bool(row[7]),
             frozenset(keys),
             row[8],
+            (row[10] if messages else row[6]) if since_fold else 0,  # where the read started
         )
 
     def recent(
@@ -201,7 +244,16 @@ class Conversations(db.Store):
         write_together(
             self._conn,
             [
-                _put(conversation, index, messages[index], segment, now, told_here, flags[index], key),
+                _put(
+                    conversation,
+                    conversation.first + index,
+                    messages[index],
+                    segment,
+                    now,
+                    told_here,
+                    flags[index],
+                    key,
+                ),
                 (
                     "UPDATE conversations SET told = ?, updated_at = ? WHERE id = ?",
                     (json.dumps(all_told), now, conversation.id),
@@ -222,6 +274,7 @@ class Conversations(db.Store):
             conversation.summary_untrusted,
             conversation.keys | {key} if key else conversation.keys,
             conversation.open_segment,
+            conversation.first,
         )
 
     def add_turn(
@@ -237,9 +290,10 @@ class Conversations(db.Store):
         also: Sequence[Write] = (),
     ) -> None:
         """Store the model's side of a turn after the person's words, and the context kept for the next;
-        ``also``: other writes of the same transaction (the turn's claim let go)."""
+        ``also``: other writes of the same transaction (the turn's claim let go). ``folded_upto`` counts
+        from the conversation's start, whatever of it was read."""
         now = self.clock().isoformat()
-        start = len(conversation.messages)
+        start = conversation.size
         writes = [
             _put(conversation, start + offset, message, segment, now, untrusted=untrusted)
             for offset, message in enumerate(messages)

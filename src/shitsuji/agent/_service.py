@@ -177,11 +177,23 @@ class ChatService:
 
     # -- conversations ------------------------------------------------------
 
-    def conversation(self, ctx: ToolContext[Any], conversation_id: str | None = None) -> Conversation:
-        """The member's named conversation, else their latest in this channel, else a new one."""
+    def conversation(
+        self,
+        ctx: ToolContext[Any],
+        conversation_id: str | None = None,
+        *,
+        since_fold: bool = False,
+        key: str | None = None,
+    ) -> Conversation:
+        """The member's named conversation, else their latest in this channel, else a new one;
+        ``since_fold``, ``key``: a turn's read (``Conversations.get``)."""
         if conversation_id:
-            return self.conversations.get(conversation_id, ctx.household, ctx.user)
-        latest = self.conversations.latest(ctx.household, ctx.user, ctx.channel)
+            return self.conversations.get(
+                conversation_id, ctx.household, ctx.user, since_fold=since_fold, key=key
+            )
+        latest = self.conversations.latest(
+            ctx.household, ctx.user, ctx.channel, since_fold=since_fold, key=key
+        )
         return latest or self.conversations.start(ctx.household, ctx.user, ctx.channel)
 
     async def new_conversation(self, ctx: ToolContext[Any]) -> Conversation:
@@ -197,6 +209,12 @@ class ChatService:
         self, ctx: ToolContext[Any], conversation: Conversation, label: str | None
     ) -> None:
         """Follow the label of what the channel has open: a new label starts a segment, None archives it."""
+        current = await off_loop(self.segments.current, conversation.id)
+        if (current.label if current else None) == label:
+            return
+        # a segment archives its messages from wherever it began: a turn's read (from the fold on) won't do
+        if conversation.first:
+            conversation = await off_loop(self.conversations.get, conversation.id, ctx.household, ctx.user)
         if label is None:
             await self.segments.close_segment(
                 conversation.id,
@@ -205,17 +223,15 @@ class ChatService:
                 untrusted=conversation.untrusted,
             )
             return
-        current = await off_loop(self.segments.current, conversation.id)
-        if current is None or current.label != label:
-            await self.segments.open_segment(
-                conversation.id,
-                ctx.household,
-                ctx.user,
-                label,
-                conversation.messages,
-                summarizer=self.summarizer,
-                untrusted=conversation.untrusted,
-            )
+        await self.segments.open_segment(
+            conversation.id,
+            ctx.household,
+            ctx.user,
+            label,
+            conversation.messages,
+            summarizer=self.summarizer,
+            untrusted=conversation.untrusted,
+        )
 
     def segment_label(self, conversation_id: str) -> str | None:
         current = self.segments.current(conversation_id)
@@ -249,7 +265,7 @@ class ChatService:
         checked = self.input_filter.check(said, ctx.channel)
         if self.assistant is None:
             raise ModelNotConfigured(self.no_model)
-        found = self.conversation(ctx, conversation)
+        found = self.conversation(ctx, conversation, since_fold=True, key=key)
         claim = self.claims.claim(found.id)
         untrusted = untrusted or checked.untrusted or bool(images)
         return Turn(ctx, found, checked.text, claim, segment, key, untrusted, said, tuple(images))
@@ -270,7 +286,7 @@ class ChatService:
             conversation, cards = self._keep_words(turn, turn.conversation, ctx)
         except Exception as exc:  # reported by events, as its own reading would be
             return replace(turn, ready=exc)
-        ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
+        ctx = replace(ctx, message=f"{conversation.id}:{conversation.size - 1}")
         told: list[Message] | None = None
         known: Known | None = None
         try:
@@ -327,7 +343,7 @@ class ChatService:
             label = conversation.open_segment
         ctx = replace(turn.ctx, conversation=conversation.id, segment=label)
         conversation, cards = await off_loop(self._keep_words, turn, conversation, ctx)
-        ctx = replace(ctx, message=f"{conversation.id}:{len(conversation.messages) - 1}")
+        ctx = replace(ctx, message=f"{conversation.id}:{conversation.size - 1}")
         return turn, Ready(ctx, conversation, cards, None, None)
 
     def _keep_words(
@@ -355,11 +371,11 @@ class ChatService:
         told = ready.told
         if told is None:
             told = await off_loop(model_messages, conversation, self.proposals, self.notes, cards=cards)
-        history = History(
+        history = History(  # from where the conversation was read: the fold, for a turn
             told,
             conversation.untrusted,
             conversation.summary,
-            conversation.folded_upto,
+            conversation.folded_upto - conversation.first,
             conversation.summary_untrusted,
         )
         queue: asyncio.Queue[TurnEvent | AnswerStep | ContextStep | BaseException | None] = asyncio.Queue()
@@ -374,7 +390,7 @@ class ChatService:
         )
         pump = asyncio.create_task(_drain(steps, queue, clean))
         chosen: Mode | None = None
-        kept = ContextStep(conversation.summary, conversation.folded_upto, conversation.summary_untrusted)
+        kept = ContextStep(conversation.summary, history.folded_upto, conversation.summary_untrusted)
         wrote: list[str] = []
         try:
             while (item := await queue.get()) is not None:
@@ -416,14 +432,15 @@ class ChatService:
         answer: AnswerStep,
         turn: Turn,
     ) -> None:
-        """The answer and the context kept, with the turn's claim let go in the same statement."""
+        """The answer and the context kept, with the turn's claim let go in the same statement (``kept``
+        and ``history`` count from where the conversation was read)."""
         new = answer.messages[len(history.messages) :]
         self.conversations.add_turn(
             conversation,
             new,
             untrusted=answer.untrusted,
             summary=kept.summary,
-            folded_upto=kept.folded_upto,
+            folded_upto=conversation.first + kept.folded_upto,
             summary_untrusted=kept.summary_untrusted,
             segment=ctx.segment,
             also=[self.claims.releasing(turn.claim)],
@@ -563,13 +580,14 @@ def _enqueue(
     """Queue the person's words and the answer (message ids ``conversation:seq``) for extraction."""
     from ..memory import Turn as Said
 
-    said_at = len(conversation.messages) - 1  # the row that holds the person's words
-    content = conversation.messages[said_at]["content"]
+    said_at = conversation.size - 1  # the row that holds the person's words
+    content = conversation.messages[-1]["content"]
     words = content if isinstance(content, str) else str(content[-1].get("text", ""))
+    answered_at = conversation.first + len(answer.messages) - 1  # answer.messages: from the read's start
     queue.enqueue(
         [
             Said("user", words, f"{conversation.id}:{said_at}"),
-            Said("assistant", answer.text, f"{conversation.id}:{len(answer.messages) - 1}"),
+            Said("assistant", answer.text, f"{conversation.id}:{answered_at}"),
         ],
         ctx.scope,
         conversation=conversation.id,

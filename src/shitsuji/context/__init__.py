@@ -1,6 +1,6 @@
 """Context management: what of a long conversation is sent each turn."""
 
-from ._calibration import Calibration, request_estimate
+from ._calibration import Calibration, request_estimate, tools_estimate
 from ._segments import Segment, Segments, check_label
 from ._window import REFILL, SUMMARY_PROMPT, Folded, Summarizer, fit, message_tokens, split_window
 
@@ -17,4 +17,5 @@ __all__ = [
     "message_tokens",
     "request_estimate",
     "split_window",
+    "tools_estimate",
 ]

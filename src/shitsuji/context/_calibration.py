@@ -21,13 +21,16 @@ SMOOTHING = 0.3
 LOWEST, HIGHEST = 0.5, 3.0
 
 
-def request_estimate(system: Sequence[Block], messages: Sequence[Message], tools: Sequence[Block]) -> int:
+def request_estimate(system: Sequence[Block], messages: Sequence[Message], tools_tokens: int) -> int:
+    """Our estimate of a request: its system blocks, its messages and ``tools_tokens`` (``tools_estimate``
+    of its tools' definitions, the same every request: a caller estimates them once)."""
     text = sum(estimate_tokens(b.get("text", "")) for b in system)
-    return (
-        text
-        + sum(message_tokens(m) for m in messages)
-        + estimate_tokens(json.dumps(list(tools), ensure_ascii=False))
-    )
+    return text + sum(message_tokens(m) for m in messages) + tools_tokens
+
+
+def tools_estimate(tools: Sequence[Block]) -> int:
+    """Our estimate of the tools' definitions as a request carries them."""
+    return estimate_tokens(json.dumps(list(tools), ensure_ascii=False))
 
 
 @dataclass

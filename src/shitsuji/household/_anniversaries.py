@@ -16,6 +16,7 @@ surprise is "not found" to the other member exactly as another household's row i
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date
 from typing import Any
@@ -133,13 +134,7 @@ class AnniversaryStore(DomainStore):
     ) -> list[Upcoming]:
         """What ``viewer`` sees, soonest first from ``today`` (inclusive), optionally only the next
         ``within_days`` days. The scheduler asks this for each member with its lead time."""
-        found = []
-        for row in self.visible(household, viewer):
-            on = next_occurrence(row.day, today)
-            days = (on - today).days
-            if within_days is None or days <= within_days:
-                found.append(Upcoming(row, on, days, on.year - int(row.day[:4])))
-        return sorted(found, key=lambda u: (u.days, u.anniversary.title))
+        return upcoming_of(self.visible(household, viewer), today, within_days=within_days)
 
     def get(self, household: str, row_id: str, viewer: str) -> Anniversary:
         row = self.db.execute(
@@ -191,20 +186,6 @@ class AnniversaryStore(DomainStore):
             tx.execute("DELETE FROM anniversaries WHERE household = ? AND id = ?", (household, row_id))
         return old
 
-    def next_line(self, household: str, viewer: str, today: date, *, lang: str = "ja") -> str:
-        """The count index's part: how many, and the next one (「記念日 3件・次は 6/1 結婚記念日（あと12日）」)."""
-        coming = self.upcoming(household, viewer, today)
-        if not coming:
-            return ""
-        first = coming[0]
-        when = f"{first.on.month}/{first.on.day}"
-        title = first.anniversary.title
-        if lang == "en":
-            left = "today" if first.days == 0 else f"in {first.days} days"
-            return f"anniversaries {len(coming)}, next {when} {title} ({left})"
-        left = "今日" if first.days == 0 else f"あと{first.days}日"
-        return f"記念日 {len(coming)}件・次は {when} {title}（{left}）"
-
     # -- helpers ----------------------------------------------------------
 
     def _now(self) -> str:
@@ -217,3 +198,34 @@ class AnniversaryStore(DomainStore):
         ).fetchone()
         if found is None:
             raise NotFoundError(f"{user!r} is not a member of household {household!r}")
+
+
+COLUMNS = _COLUMNS  # what a row is read as (``Anniversary(*row)``), for a read joined to another
+
+
+def upcoming_of(
+    rows: Iterable[Anniversary], today: date, *, within_days: int | None = None
+) -> list[Upcoming]:
+    """``rows`` soonest first from ``today`` (inclusive), optionally only the next ``within_days`` days."""
+    found = []
+    for row in rows:
+        on = next_occurrence(row.day, today)
+        days = (on - today).days
+        if within_days is None or days <= within_days:
+            found.append(Upcoming(row, on, days, on.year - int(row.day[:4])))
+    return sorted(found, key=lambda u: (u.days, u.anniversary.title))
+
+
+def next_line(coming: Sequence[Upcoming], *, lang: str = "ja") -> str:
+    """The count index's part: how many, and the next one (「記念日 3件・次は 6/1 結婚記念日（あと12日）」);
+    "" without any."""
+    if not coming:
+        return ""
+    first = coming[0]
+    when = f"{first.on.month}/{first.on.day}"
+    title = first.anniversary.title
+    if lang == "en":
+        left = "today" if first.days == 0 else f"in {first.days} days"
+        return f"anniversaries {len(coming)}, next {when} {title} ({left})"
+    left = "今日" if first.days == 0 else f"あと{first.days}日"
+    return f"記念日 {len(coming)}件・次は {when} {title}（{left}）"

@@ -165,9 +165,11 @@ class Butler:
             assistant.modes = dict(modes)
         return assistant
 
-    def member(self, user: str, channel: str, *, household: str | None = None) -> ToolContext[HouseholdDeps]:
-        """A verified member's context (they must belong to the household)."""
-        return self.deps.member(user, channel, household=household)
+    def member(
+        self, user: str, channel: str, *, household: str | None = None, home: Household | None = None
+    ) -> ToolContext[HouseholdDeps]:
+        """A verified member's context (they must belong to the household; ``home``: as read already)."""
+        return self.deps.member(user, channel, household=household, home=home)
 
     def close(self) -> None:
         for part in (self.store, self.segments, self.proposals, self.conversations, self.claims, self.audit):

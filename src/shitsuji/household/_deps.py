@@ -27,16 +27,23 @@ class HouseholdDeps:
         return self.store.title_of(household, row_id, viewer=viewer)
 
     def member(
-        self, user: str, channel: str, *, household: str | None = None, conversation: str | None = None
+        self,
+        user: str,
+        channel: str,
+        *,
+        household: str | None = None,
+        conversation: str | None = None,
+        home: Household | None = None,
     ) -> ToolContext[HouseholdDeps]:
         """The tools' context for a verified ``user``, who must belong to the household.
 
         Without ``household``, the user's only household is meant. The context carries the
         pair (household, user) and the user's own memory scope (``household/<name>/user/<user>``;
         the shared ``household/<name>`` is its parent, so recall sees both). ``deps.home`` is the
-        household read for the check, for the rest of this request or turn.
+        household read for the check, for the rest of this request or turn; ``home``: the household as
+        the caller read it already (a web session's, in the session's statement).
         """
-        home = self.store.member_home(user, household)
+        home = self.store.member_home(user, household, read=home)
         return ToolContext(
             user=user,
             scope=home.member_scope(user),

@@ -11,7 +11,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from ._anniversaries import AnniversaryStore
+from ._anniversaries import COLUMNS as ANNIVERSARY_COLUMNS
+from ._anniversaries import Anniversary, next_line, upcoming_of
 from ._records import Counts, Household
 from ._store import HouseholdStore
 from ._values import zone_of
@@ -27,14 +28,15 @@ def count_index(
     With a ``viewer``, what only they may see joins the line: the anniversaries (shared and
     their own) and the next one, so "次の記念日は？" needs no tool call.
     """
-    counts = store.counts(household, today, viewer=viewer)
-    line = format_counts(counts, lang=lang)
     if viewer is None:
-        return line
+        return format_counts(store.counts(household, today), lang=lang)
+    # the anniversaries they see come in the counts' statement: the whole line is one round trip
+    counts, rows = store.counts_with(household, today, viewer, "anniversaries", ANNIVERSARY_COLUMNS)
+    line = format_counts(counts, lang=lang)
     recipes = counts.recipes
     extra = [
         (f"saved recipes {recipes}" if lang == "en" else f"レシピ {recipes}件") if recipes else "",
-        AnniversaryStore(store.database).next_line(household, viewer, today, lang=lang),
+        next_line(upcoming_of((Anniversary(*r) for r in rows), today), lang=lang),
     ]
     return (" · " if lang == "en" else "・").join([line, *(e for e in extra if e)])
 

@@ -179,9 +179,15 @@ class HouseholdStore:
             )
         return found[0]
 
-    def member_home(self, user: str, household: str | None = None) -> Household:
-        """The household of a verified ``user``, who must belong to it (without ``household``: their only one)."""
-        home = self.get(household) if household is not None else self._home_of(user)
+    def member_home(
+        self, user: str, household: str | None = None, *, read: Household | None = None
+    ) -> Household:
+        """The household of a verified ``user``, who must belong to it (without ``household``: their only one).
+        ``read``: the household as already read this request (with the session), checked, not read again."""
+        if read is not None and read.name == household:
+            home = read
+        else:
+            home = self.get(household) if household is not None else self._home_of(user)
         if user not in home.members:
             raise UserInputError(
                 f"{user!r} is not a member of household {home.name!r} (members: {', '.join(home.members)}): "
@@ -431,22 +437,21 @@ class HouseholdStore:
     def counts(self, household: str, today: date, *, viewer: str | None = None) -> Counts:
         """Sizes for the count index, from COUNT queries over the indexed columns (with a ``viewer``:
         of what they see)."""
-        day = today.isoformat()
+        sql, params = _counts_sql(household, today, viewer)
+        return Counts(*self._conn.execute(sql, params).fetchone())
+
+    def counts_with(
+        self, household: str, today: date, viewer: str, table: str, columns: str
+    ) -> tuple[Counts, list[tuple[Any, ...]]]:
+        """``counts`` for ``viewer`` and the rows of ``table`` they see (``columns``, by the same rule), in
+        one statement: the count index's line is one round trip. ``table`` and ``columns`` are ours."""
+        sql, params = _counts_sql(household, today, viewer, ", rows_seen.*")
         seen, scopes = _seen(household, viewer)
-        first, following = month_range(month_of(today))
-        row = self._conn.execute(
-            f"""
-            SELECT e.n, t.n, s.n, x.n, x.total, r.n FROM
-              (SELECT COUNT(*) AS n FROM events WHERE household = ? AND COALESCE(end_at, start_at) >= ?{seen}) AS e,
-              (SELECT COUNT(*) AS n FROM todos WHERE household = ? AND done_at IS NULL{seen}) AS t,
-              (SELECT COUNT(*) AS n FROM shopping_items WHERE household = ? AND checked_at IS NULL) AS s,
-              (SELECT COUNT(*) AS n, COALESCE(SUM(amount_yen), 0) AS total FROM expenses
-                 WHERE household = ? AND spent_on >= ? AND spent_on < ?) AS x,
-              (SELECT COUNT(*) AS n FROM recipes WHERE household = ?) AS r
-            """,
-            (household, day, *scopes, household, *scopes, household, household, first, following, household),
-        ).fetchone()
-        return Counts(*row)
+        rows = self._conn.execute(
+            f"{sql} LEFT JOIN (SELECT {columns} FROM {table} WHERE household = ?{seen}) AS rows_seen ON TRUE",
+            (*params, household, *scopes),
+        ).fetchall()
+        return Counts(*rows[0][:6]), [r[6:] for r in rows if r[6] is not None]
 
     def dump(self, household: str) -> dict[str, Any]:
         """Every row of the household as JSON-ready data (what a prompt without an index would carry)."""
@@ -554,6 +559,26 @@ class HouseholdStore:
 def _scope(household: str, member: str, private: bool) -> str:
     """A new row's scope: the member's own when ``private``, else the household's."""
     return member_scope(household, member) if private else shared_scope(household)
+
+
+def _counts_sql(
+    household: str, today: date, viewer: str | None, also: str = ""
+) -> tuple[str, tuple[Any, ...]]:
+    """The count index's one statement (``counts``): one row; ``also``: more columns, of a join that follows."""
+    day = today.isoformat()
+    seen, scopes = _seen(household, viewer)
+    first, following = month_range(month_of(today))
+    return (
+        f"""
+        SELECT e.n, t.n, s.n, x.n, x.total, r.n{also} FROM
+          (SELECT COUNT(*) AS n FROM events WHERE household = ? AND COALESCE(end_at, start_at) >= ?{seen}) AS e,
+          (SELECT COUNT(*) AS n FROM todos WHERE household = ? AND done_at IS NULL{seen}) AS t,
+          (SELECT COUNT(*) AS n FROM shopping_items WHERE household = ? AND checked_at IS NULL) AS s,
+          (SELECT COUNT(*) AS n, COALESCE(SUM(amount_yen), 0) AS total FROM expenses
+             WHERE household = ? AND spent_on >= ? AND spent_on < ?) AS x,
+          (SELECT COUNT(*) AS n FROM recipes WHERE household = ?) AS r""",
+        (household, day, *scopes, household, *scopes, household, household, first, following, household),
+    )
 
 
 def _seen(household: str, viewer: str | None) -> tuple[str, list[str]]:

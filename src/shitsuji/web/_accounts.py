@@ -26,6 +26,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from .. import store as db
 from ..audit import AuditEvent, AuditLog
 from ..errors import UserInputError
+from ..household import Household
 from ..privacy import member_scope
 from ._schema import WEB_SCHEMA
 
@@ -189,6 +190,32 @@ class Accounts:
         if expires <= self.clock():
             return None
         return WebSession(row[0], row[1], row[2], expires)
+
+    def session_home(self, token: str | None) -> tuple[WebSession, Household | None] | None:
+        """``session`` and its member's household (members, time zone) in one statement: a chat turn's
+        first read, one round trip where the session, the zone and the membership check took three.
+        Read afresh every request (no copy kept), so a sign-out or a member removed counts at once.
+        The household is None if it is gone (the caller's own read then says so)."""
+        if not token or len(token) > 200:
+            return None
+        rows = self._conn.execute(
+            'SELECT s.household, s."user", s.csrf, s.expires_at, h.created_at, h.time_zone, m."user" '
+            "FROM web_sessions s LEFT JOIN households h ON h.name = s.household "
+            "LEFT JOIN household_members m ON m.household = h.name WHERE s.token_hash = ? ORDER BY m.rowid",
+            (_digest(token),),
+        ).fetchall()
+        if not rows:
+            return None
+        household, user, csrf, expires_at, created_at, zone, _ = rows[0]
+        expires = datetime.fromisoformat(expires_at)
+        if expires <= self.clock():
+            return None
+        home = (
+            Household(household, tuple(r[6] for r in rows if r[6] is not None), created_at, zone)
+            if created_at is not None
+            else None
+        )
+        return WebSession(household, user, csrf, expires), home
 
     def end_session(self, token: str | None) -> None:
         ended = self.session(token)

@@ -35,8 +35,8 @@ from ._security import (
     open_session,
     reserve_attempt,
     sent_token,
+    signed_home,
     signed_in,
-    signed_member,
 )
 
 log = logging.getLogger(__name__)
@@ -241,11 +241,11 @@ async def chat(request: Request) -> StreamingResponse:
 
 
 def signed_begun(request: Request, sent: str | None, raw: bytes) -> tuple[Member, Turn, Words]:
-    """The session's member (``signed_member``), the body ``raw`` as ``ChatIn`` and ``begun``, in that
-    order and in one trip to a worker thread."""
-    member = signed_member(request, sent)
+    """The session's member (``signed_member``, its household read with it), the body ``raw`` as
+    ``ChatIn`` and ``begun``, in that order and in one trip to a worker thread."""
+    member, home = signed_home(request, sent)
     body = validated(ChatIn, raw, request.headers.get("content-type"))
-    return (member, *begun(request, member, body.message, body.conversation, key=body.key))
+    return (member, *begun(request, member, body.message, body.conversation, key=body.key, home=home))
 
 
 def begun(
@@ -257,14 +257,17 @@ def begun(
     key: str | None,
     images: Sequence[Block] = (),
     alone: str = "",
+    home: Household | None = None,
 ) -> tuple[Turn, Words]:
     """The member's words (language, household zone) and the claimed turn with its start done
     (``ChatService.ready``: the words kept, recall), in one trip to a worker thread: each trip queues
     behind the other sessions' work (``bench web``'s first text). ``alone``: the words table's key
-    for what was said when ``text`` is empty (a picture alone)."""
-    t = words(request, member)  # first: nothing to fail once the conversation is claimed
+    for what was said when ``text`` is empty (a picture alone); ``home``: the member's household as read
+    with the session (else read here)."""
+    t = words(request, member, home)  # first: nothing to fail once the conversation is claimed
     said = text if text or not alone else t(alone)
-    return backend_of(request).begin(member, said, conversation, key=key, images=images, start=True), t
+    backend = backend_of(request)
+    return backend.begin(member, said, conversation, key=key, images=images, start=True, home=home), t
 
 
 def stream_turn(request: Request, member: Member, turn: Turn, t: Words) -> StreamingResponse:

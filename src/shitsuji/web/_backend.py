@@ -36,6 +36,7 @@ from ..household import (
     CODE_TTL,
     Applied,
     Butler,
+    Household,
     HouseholdDeps,
     LineLinks,
     OpenPanel,
@@ -112,8 +113,9 @@ class Backend:
         self.line_links.close()
         self.reminders.close()
 
-    def context(self, member: Member) -> ToolContext[HouseholdDeps]:
-        return self.butler.member(member.user, CHANNEL, household=member.household)
+    def context(self, member: Member, home: Household | None = None) -> ToolContext[HouseholdDeps]:
+        """The member's tools' context (``home``: their household as read already this request)."""
+        return self.butler.member(member.user, CHANNEL, household=member.household, home=home)
 
     # -- conversations ----------------------------------------------------
 
@@ -186,6 +188,7 @@ class Backend:
         key: str | None = None,
         images: Sequence[Block] = (),
         start: bool = False,
+        home: Household | None = None,
     ) -> Turn:
         """Claim the conversation for a turn: ``Busy`` while one runs there (in any process),
         ``ModelNotConfigured`` without a model, ``UserInputError`` for empty or oversized words.
@@ -194,7 +197,7 @@ class Backend:
         the turn's start done here too (``ChatService.ready``: the words kept, the conversation read,
         recall), so a turn claimed in a worker thread waits once for a thread, not four times."""
         turn = self.service.begin(
-            self.context(member), text, conversation=conversation_id, key=key, images=images
+            self.context(member, home), text, conversation=conversation_id, key=key, images=images
         )
         return self.service.ready(turn) if start else turn
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from fastapi import Request
 
 from ..errors import Refusal, UserInputError
+from ..household import Household
+from ..household._values import zone_of
 from ..safety import InputRejected
 from ._i18n import Words, choose
 from ._member import Member
@@ -17,11 +19,15 @@ from ._security import LANG_COOKIE, backend_of
 __all__ = ["Refusal", "said", "words"]
 
 
-def words(request: Request, member: Member | None = None) -> Words:
-    """``member``'s household zone for times (signed out: the server's)."""
+def words(request: Request, member: Member | None = None, home: Household | None = None) -> Words:
+    """``member``'s household zone for times (signed out: the server's); ``home``: their household as
+    read already this request (not read again)."""
     lang = choose(request.cookies.get(LANG_COOKIE), request.headers.get("accept-language"))
-    zone = backend_of(request).store.zone(member.household) if member is not None else None
-    return Words(lang, zone)
+    if member is None:
+        return Words(lang, None)
+    if home is not None and home.name == member.household:
+        return Words(lang, zone_of(home.time_zone))
+    return Words(lang, backend_of(request).store.zone(member.household))
 
 
 def said(t: Words, exc: UserInputError) -> str:

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .._offload import off_loop
 from ..errors import ShitsujiError
+from ..household import Household
 from ..store import acting_as
 from ._accounts import SESSION_TTL, Attempt
 from ._backend import Backend
@@ -83,7 +84,20 @@ def signed_member(request: Request, sent: str | None) -> Member:
     """The session's member (blocking: the session is read), ``sent`` checked against its CSRF token for
     a state-changing request; acting as the member in this thread from here on. A route may call it in
     the worker trip that does its own blocking work (the chat: one trip, not two)."""
-    member = session_member(request)
+    return _checked(request, sent, session_member(request))
+
+
+def signed_home(request: Request, sent: str | None) -> tuple[Member, Household | None]:
+    """``signed_member`` and the member's household read with the session (one statement: the chat's
+    first read), for the turn's membership check and time zone."""
+    found = backend_of(request).accounts.session_home(request.cookies.get(SESSION_COOKIE))
+    session, home = found if found is not None else (None, None)
+    member = Member(session.household, session.user, session.csrf) if session is not None else None
+    return _checked(request, sent, member), home
+
+
+def _checked(request: Request, sent: str | None, member: Member | None) -> Member:
+    """The session's ``member``, ``sent`` checked against its CSRF token (see ``signed_member``)."""
     if member is None:
         raise NotSignedIn("sign in first")
     # the request is this member's: a read-only one may read a streaming replica (``store._replica``)

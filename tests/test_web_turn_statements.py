@@ -1,0 +1,88 @@
+"""What a chat turn through the web app costs the database, counted where the statements arrive (issue 25).
+
+The real app (TestClient over its ASGI stack), the real ``Butler`` wiring and a scripted model, on a
+real SQLite file and a real PostgreSQL behind the wire-counting proxy (``shitsuji.bench._statements``).
+The session, the household's members (the membership check) and its time zone are one read; nothing
+of them is kept between requests, so a sign-out counts at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from shitsuji.bench._statements import Statements, counting, watch
+from shitsuji.llm import ScriptedModel, text_response
+from shitsuji.store import database
+
+from .web_support import HOME, PASSWORD, Site, make_site
+
+CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+MEMORY_TABLES = re.compile(r"\b(memories|embeddings|memory_\w+|index_state)\b")
+# PostgreSQL, outside recall, at 71d9884: the session, the household's zone, the household and its members
+# apart (3), the conversation, the claim, the cards, the words, the count index, the anniversaries, the reply
+# (10); now 7: the three household reads are one, and the anniversaries come with the counts
+MAX_WEB_STATEMENTS = 7
+HOUSEHOLD_READS = re.compile(r"\b(FROM|JOIN)\s+(households|household_members)\b", re.IGNORECASE)
+
+
+@pytest.fixture
+def counted(target: str) -> Iterator[tuple[Site, Statements]]:
+    with counting(target) as (url, statements):
+        site = make_site(url, ScriptedModel(lambda request: text_response("かしこまりました")))
+        if not url.startswith("postgresql"):
+            watch(database(url), statements)
+        yield site, statements
+        site.close()
+
+
+def _signed_in(site: Site) -> tuple[TestClient, str]:
+    client = TestClient(site.app)
+    response = client.post("/api/session", json={"user": "wife", "password": PASSWORD, "household": HOME})
+    assert response.status_code == 200, response.text
+    return client, str(response.json()["csrf"])
+
+
+def _chat(client: TestClient, csrf: str, text: str) -> int:
+    response = client.post("/api/chat", json={"message": text}, headers={"X-CSRF-Token": csrf})
+    if response.status_code == 200:
+        assert "event: done" in response.text, response.text
+    return response.status_code
+
+
+def test_a_web_turn_reads_the_session_and_the_household_in_one_statement(
+    counted: tuple[Site, Statements],
+) -> None:
+    site, statements = counted
+    client, csrf = _signed_in(site)
+    assert _chat(client, csrf, "こんにちは") == 200  # the conversation exists from here on
+    statements.mark()
+    assert _chat(client, csrf, "牛乳を買ったよ") == 200
+    sent = [s for s in statements.snapshot() if not s.sql.lstrip().upper().startswith(CONTROL)]
+    report = statements.report()
+    household = [s for s in sent if HOUSEHOLD_READS.search(s.sql)]
+    assert len(household) == 1 and "web_sessions" in household[0].sql, report
+    if site.db.startswith("postgresql"):  # each statement a round trip
+        turn = [s for s in sent if not MEMORY_TABLES.search(s.sql)]
+        assert len(turn) <= MAX_WEB_STATEMENTS, report
+
+
+def test_a_signed_out_session_chats_no_more(counted: tuple[Site, Statements]) -> None:
+    site, _ = counted
+    client, csrf = _signed_in(site)
+    assert _chat(client, csrf, "こんにちは") == 200
+    other = TestClient(site.app, cookies=client.cookies)  # the same session in another tab
+    assert other.delete("/api/session", headers={"X-CSRF-Token": csrf}).status_code == 200
+    assert _chat(client, csrf, "まだいる？") == 401
+
+
+def test_a_member_removed_from_the_household_chats_no_more(counted: tuple[Site, Statements]) -> None:
+    site, _ = counted
+    client, csrf = _signed_in(site)
+    assert _chat(client, csrf, "こんにちは") == 200
+    with database(site.db).write() as tx:  # as removing a member does (no command for it yet)
+        tx.execute("DELETE FROM household_members WHERE household = ? AND \"user\" = 'wife'", (HOME,))
+    assert _chat(client, csrf, "まだいる？") in (400, 403, 404)
