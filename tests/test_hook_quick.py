@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from shitsuji._paths import _xdg_folder, default_cache_folder, default_data_folder
 from shitsuji.hooks.__main__ import _parser
 from shitsuji.hooks._quick import PromptArgs, parse_answer, parse_prompt, prompt_request
 
@@ -101,3 +106,45 @@ def test_nan_reads_as_a_float() -> None:
 )
 def test_what_json_loads_refuses_or_is_no_object_is_no_answer(line: bytes) -> None:
     assert parse_answer(line) is None
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the folders are read without platformdirs on Linux only")
+@pytest.mark.parametrize(
+    ("xdg", "home", "read_here"),
+    [
+        (None, "/home/花子", True),
+        ("/srv/xdg", "/home/u", True),
+        ("/srv/xdg/", "/home/u/", True),
+        ("relative/xdg", "/home/u", True),  # platformdirs ignores an XDG folder that is not absolute
+        ("", "/home/u", True),
+        (None, "relative-home", False),
+        (None, None, False),
+    ],
+)
+def test_the_default_folders_are_platformdirs(
+    monkeypatch: pytest.MonkeyPatch, xdg: str | None, home: str | None, read_here: bool
+) -> None:
+    from platformdirs import user_cache_dir, user_data_dir
+
+    for name, value in (("XDG_CACHE_HOME", xdg), ("XDG_DATA_HOME", xdg), ("HOME", home)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    assert default_cache_folder() == user_cache_dir("shitsuji", appauthor=False)
+    assert default_data_folder() == user_data_dir("shitsuji", appauthor=False)
+    assert (_xdg_folder("XDG_CACHE_HOME", "~/.cache") is not None) == read_here  # not platformdirs' own
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the folders are read without platformdirs on Linux only")
+def test_the_default_folders_cost_the_hook_no_platformdirs_nor_pathlib(tmp_path: Path) -> None:
+    code = (
+        "import sys; from shitsuji.hooks._quick import locations; locations(None); print(sorted(sys.modules))"
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("SHITSUJI_", "XDG_"))}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**environ, "HOME": str(tmp_path)}
+    )
+    loaded = set(json.loads(done.stdout.replace("'", '"')))
+    assert "shitsuji.hooks._quick" in loaded, done.stderr
+    assert loaded & {"platformdirs", "pathlib"} == set()

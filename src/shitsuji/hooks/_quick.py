@@ -95,17 +95,11 @@ def server_enabled(flag: bool, environ: dict[str, str] | os._Environ[str] | None
 
 def locations(db: str | None) -> tuple[str, str | None, str]:
     """Database, embedder name and cache folder as ``Settings`` resolves them, without importing it
-    (``platformdirs`` only for a folder neither the arguments nor the environment name)."""
-    path = db or os.environ.get("SHITSUJI_DB")
-    if not path:
-        from .._paths import default_db_path
+    (``_paths``: ``platformdirs`` only where its rule is not the plain Linux one)."""
+    from .._paths import default_cache_folder, default_data_folder
 
-        path = os.fspath(default_db_path())
-    cache = os.environ.get("SHITSUJI_CACHE_DIR")
-    if not cache:
-        from .._paths import default_cache_dir
-
-        cache = os.fspath(default_cache_dir())
+    path = db or os.environ.get("SHITSUJI_DB") or os.path.join(default_data_folder(), "shitsuji.db")
+    cache = os.environ.get("SHITSUJI_CACHE_DIR") or default_cache_folder()
     return os.path.expanduser(path), os.environ.get("SHITSUJI_EMBEDDER") or None, os.path.expanduser(cache)
 
 
