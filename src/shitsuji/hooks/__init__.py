@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ._prompt import answer_prompt
 
 # Everything loads on first use: ``python -m shitsuji.hooks prompt`` asks a running hook
-# server before it imports numpy and the memory engine (``_client``), and never needs
+# server before it imports numpy and the memory engine (``_quick``), and never needs
 # install-hooks' planning.
 _HOMES = {
     **dict.fromkeys(

@@ -2,8 +2,9 @@
 
 Same behaviour as ``shitsuji hook prompt``, without importing the Typer/Rich command
 line or the MCP SDK; ``install-hooks`` writes this form. It first asks the hook server
-for this database (``_client``: standard library only, so a prompt costs little more than
-starting Python); when none answers it does the work itself and starts one for the next
+for this database (``_quick``: its arguments read by hand, ``_socket`` and ``_json``'s
+codecs, so a served prompt costs little more than starting Python; argparse only for
+``serve``, ``--help`` and mistakes); when none answers it does the work itself and starts one for the next
 prompt. Errors print one line on stderr and exit 1, which both clients treat as a
 non-blocking hook failure (exit 2 would block the user's prompt, so it is never used).
 """
