@@ -128,6 +128,32 @@ def test_a_running_server_answers_the_hook_and_sees_memories_saved_meanwhile(
     assert alone.stdout == first.stdout and " numpy" in alone.stderr
 
 
+HEAVY = frozenset({"argparse", "pathlib", "socket", "json", "typing", "re", "enum", "platformdirs", "numpy"})
+
+
+def imported(stderr: str) -> set[str]:
+    """The modules a ``-X importtime`` run imported, by name."""
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_a_prompt_the_server_answers_imports_none_of_the_heavy_standard_modules(
+    db_path: Path, memory: MemoryEngine, project: Path, server: subprocess.Popen[bytes]
+) -> None:
+    """The hook process is what an agent pays per prompt, and each of these costs it CPU at start-up
+    (docs/benchmarks.md): the client path parses by hand and talks over ``_socket``/``_json``."""
+    memory.remember("Run the tests with make test, never bare pytest", project_scope(project))
+    payload = claude_payload("how do I run the tests?", project)
+    probe = hook(db_path, payload, "-X", "importtime")
+    assert probe.returncode == 0 and "make test" in context_of(probe.stdout)
+    bare = subprocess.run([sys.executable, "-X", "importtime", "-c", "pass"], capture_output=True, text=True)
+    assert "site" in imported(bare.stderr)  # the probe reads the format it is given
+    assert imported(probe.stderr) & HEAVY - imported(bare.stderr) == set()
+    # the same words through argparse (an abbreviated option) answer the same, with argparse loaded
+    command = [sys.executable, "-X", "importtime", "-m", "shitsuji.hooks", "prompt", "--d", str(db_path)]
+    full = subprocess.run(command, input=payload, capture_output=True, text=True, env=env(), check=False)
+    assert full.stdout == probe.stdout and "argparse" in imported(full.stderr)
+
+
 def test_a_payload_without_cwd_means_the_hooks_directory_not_the_servers(
     db_path: Path, memory: MemoryEngine, project: Path, server: subprocess.Popen[bytes]
 ) -> None:

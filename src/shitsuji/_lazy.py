@@ -7,9 +7,12 @@ each public name maps to the private module that defines it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from importlib import import_module
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: every hook process imports this module
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 
 def lazy_exports(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:

@@ -39,6 +39,7 @@ from typing import Any
 
 from .._paths import default_cache_dir
 from ..hooks._client import ask, socket_path
+from ..hooks._passage_file import copy_whole
 from ..mcp import project_scope
 from ..memory import MemoryEngine, NewMemory, load_embedder, open_store
 from ._common import percentile
@@ -247,20 +248,20 @@ def _baseline_env(
     cache.mkdir(parents=True, exist_ok=True)
     if ours.path is not None and (theirs := socket_path(db, embedder, cache)) is not None:
         vectors = ours.path.with_name(ours.path.stem + ".second.arrays")
-        _settled(vectors)  # saved (atomically) once nothing is left to embed
-        if vectors.exists():
-            shutil.copyfile(vectors, theirs.with_name(theirs.stem + ".second.arrays"))
+        _settled(vectors, vectors.with_name(vectors.name + ".journal"))  # saved once nothing is left
+        copy_whole(vectors, theirs.with_name(theirs.stem + ".second.arrays"))  # its journal folded in
     return {**env, "PYTHONPATH": str(baseline), "SHITSUJI_CACHE_DIR": str(cache)}
 
 
-def _settled(path: Path, quiet: float = 2.0, limit: float = 120.0) -> None:
-    """Wait until ``path`` exists and has not changed for ``quiet`` seconds (at most ``limit``)."""
+def _settled(path: Path, *others: Path, quiet: float = 2.0, limit: float = 120.0) -> None:
+    """Wait until ``path`` exists and neither it nor ``others`` (which may not exist) has changed for
+    ``quiet`` seconds (at most ``limit``)."""
     deadline, seen, since = time.monotonic() + limit, None, time.monotonic()
     while time.monotonic() < deadline:
-        stamp = path.stat().st_mtime_ns if path.exists() else None
+        stamp = [p.stat().st_mtime_ns if p.exists() else None for p in (path, *others)]
         if stamp != seen:
             seen, since = stamp, time.monotonic()
-        elif stamp is not None and time.monotonic() - since >= quiet:
+        elif stamp[0] is not None and time.monotonic() - since >= quiet:
             return
         time.sleep(0.2)
 

@@ -2,26 +2,45 @@
 
 Same behaviour as ``shitsuji hook prompt``, without importing the Typer/Rich command
 line or the MCP SDK; ``install-hooks`` writes this form. It first asks the hook server
-for this database (``_client``: standard library only, so a prompt costs little more than
-starting Python); when none answers it does the work itself and starts one for the next
+for this database (``_quick``: its arguments read by hand, ``_socket`` and ``_json``'s
+codecs, so a served prompt costs little more than starting Python; argparse only for
+``serve``, ``--help`` and mistakes); when none answers it does the work itself and starts one for the next
 prompt. Errors print one line on stderr and exit 1, which both clients treat as a
 non-blocking hook failure (exit 2 would block the user's prompt, so it is never used).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from pathlib import Path
 
-from ._client import IDLE_TIMEOUT, hold_lock, server_answer, server_enabled, socket_path, start_server
+from ._quick import (
+    DEFAULT_BUDGET,
+    DEFAULT_K,
+    PromptArgs,
+    ask_line,
+    locations,
+    parse_answer,
+    parse_prompt,
+    prompt_request,
+    server_enabled,
+    socket_file,
+)
 
-DEFAULT_K = 5  # the same as _context's (a test keeps them equal); not imported: it loads numpy
-DEFAULT_BUDGET = 2000
+TYPE_CHECKING = False  # typing's own constant costs an import of typing on every prompt
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_K", "main", "prompt", "serve"]
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse  # only for what ``parse_prompt`` leaves: serve, --help, a mistake
+    from pathlib import Path
+
+    from ._client import IDLE_TIMEOUT
+
     parser = argparse.ArgumentParser(prog="python -m shitsuji.hooks", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     prompt = sub.add_parser("prompt", help="Print memories relevant to a UserPromptSubmit payload on stdin.")
@@ -49,41 +68,39 @@ def _parser() -> argparse.ArgumentParser:
 
 def _locations(db: Path | None) -> tuple[Path, str | None, Path]:
     """Database, embedder name and cache folder as ``Settings`` resolves them, without importing it."""
-    from .._paths import default_cache_dir, default_db_path
+    from pathlib import Path
 
-    path = Path(db or os.environ.get("SHITSUJI_DB") or default_db_path()).expanduser()
-    cache = os.environ.get("SHITSUJI_CACHE_DIR")
-    return (
-        path,
-        os.environ.get("SHITSUJI_EMBEDDER") or None,
-        Path(cache).expanduser() if cache else default_cache_dir(),
-    )
+    path, embedder, cache = locations(None if db is None else os.fspath(db))
+    return Path(path), embedder, Path(cache)
 
 
-def prompt(args: argparse.Namespace) -> int:
-    from ..errors import UserInputError
-
+def prompt(args: PromptArgs) -> int:
+    """Ask the server (``_quick``: nothing imported beyond two C modules), else answer alone."""
     payload = sys.stdin.read()
-    db, embedder, cache = _locations(args.db)
     url = os.environ.get("SHITSUJI_DATABASE_URL") or None
     if url is not None:  # memories in PostgreSQL: answered by this process (the server keeps a file's)
         return _answer_alone(payload, url, args)
-    path = socket_path(db, embedder, cache) if server_enabled(args.server) and db.exists() else None
-    try:
-        out = server_answer(path, payload, k=args.k, budget=args.budget, plain=args.plain)
-    except UserInputError as exc:
-        print(f"shitsuji hook: {exc}", file=sys.stderr)
+    db, embedder, cache = locations(args.db)
+    path = socket_file(db, embedder, cache) if server_enabled(args.server) and os.path.exists(db) else None
+    line = None if path is None else ask_line(path, prompt_request(payload, os.getcwd(), args))
+    answer = None if line is None else parse_answer(line)
+    if answer is not None and "error" in answer:  # a payload the server refuses, as the hook alone would
+        print(f"shitsuji hook: {answer['error']}", file=sys.stderr)
         return 1
-    if out is not None:
-        _print(out)
+    if answer is not None:
+        _print(str(answer.get("out", "")))
         return 0
-    code = _answer_alone(payload, db, args)
+    from pathlib import Path
+
+    code = _answer_alone(payload, Path(db), args)
     if path is not None:
-        start_server(path, db, embedder)  # after answering: the agent already has what it needs
+        from ._client import start_server
+
+        start_server(Path(path), Path(db), embedder)  # after answering: the agent already has what it needs
     return code
 
 
-def _answer_alone(payload: str, db: str | Path, args: argparse.Namespace) -> int:
+def _answer_alone(payload: str, db: str | Path, args: PromptArgs) -> int:
     from ..errors import ShitsujiError
     from ._prompt import answer_prompt, one_blas_thread
 
@@ -107,6 +124,8 @@ def _use_caches(db: str | Path) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
+    from ._client import hold_lock, socket_path
+
     db, embedder, cache = _locations(args.db)
     if not db.exists():
         print(f"shitsuji hook serve: no database at {db}", file=sys.stderr)
@@ -154,8 +173,15 @@ def _print(out: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    return prompt(args) if args.command == "prompt" else serve(args)
+    words = sys.argv[1:] if argv is None else argv
+    quick = parse_prompt(words)
+    if quick is not None:
+        return prompt(quick)
+    args = _parser().parse_args(words)
+    if args.command == "prompt":
+        db = None if args.db is None else os.fspath(args.db)
+        return prompt(PromptArgs(db, args.k, args.budget, args.plain, args.server))
+    return serve(args)
 
 
 if __name__ == "__main__":

@@ -21,44 +21,30 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-PROTOCOL: Final = 1
+from ._quick import ASK_TIMEOUT, PROTOCOL, read_line, server_enabled, socket_file
+
+__all__ = [
+    "ASK_TIMEOUT",
+    "IDLE_TIMEOUT",
+    "PROTOCOL",
+    "ask",
+    "hold_lock",
+    "lock_path",
+    "read_line",
+    "server_answer",
+    "server_enabled",
+    "socket_path",
+    "start_server",
+]
+
 IDLE_TIMEOUT: Final = 1800.0  # seconds without a prompt before a server exits
-ASK_TIMEOUT: Final = 5.0  # a server that takes longer is skipped, and the hook answers itself
-MAX_MESSAGE: Final = 1 << 20  # bytes of one request or answer
-OFF_VALUES: Final = frozenset({"0", "off", "no", "false"})
-SOCKET_PATH_MAX: Final = 100  # AF_UNIX paths are limited to ~104-108 bytes
-
-
-def server_enabled(flag: bool, environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
-    """The server is used unless ``--no-server`` or ``SHITSUJI_HOOK_SERVER=off`` (or off POSIX systems:
-    it needs unix sockets and file locks)."""
-    env = os.environ if environ is None else environ
-    off = env.get("SHITSUJI_HOOK_SERVER", "").strip().lower() in OFF_VALUES
-    return flag and not off and os.name == "posix"
 
 
 def socket_path(db: Path, embedder: str | None, cache_dir: Path) -> Path | None:
-    """The socket of the server for ``db`` and ``embedder``; None when the path would be too long."""
-    from .. import __version__
-
-    # "use" is memory's DEFAULT_EMBEDDER (not imported here: it loads numpy; a test keeps them equal)
-    key = "\0".join([str(db.expanduser().resolve()), embedder or "use", __version__, sys.executable])
-    path = cache_dir / f"hook-{_sha256_hex(key.encode())[:16]}.sock"
-    return path if len(os.fsencode(path)) <= SOCKET_PATH_MAX else None
-
-
-def _sha256_hex(data: bytes) -> str:
-    """SHA-256 without ``hashlib``: importing it loads OpenSSL and blake2 first, which cost more CPU than
-    anything else the hook process does before it asks the server (measured: docs/benchmarks.md).
-    CPython's own SHA-256 module gives the same digest; ``hashlib`` where it is missing."""
-    try:
-        from _sha256 import sha256  # type: ignore[import-not-found]  # CPython 3.11
-    except ImportError:
-        try:
-            from _sha2 import sha256  # type: ignore[import-not-found]  # CPython 3.12 and later
-        except ImportError:
-            from hashlib import sha256
-    return str(sha256(data).hexdigest())
+    """The socket of the server for ``db`` and ``embedder``; None when the path would be too long
+    (``_quick.socket_file``, which the prompt hook's client path calls with strings)."""
+    found = socket_file(os.fspath(db), embedder, os.fspath(cache_dir))
+    return None if found is None else Path(found)
 
 
 def ask(path: Path, request: dict[str, Any], timeout: float = ASK_TIMEOUT) -> dict[str, Any] | None:
@@ -94,24 +80,6 @@ def server_answer(path: Path | None, payload: str, *, k: int, budget: int, plain
 
         raise UserInputError(str(answer["error"]))
     return str(answer.get("out", ""))
-
-
-def read_line(conn: socket.socket) -> bytes:
-    """One newline-terminated message (without the newline); b"" when the peer closed first."""
-    parts: list[bytes] = []
-    size = 0
-    while True:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return b""
-        end = chunk.find(b"\n")
-        if end >= 0:
-            parts.append(chunk[:end])
-            return b"".join(parts)
-        parts.append(chunk)
-        size += len(chunk)
-        if size > MAX_MESSAGE:
-            raise OSError("message too long")
 
 
 def lock_path(path: Path) -> Path:
