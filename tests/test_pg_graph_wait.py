@@ -22,7 +22,7 @@ from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._transfer import import_file
 from shitsuji.store import Database
 
-from .conftest import Clock
+from .conftest import Cli, Clock
 from .test_pg_graph_builds import _building, _index, _lines, _old_snapshot, _store, _until
 
 _TABLE = "memory_vectors_1"
@@ -166,3 +166,14 @@ def test_a_build_outliving_its_killed_process_leaves_parallel_workers_which_the_
         PostgresMemoryStore(db).wait_for_graphs(600)  # the next opening
         assert leftover_workers(conn) == []
     db.close()
+
+
+def test_on_sqlite_the_graph_options_have_nothing_to_wait_for(cli: Cli, tmp_path: Path) -> None:
+    assert cli("household", "init", "--name", "家", "--member", "a").code == 0
+    imported = cli("import", str(_small_file(tmp_path)), "--wait-graph", "--json")
+    assert imported.code == 0, imported.err
+    assert imported.json()["added"] == 5 and imported.json()["graph_pending"] is False
+    only = cli("reindex", "--graph-only")
+    assert only.code == 0 and "no vector search graph is pending" in only.out
+    doctor = cli("doctor", "--json")
+    assert all(c["name"] != "vector graph" for c in doctor.json()["checks"])  # SQLite: no graph to wait for
