@@ -39,7 +39,7 @@ def wait_for_graph(store: Any, *, quiet: bool = False) -> dict[str, Any]:
                 status.update(
                     f"building the vector search graph: {progress}"
                     if progress
-                    else "waiting to build the vector search graph (another build runs first)…"
+                    else "starting the vector search graph's build…"
                 )
     except KeyboardInterrupt:
         store.cancel_graphs()
