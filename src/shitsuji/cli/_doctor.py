@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 
 @app.command()
 def doctor(as_json: JsonFlag = False) -> None:
-    """Check the install: database (and its read replica), migrations, file permissions, embedder and vectors,
-    model, LINE, hook servers."""
+    """Check the install: database (and its read replica), migrations, file permissions, vector graph,
+    embedder and vectors, model, LINE, hook servers."""
+    from ._doctor_graphs import graph_checks
     from ._doctor_replica import replica_checks
 
     settings = STATE.settings()
@@ -37,6 +38,7 @@ def doctor(as_json: JsonFlag = False) -> None:
         replica_checks,
         _migrations,
         _permissions,
+        graph_checks,  # before the embedder's look: that one opens the store, which starts a build
         _embedder,
         _model,
         _line,

@@ -166,17 +166,39 @@ def purge(
 
 
 @app.command()
-def reindex(as_json: JsonFlag = False) -> None:
+def reindex(
+    graph_only: Annotated[
+        bool,
+        typer.Option(
+            "--graph-only",
+            help="Only build the pending vector search graph (PostgreSQL) and wait for it; re-embed nothing.",
+        ),
+    ] = False,
+    wait_graph: Annotated[
+        bool, typer.Option("--wait-graph", help="Wait for the vector search graph to be built (PostgreSQL).")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
     """Rebuild every derived index (keywords and vectors) from the rows."""
+    from ._graph import wait_for_graph
+
     STATE.require_database()
     engine = STATE.engine()
+    if graph_only:
+        graph = wait_for_graph(engine.store, quiet=as_json)
+        if as_json:
+            print_json(graph)
+        elif not graph["graph_built"]:
+            console.print("no vector search graph is pending")
+        return
     with Progress(console=console, disable=as_json, transient=True) as bar:
         task = bar.add_task(f"embedding with {engine.embedder.model_id}", total=None)
         count = engine.reindex(progress=lambda done, total: bar.update(task, completed=done, total=total))
-    if as_json:
-        print_json({"reindexed": count, "embedding_model": engine.embedder.model_id})
-    else:
+    if not as_json:
         console.print(f"reindexed {count} memories with {engine.embedder.model_id}")
+    graph = wait_for_graph(engine.store, quiet=as_json) if wait_graph else {}
+    if as_json:
+        print_json({"reindexed": count, "embedding_model": engine.embedder.model_id, **graph})
 
 
 @app.command()

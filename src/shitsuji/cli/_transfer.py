@@ -67,8 +67,8 @@ def _check_target(output: Path) -> None:
 #: ``import``'s word when a large scope's vector graph is left to build (PostgreSQL, ``_pg_graph_builds``).
 GRAPH_PENDING = (
     "the vector search graph of the large scopes is built in the background by the next long-running "
-    "process that opens this database (`shitsuji serve`); until then their searches compare every "
-    "vector — the same results, slower"
+    "process that opens this database (`shitsuji serve`), or now by `shitsuji reindex --graph-only`; until "
+    "then their searches compare every vector — the same results, slower"
 )
 
 
@@ -76,10 +76,15 @@ GRAPH_PENDING = (
 def import_(
     file: Annotated[Path, typer.Argument(help="JSONL file ('-' for stdin): content and scope per line.")],
     no_index: Annotated[bool, typer.Option("--no-index", help="Store rows only; embed later.")] = False,
+    wait_graph: Annotated[
+        bool,
+        typer.Option("--wait-graph", help="Wait for the vector search graph to be built (PostgreSQL)."),
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Import memories from JSONL; exact duplicates in the same scope are skipped."""
     from ..memory import import_items, parse_lines
+    from ._graph import wait_for_graph
 
     engine = STATE.engine()
     handle: TextIO
@@ -105,11 +110,13 @@ def import_(
         "indexed": report.indexed,
         "graph_pending": report.graph_pending,
     }
-    if as_json:
-        print_json(data)
-    else:
+    if not as_json:
         console.print(
             f"imported {report.added} memories ({report.duplicates} duplicates skipped, {report.indexed} embedded)"
         )
-        if report.graph_pending:
-            console.print(GRAPH_PENDING)
+    if wait_graph:
+        data.update(wait_for_graph(engine.store, quiet=as_json))
+    if as_json:
+        print_json(data)
+    elif data["graph_pending"]:
+        console.print(GRAPH_PENDING)

@@ -17,7 +17,16 @@ lock that only schema changes and other builds wait for).
 with a pending graph (a process that died, a CLI import that ended first). One build at a time per
 database (``_pg_ingest.build_lock``); a builder that finds the index valid (built meanwhile by another
 process) does nothing. At the process's exit a build still running is cancelled (its index stays invalid:
-pending) rather than waited for — a short command never waits for it; the next opening builds it.
+pending) rather than waited for — a short command never waits for it; the next opening builds it. A
+command that should leave the graph built waits for it here (``shitsuji reindex --graph-only``, ``import
+--wait-graph``: ``cli/_graph.py``).
+
+**A build's table setting outlives a build cut off from its process**: ``build_graph`` sets the table's
+``parallel_workers`` for the build and resets it after, from the same connection. A process killed
+mid-build (or one whose exit cancelled the reset rather than the build) never sends the reset, while the
+server finishes the ``CREATE INDEX CONCURRENTLY`` it was given (a server does not notice a client gone
+while a statement runs). The setting would then stay on the table for good (every plan of it sized for
+parallel workers), so a store that opens the database resets it (``tidy``) when no build holds the lock.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -47,6 +57,11 @@ class GraphBuilds:
         self._create_sql = create_sql  # table name -> its CREATE INDEX statement
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None  # None once a run has decided to end
+        # set when no run is under way. Waited on rather than ``Thread.join``: a join that Ctrl-C
+        # interrupts can leave the thread marked stopped while it runs (CPython gh-66021, before 3.13),
+        # and every later join returned at once — the process exited before the cancelled build's reset
+        self._idle = threading.Event()
+        self._idle.set()
         self._again = False  # asked to start while a run was under way: it looks again at its end
         self._conn: psycopg.Connection[Any] | None = None
         self._cancelled = False
@@ -59,32 +74,37 @@ class GraphBuilds:
                 self._again = True
                 return
             self._thread = threading.Thread(target=self._run, name="shitsuji-graph-build", daemon=True)
+            self._idle.clear()
             _RUNNING.add(self)
             self._thread.start()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background build (if any) to end; whether it has."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-            return not thread.is_alive()
-        return True
+        return self._idle.wait(timeout)
 
     def cancel(self, timeout: float = 10.0) -> None:
         """Cancel a build under way (its index stays pending until ``start`` or the next opening) and
         wait for the thread to let go of its connection."""
         with self._lock:
             self._cancelled = True
-            thread, conn = self._thread, self._conn
+            conn = self._conn
         if conn is not None:
             try:
                 conn.cancel_safe(timeout=timeout)
             except (psycopg.Error, OSError) as exc:
                 log.warning("graph build: cancel failed: %s", exc)
-        if thread is not None:
-            thread.join(timeout)
+        self._idle.wait(timeout)
 
     def _run(self) -> None:
+        try:
+            self._loop()
+        except BaseException:  # not a database error (those end a run below): never leave waiters waiting
+            with self._lock:
+                self._thread = None
+                self._idle.set()
+            raise
+
+    def _loop(self) -> None:
         while True:
             try:
                 with psycopg.connect(self._url, autocommit=True) as conn:
@@ -102,13 +122,14 @@ class GraphBuilds:
             with self._lock:
                 if not self._again or self._cancelled:
                     self._thread = None
+                    self._idle.set()
                     return
                 self._again = False
 
     def _build(self, conn: Any) -> None:
         if not broken_graphs(conn):
             return
-        while not conn.execute("SELECT pg_try_advisory_lock(%s)", (ADVISORY_BUILD,)).fetchone()[0]:
+        while not _try_lock(conn):
             if self._cancelled:  # another process builds: polled (see ``build_lock``), given up on cancel
                 return
             time.sleep(0.2)
@@ -124,6 +145,85 @@ class GraphBuilds:
                 build_graph(
                     conn, name, self._create_sql(name), 2 * int(rows), int(dim)
                 )  # as the fold sized it
+        finally:
+            for name in leftover_workers(conn):  # a reset cancelled at exit, or a process killed mid-build
+                conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
+            conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
+
+
+def _try_lock(conn: Any) -> bool:
+    return bool(conn.execute("SELECT pg_try_advisory_lock(%s)", (ADVISORY_BUILD,)).fetchone()[0])
+
+
+@dataclass(frozen=True)
+class PendingGraph:
+    """One vector table whose graph is pending: how many scopes and vectors wait for it."""
+
+    table: str
+    scopes: int
+    vectors: int
+
+
+def pending_graphs(conn: Any) -> list[PendingGraph]:
+    """The pending graphs (``broken_graphs``) with the scopes and vectors each holds (``shitsuji doctor``)."""
+    found = []
+    for name in broken_graphs(conn):
+        scopes, vectors = conn.execute(
+            f"SELECT count(DISTINCT scope), count(*) FROM {name} WHERE graph"
+        ).fetchone()
+        found.append(PendingGraph(name, int(scopes), int(vectors)))
+    return found
+
+
+def build_running(conn: Any) -> bool:
+    """Whether some process holds the database's graph-build lock (a build under way or about to be)."""
+    return bool(
+        conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND ((classid::bigint << 32) | objid::bigint) = %s AND database = "
+            "(SELECT oid FROM pg_database WHERE datname = current_database()))",
+            (ADVISORY_BUILD,),
+        ).fetchone()[0]
+    )
+
+
+def build_progress(conn: Any) -> str | None:
+    """The graph build under way on this database, in words (``pg_stat_progress_create_index``), if any."""
+    row = conn.execute(
+        "SELECT phase, blocks_done, blocks_total, tuples_done, tuples_total FROM pg_stat_progress_create_index "
+        "WHERE datname = current_database() AND relid::regclass::text LIKE 'memory_vectors_%%' LIMIT 1"
+    ).fetchone()
+    if row is None:
+        return None
+    phase, blocks_done, blocks_total, tuples_done, tuples_total = row
+    if tuples_total:
+        return f"{phase} ({tuples_done:,} of {tuples_total:,} rows)"
+    if blocks_total:
+        return f"{phase} ({100 * blocks_done // blocks_total} %)"
+    return str(phase)
+
+
+def leftover_workers(conn: Any) -> list[str]:
+    """Vector tables that still carry a build's ``parallel_workers`` setting."""
+    rows = conn.execute(
+        "SELECT 'memory_vectors_' || m.rowid FROM memory_vector_models m "
+        "JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid "
+        "WHERE EXISTS (SELECT 1 FROM unnest(c.reloptions) o WHERE o LIKE 'parallel_workers=%%')"
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def tidy(url: str) -> list[str]:
+    """Reset the ``parallel_workers`` a build cut off from its process left on its table, when no build
+    holds the lock (one that does resets its own); the tables reset."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        if not _try_lock(conn):
+            return []
+        try:
+            tables = leftover_workers(conn)
+            for name in tables:
+                conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
+            return tables
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
 

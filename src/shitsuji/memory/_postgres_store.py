@@ -52,7 +52,7 @@ from psycopg.pq import TransactionStatus
 from .. import store as db
 from ..errors import StoreError
 from ._keywords import K1, B
-from ._pg_graph_builds import GraphBuilds
+from ._pg_graph_builds import GraphBuilds, build_progress, leftover_workers, tidy
 from ._pg_ingest import (
     broken_graphs,
     build_lock,
@@ -177,6 +177,9 @@ class PostgresMemoryStore(MemoryRows):
         self._bulk = threading.local()  # this thread's bulk load: (model, scope) pairs written
         self._builds = GraphBuilds(database.url, hnsw_sql)
         self.fill_derived()
+        with self._conn() as conn:
+            if leftover_workers(conn):  # a build's setting left by a process cut off from its build
+                tidy(database.url)
         if self.graphs_pending():  # a build that did not finish (or never ran): built in the background
             self._builds.start()
 
@@ -638,6 +641,20 @@ class PostgresMemoryStore(MemoryRows):
     def wait_for_graphs(self, timeout: float | None = None) -> bool:
         """Wait for this process's background graph build, if one runs; whether none runs now."""
         return self._builds.wait(timeout)
+
+    def build_graphs(self) -> None:
+        """Build the pending graphs on this process's background thread (``wait_for_graphs`` to wait)."""
+        if self.graphs_pending():
+            self._builds.start()
+
+    def cancel_graphs(self) -> None:
+        """Cancel this process's build under way: the graph stays pending (searched exactly)."""
+        self._builds.cancel()
+
+    def graph_progress(self) -> str | None:
+        """The graph build under way on this database (any process's), in words; None when none is."""
+        with self._conn() as conn:
+            return build_progress(conn)
 
     @staticmethod
     def _graph_scopes(conn: Any, model_id: str, scopes: Sequence[str]) -> set[str]:

@@ -1,0 +1,55 @@
+"""``shitsuji doctor``'s line for pending vector search graphs (PostgreSQL).
+
+Why a line: a bulk load on PostgreSQL returns before its HNSW graph is built, and the build runs in the
+background of whichever long-lived process opens the database (``memory._pg_graph_builds``); a process that
+exits cancels it. Where only short commands open the database the graph stays pending: every search still
+gives the true top-k, by comparing every vector of the scope — silently slower. The doctor says how many
+scopes and vectors wait, whether a build is under way now, and the command that finishes it.
+
+It reads and never writes, as the rest of the doctor (it asks the server, never opens a store: opening a
+store starts a build).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._check import TIMEOUT_S, Check
+
+if TYPE_CHECKING:
+    from ..config import Settings
+
+_FIX = (
+    "shitsuji reindex --graph-only (builds it and waits), or keep `shitsuji serve` running until it is built"
+)
+
+
+def graph_checks(settings: Settings) -> list[Check]:
+    """One ``vector graph`` line on PostgreSQL (none on SQLite, or before the memory tables exist)."""
+    if settings.database_url is None:
+        return []
+    import psycopg
+
+    from ..memory._pg_graph_builds import build_progress, build_running, pending_graphs
+
+    try:
+        with psycopg.connect(settings.database_url, connect_timeout=int(TIMEOUT_S), autocommit=True) as pg:
+            if pg.execute("SELECT to_regclass('memory_vector_models')").fetchone()[0] is None:  # type: ignore[index]
+                return []
+            pending = pending_graphs(pg)
+            running, progress = build_running(pg), build_progress(pg)
+    except psycopg.Error as exc:  # a refused connection is the database check's finding
+        return [Check("vector graph", "warn", f"not looked at: {str(exc).strip() or type(exc).__name__}")]
+    if not pending:
+        return [Check("vector graph", "ok", "every large scope's vector search graph is built")]
+    scopes, vectors = sum(p.scopes for p in pending), sum(p.vectors for p in pending)
+    now = f"; being built now ({progress})" if progress else "; being built now" if running else ""
+    return [
+        Check(
+            "vector graph",
+            "warn",
+            f"pending for {scopes} scope(s), {vectors:,} vectors: their searches compare every vector "
+            f"(the same results, slower){now}",
+            _FIX,
+        )
+    ]
