@@ -20,9 +20,16 @@ from datetime import datetime
 
 from ._text import terms
 
+# English month names written out, not ``strftime("%B")``: that follows the process's LC_TIME, and a
+# server started under ja_JP would index 「12月」 where the index's other rows hold "December".
+MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
+
 
 def said_terms(said_at: datetime | None) -> list[str]:
     """Keyword terms of the day ``said_at`` names (day, month, year); none without a time."""
     if said_at is None:
         return []
-    return terms(f"{said_at.day} {said_at.strftime('%B')} {said_at.year}", readings=False)
+    return terms(f"{said_at.day} {MONTHS[said_at.month - 1]} {said_at.year}", readings=False)
