@@ -124,3 +124,13 @@ def test_the_embedder_embeds_in_bulk_through_the_fast_path(reference: object) ->
     assert isinstance(embedder._model, FastUSE)
     expected = reference.encode(texts)  # type: ignore[attr-defined]
     assert np.abs(vectors - expected).max() <= 1e-6
+
+
+def test_a_text_repeated_in_a_batch_gets_the_packages_vector_at_each_place(
+    reference: object, fast: FastUSE
+) -> None:
+    texts = _corpus()[:30]
+    repeated = [texts[i % 7] if i % 3 else texts[i % 30] for i in range(60)]
+    vectors = fast.encode(repeated)
+    expected = reference.encode(repeated)  # type: ignore[attr-defined]
+    assert np.abs(vectors - expected).max() <= 1e-6

