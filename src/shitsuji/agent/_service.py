@@ -3,8 +3,9 @@
 The web app, the terminal, LINE and any worker drive this service and only *display* what
 it yields. A turn:
 
-1. ``begin`` checks the words, finds the member's conversation — always by the pair
-   (household, user) — and claims it durably (``Busy`` while another process answers there);
+1. ``begin`` checks the words, claims the member's conversation durably — found always by the pair
+   (household, user); ``Busy`` while another process answers there — and only then reads it, so a
+   turn that ended meanwhile is in what this one reads and writes after;
 2. ``events`` follows the segment label the channel passes, stores the person's words
    (with the decisions the model has not heard of yet, as data) before the model is asked,
    runs the assistant, saves its answer and queues memory extraction — yielding typed
