@@ -12,6 +12,8 @@ its claim the code offers.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -20,6 +22,7 @@ from datetime import UTC, datetime
 import pytest
 
 from shitsuji.agent import Finished, Turn, TurnClaims, TurnEvent
+from shitsuji.errors import NotFoundError
 from shitsuji.household import Butler, HouseholdStore
 from shitsuji.llm import ScriptedModel, text_response
 from shitsuji.store import database
@@ -107,4 +110,34 @@ def test_a_turn_begun_while_another_finishes_reads_the_conversation_after_its_cl
     # the model saw the first turn's answer when it answered the second
     shown = str(model.requests[-1].messages)
     assert "一つ目の返事" in shown and "二つ目のメッセージ" in shown
+    butler.close()
+
+
+def test_a_turn_takes_over_a_dead_process_claim_and_leaves_no_claim_on_anyone_else(target: str) -> None:
+    """The paths where the claim's pick takes nothing: a claim left by a process that is gone (the
+    conversation is claimed the old way, then read), another member's conversation (refused, nothing
+    claimed), and no conversation yet (one started already claimed)."""
+    db = database(target)
+    HouseholdStore(db).create("futari", ["wife", "husband"])
+    butler = Butler(
+        db, memory_engine(target), ScriptedModel([text_response("はい。"), text_response("ええ。")])
+    )
+    wife = butler.member("wife", "app", household="futari")
+    conversation = butler.conversations.start("futari", "wife", "app").id
+    left = "from shitsuji.agent import TurnClaims; from shitsuji.store import database; import sys; "
+    left += "TurnClaims(database(sys.argv[1])).claim(sys.argv[2])"  # and exits holding it
+    subprocess.run([sys.executable, "-c", left, target, conversation], check=True, timeout=WAIT_S)
+    assert butler.claims.held(conversation)
+    turn = butler.service.begin(wife, "死んだ手の後で", conversation=conversation)
+    assert isinstance(run(butler, turn)[-1], Finished) and not butler.claims.held(conversation)
+    assert [r["role"] for r in butler.conversations.rows(conversation)] == ["user", "assistant"]
+
+    husband = butler.member("husband", "app", household="futari")
+    with pytest.raises(NotFoundError):
+        butler.service.begin(husband, "妻の会話に", conversation=conversation)
+    assert not butler.claims.held(conversation)
+
+    first = butler.service.begin(husband, "はじめまして")  # no conversation of his yet: started, claimed
+    assert butler.claims.held(first.conversation.id) and first.conversation.id != conversation
+    assert isinstance(run(butler, first)[-1], Finished) and not butler.claims.held(first.conversation.id)
     butler.close()
