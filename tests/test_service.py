@@ -394,17 +394,21 @@ def test_two_processes_on_one_conversation_run_one_turn_the_other_is_told_it_is_
     first = chat_process(env, conversation, "メッセージ1")
     wait_for_request(api, first)
     second = chat_process(env, conversation, "メッセージ2")
-    _, second_err = second.communicate(timeout=60)
+    second_out, second_err = second.communicate(timeout=60)
     answering.set()
     first_out, first_err = first.communicate(timeout=60)
-    assert first.returncode == 0 and "一つ目" in first_out, first_err
-    assert second.returncode == 1 and "still answering" in second_err and "Traceback" not in second_err
+    assert first.returncode == 0 and "一つ目" in first_out, (first.returncode, first_out, first_err)
+    assert second.returncode == 1 and "still answering" in second_err and "Traceback" not in second_err, (
+        second.returncode,
+        second_out,
+        second_err,
+    )
     stored = make_butler(target, []).conversations.get(conversation, "futari", "wife")
     said = [m["content"] for m in stored.messages if m["role"] == "user"]
     assert said == ["メッセージ1"] and len(api.requests) == 1  # the loser stored nothing and asked nothing
     third = chat_process(env, conversation, "メッセージ3")  # free again once the turn ended
-    third.communicate(timeout=60)
-    assert third.returncode == 0
+    third_out, third_err = third.communicate(timeout=60)
+    assert third.returncode == 0, (third_out, third_err, len(api.requests))  # what failed, if it fails
 
 
 def test_a_claim_left_by_a_process_killed_mid_turn_blocks_nothing(

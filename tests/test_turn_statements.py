@@ -109,10 +109,13 @@ def test_a_plain_turn_reads_nothing_twice_and_writes_only_its_conversation(count
     writes = [s for s in _statements(sent) if not s.reads]
     assert writes, report
     for write in writes:  # no row that every turn of every member updates (a counter, a global state)
-        if write.params is not None:  # PostgreSQL: the parameters as sent
-            assert conversation.encode() in write.params, f"{write.sql} touches more than its conversation"
-        else:
-            assert conversation in write.sql, f"{write.sql} touches more than its conversation"
+        # the claim, taken before the conversation is read, picks it by the member's pair (their latest)
+        picks = "FROM conversations WHERE owner" in write.sql
+        for name in ("wife", "futari") if picks else (conversation,):
+            if write.params is not None:  # PostgreSQL: the parameters as sent
+                assert name.encode() in write.params, f"{write.sql} touches more than its conversation"
+            else:
+                assert f"'{name}'" in write.sql, f"{write.sql} touches more than its conversation"
     assert counted.open_during_model == [], "a transaction was open while the model answered"
 
 

@@ -22,6 +22,13 @@ from ._schema import AGENT_SCHEMA
 DEFAULT_LEASE = timedelta(seconds=90)
 
 
+# a claim replaces only one whose lease ran out
+_UNLESS_HELD = (
+    "ON CONFLICT (conversation) DO UPDATE SET holder = excluded.holder, claimed_at = excluded.claimed_at, "
+    "expires_at = excluded.expires_at, process = excluded.process WHERE turn_claims.expires_at <= ?"
+)
+
+
 class Busy(ShitsujiError):
     """The conversation is still answering a previous message (here or in another process)."""
 
@@ -58,23 +65,44 @@ class TurnClaims:
             raise Busy("the butler is still answering your previous message: wait for it to finish")
         return Claim(conversation, holder)
 
-    def _take(self, conversation: str, holder: str) -> bool:
+    def claim_picked(self, pick: tuple[str, db.Params]) -> Claim | None:
+        """Take the one conversation the query ``pick`` selects (its id), in one statement, before the
+        conversation is read — so a turn reads what every turn before it saved. None when ``pick``
+        finds none or its conversation is held (``claim`` tells those apart: ``Busy``, a dead holder)."""
+        holder = secrets.token_hex(8)
+        query, params = pick
+        now, values = self._values(holder)
+        row = self._conn.write_one(
+            f"INSERT INTO turn_claims (conversation, holder, claimed_at, expires_at, process) "
+            f"SELECT picked.id, ?, ?, ?, ? FROM ({query}) AS picked WHERE true {_UNLESS_HELD} "
+            "RETURNING conversation",
+            (*values, *params, now),
+        ).fetchone()
+        return Claim(str(row[0]), holder) if row is not None else None
+
+    def taking(self, conversation: str) -> tuple[Claim, tuple[str, db.Params]]:
+        """A claim on a conversation being made, and the statement that takes it, for the caller to run
+        with the conversation's own insert (``Conversations.start(also=…)``)."""
+        holder = secrets.token_hex(8)
+        _, values = self._values(holder)
+        return Claim(conversation, holder), (
+            "INSERT INTO turn_claims (conversation, holder, claimed_at, expires_at, process) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (conversation, *values),
+        )
+
+    def _values(self, holder: str) -> tuple[str, tuple[str, str, str, str]]:
+        """Now, and a claim's holder, claimed_at, expires_at and process from now."""
         now = self.clock()
         process = self._conn.holder()  # before the transaction: it may need a connection of its own
+        return now.isoformat(), (holder, now.isoformat(), (now + self.lease).isoformat(), process)
+
+    def _take(self, conversation: str, holder: str) -> bool:
+        now, values = self._values(holder)
         taken = self._conn.write_one(  # one statement, one round trip on PostgreSQL
             "INSERT INTO turn_claims (conversation, holder, claimed_at, expires_at, process) "
-            "VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT (conversation) DO UPDATE SET holder = excluded.holder, "
-            "claimed_at = excluded.claimed_at, expires_at = excluded.expires_at, process = excluded.process "
-            "WHERE turn_claims.expires_at <= ?",
-            (
-                conversation,
-                holder,
-                now.isoformat(),
-                (now + self.lease).isoformat(),
-                process,
-                now.isoformat(),
-            ),
+            f"VALUES (?, ?, ?, ?, ?) {_UNLESS_HELD}",
+            (conversation, *values, now),
         ).rowcount
         return bool(taken)
 

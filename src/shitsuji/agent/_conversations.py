@@ -57,19 +57,47 @@ class Conversation:
         return self.first + len(self.messages)
 
 
+_NAMED = "WHERE id = ? AND household IS NOT DISTINCT FROM ? AND owner = ?"  # the member's own, by id
+_LATEST = (  # the member's most recently used in a channel
+    "WHERE owner = ? AND household IS NOT DISTINCT FROM ? AND channel = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1"
+)
+
+
 class Conversations(db.Store):
     SCHEMA = AGENT_SCHEMA
 
-    def start(self, household: str | None, owner: str, channel: str) -> Conversation:
+    def start(
+        self,
+        household: str | None,
+        owner: str,
+        channel: str,
+        *,
+        conversation_id: str | None = None,
+        also: Sequence[Write] = (),
+    ) -> Conversation:
+        """A new conversation (``conversation_id``: named by ``new_id`` beforehand); ``also``: other
+        writes of its transaction (a turn's claim on it: born claimed, no other turn can come first)."""
         now = self.clock().isoformat()
-        conversation = Conversation("c_" + secrets.token_hex(6), household, owner, channel)
-        with self._conn.write() as conn:
-            conn.execute(
-                "INSERT INTO conversations (id, owner, household, channel, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (conversation.id, owner, household, channel, now, now),
-            )
+        conversation = Conversation(conversation_id or self.new_id(), household, owner, channel)
+        insert: Write = (
+            "INSERT INTO conversations (id, owner, household, channel, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (conversation.id, owner, household, channel, now, now),
+        )
+        write_together(self._conn, [insert, *also])
         return conversation
+
+    @staticmethod
+    def new_id() -> str:
+        return "c_" + secrets.token_hex(6)
+
+    @staticmethod
+    def pick(household: str | None, owner: str, channel: str, conversation_id: str | None = None) -> Write:
+        """The id of the conversation ``get`` (``conversation_id``) or ``latest`` reads, as a query for
+        another statement to pick it by (a turn's claim, taken before the conversation is read)."""
+        if conversation_id:
+            return f"SELECT id FROM conversations {_NAMED}", (conversation_id, household, owner)
+        return f"SELECT id FROM conversations {_LATEST}", (owner, household, channel)
 
     def get(
         self,
@@ -84,7 +112,7 @@ class Conversations(db.Store):
         ``since_fold``: only the messages a turn sends (from the summary's fold on, ``first``), and
         whether ``key`` was stored with any message (in ``keys``)."""
         found = self._read(
-            "WHERE id = ? AND household IS NOT DISTINCT FROM ? AND owner = ?",
+            _NAMED,
             (conversation_id, household, owner),
             since_fold=since_fold,
             key=key,
@@ -106,8 +134,7 @@ class Conversations(db.Store):
     ) -> Conversation | None:
         """The member's most recently used conversation in this channel (``since_fold``, ``key``: as ``get``)."""
         return self._read(
-            "WHERE owner = ? AND household IS NOT DISTINCT FROM ? AND channel = ? "
-            "ORDER BY updated_at DESC, rowid DESC LIMIT 1",
+            _LATEST,
             (owner, household, channel),
             since_fold=since_fold,
             key=key,

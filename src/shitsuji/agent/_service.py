@@ -3,8 +3,9 @@
 The web app, the terminal, LINE and any worker drive this service and only *display* what
 it yields. A turn:
 
-1. ``begin`` checks the words, finds the member's conversation — always by the pair
-   (household, user) — and claims it durably (``Busy`` while another process answers there);
+1. ``begin`` checks the words, claims the member's conversation durably — found always by the pair
+   (household, user); ``Busy`` while another process answers there — and only then reads it, so a
+   turn that ended meanwhile is in what this one reads and writes after;
 2. ``events`` follows the segment label the channel passes, stores the person's words
    (with the decisions the model has not heard of yet, as data) before the model is asked,
    runs the assistant, saves its answer and queues memory extraction — yielding typed
@@ -265,10 +266,39 @@ class ChatService:
         checked = self.input_filter.check(said, ctx.channel)
         if self.assistant is None:
             raise ModelNotConfigured(self.no_model)
-        found = self.conversation(ctx, conversation, since_fold=True, key=key)
-        claim = self.claims.claim(found.id)
+        claim, found = self._claimed(ctx, conversation, key)
         untrusted = untrusted or checked.untrusted or bool(images)
         return Turn(ctx, found, checked.text, claim, segment, key, untrusted, said, tuple(images))
+
+    def _claimed(
+        self, ctx: ToolContext[Any], conversation: str | None, key: str | None
+    ) -> tuple[Claim, Conversation]:
+        """The member's conversation claimed, then read (from the fold on): read before its claim, it
+        could be from before the answer of a turn that ended in between, and this turn's words would be
+        written where that answer is. Two statements when the conversation is free; a new one is
+        started claimed."""
+        pick = self.conversations.pick(ctx.household, ctx.user, ctx.channel, conversation)
+        claim = self.claims.claim_picked(pick)
+        if claim is None:  # none yet, not the member's (NotFoundError), held (Busy), or a dead holder's
+            found = (
+                self.conversations.get(conversation, ctx.household, ctx.user, since_fold=True)
+                if conversation
+                else self.conversations.latest(ctx.household, ctx.user, ctx.channel, since_fold=True)
+            )
+            if found is None:
+                claim, taking = self.claims.taking(self.conversations.new_id())
+                started = self.conversations.start(
+                    ctx.household, ctx.user, ctx.channel, conversation_id=claim.conversation, also=[taking]
+                )
+                return claim, started
+            claim = self.claims.claim(found.id)
+        try:
+            return claim, self.conversations.get(
+                claim.conversation, ctx.household, ctx.user, since_fold=True, key=key
+            )
+        except BaseException:
+            self.claims.release(claim)
+            raise
 
     def ready(self, turn: Turn) -> Turn:
         """``turn`` with its blocking start done here, in the worker thread that claimed it (blocking):
