@@ -90,6 +90,8 @@ def test_a_database_from_before_per_package_migrations_is_upgraded_in_place(db_p
     conn.execute("ALTER TABLE todos DROP COLUMN recur")
     conn.execute("DROP INDEX memories_without_readings")
     conn.execute("ALTER TABLE memories DROP COLUMN readings")
+    conn.execute("ALTER TABLE memories DROP COLUMN search_keys")
+    conn.execute("ALTER TABLE memories DROP COLUMN search_keys_by")
     conn.execute("PRAGMA user_version = 10")
     assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 10 >= len(agent_before)
     conn.close()

@@ -425,9 +425,12 @@
     const query = name === "budget" && month ? "?month=" + month : "";
     const response = await fetch("/panels/" + name + query, { credentials: "same-origin" });
     if (!response.ok) return;
+    const html = await response.text();
+    // what is typed is read when the panel is redrawn, not when it was asked for: a live refresh asked
+    // for during the member's own add would otherwise bring back the fields of the add just made
     const content = document.getElementById("panel-content");
     const typing = keep ? typed(content) : [];
-    content.innerHTML = await response.text();
+    content.innerHTML = html;
     retype(content, typing);
   }
 
