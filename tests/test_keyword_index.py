@@ -59,3 +59,18 @@ def test_a_one_scope_index_exports_the_snapshot_its_rows_make(rows: list) -> Non
     assert index.export("projects/other") is None
     index.kill(next(iter(stored)))
     assert index.export("projects/api") is None  # a killed slot: not a snapshot of live rows
+
+
+def test_a_term_of_every_row_forgotten_ones_too_does_not_sink_the_live_rows() -> None:
+    # the day said is a term of every row: forgotten rows keep their slots (until a rebuild), and
+    # counting them as holders against the live documents made its idf negative — "tomatoes 2" said
+    # on a 2nd found nothing once the cucumbers were forgotten
+    index = KeywordIndex()
+    for n in range(4):
+        index.add(f"kept{n}", "s", [["tomatoes", str(n), "2", "december"]])
+        index.add(f"dropped{n}", "s", [["cucumbers", str(n), "2", "december"]])
+    for n in range(4):
+        index.kill(f"dropped{n}")
+    found = [m.memory_id for m in index.search(["tomatoes", "2"], ["s"], 10)]
+    assert found and set(found) == {f"kept{n}" for n in range(4)}
+    assert index.search(["tomatoes", "1"], ["s"], 10)[0].memory_id == "kept1"

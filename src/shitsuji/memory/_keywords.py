@@ -217,7 +217,10 @@ class KeywordIndex:
             if found is None:
                 continue
             slots, tfs = found
-            idf = math.log(1.0 + (docs - len(slots) + 0.5) / (len(slots) + 0.5))
+            # holders counted among the live slots, as ``docs`` is: a term of every row (the day said)
+            # held by forgotten slots too would count more holders than documents, a negative idf
+            held = self.slots.live_among(slots)
+            idf = math.log(1.0 + (docs - held + 0.5) / (held + 0.5))
             # the length norm of the holders only (the same values as over every slot, ~100x fewer)
             norm = K1 * (1.0 - B + B * self._lengths[slots] / avg)
             scores[slots] += idf * tfs * (K1 + 1.0) / (tfs + norm)

@@ -127,6 +127,12 @@ class Slots:
             self._alive[slots.start : slots.stop] = False
             self.live -= len(slots)
 
+    def live_among(self, slots: npt.NDArray[np.int64]) -> int:
+        """How many of ``slots`` are alive (forgotten rows keep their slots until a rebuild)."""
+        if self.live == self.size:
+            return len(slots)
+        return int(np.count_nonzero(self._alive[slots]))
+
     def best_per_memory(
         self, scores: npt.NDArray[np.floating], mask: npt.NDArray[np.bool_], limit: int
     ) -> list[Match]:
