@@ -100,7 +100,9 @@ def test_doctor_names_a_pending_graph_and_reindex_graph_only_builds_it(
 ) -> None:
     db = _pending(pg_url, clock)
     env = _env(pg_url, tmp_path)
-    line = _graph_line(env)
+    with _old_snapshot(pg_url) as old:  # doctor's opening starts a build: it must not finish before its exit
+        line = _graph_line(env)
+        old.rollback()
     assert line["status"] == "warn" and "1 scope(s), 400 vectors" in line["detail"], line
     assert "shitsuji reindex --graph-only" in line["fix"]
     built = _shitsuji(env, "reindex", "--graph-only")
