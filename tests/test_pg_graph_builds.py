@@ -48,8 +48,10 @@ def _index(db: Database) -> Any:
 
 
 def _building(db: Database) -> int | None:
-    """The pid of a CREATE INDEX CONCURRENTLY under way, if one is."""
-    row = db.execute("SELECT pid FROM pg_stat_progress_create_index").fetchone()
+    """The pid of a CREATE INDEX CONCURRENTLY under way in this database (not another test's), if one is."""
+    row = db.execute(
+        "SELECT pid FROM pg_stat_progress_create_index WHERE datname = current_database()"
+    ).fetchone()
     return None if row is None else int(row[0])
 
 

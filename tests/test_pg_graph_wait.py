@@ -17,7 +17,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from shitsuji.memory._pg_graph_builds import leftover_workers
+from shitsuji.memory._pg_graph_builds import build_running, leftover_workers
 from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._transfer import import_file
 from shitsuji.store import Database
@@ -26,6 +26,8 @@ from .conftest import Cli, Clock
 from .test_pg_graph_builds import _building, _index, _lines, _old_snapshot, _store, _until
 
 _TABLE = "memory_vectors_1"
+#: The commands' connections carry this name (libpq's PGAPPNAME): a build seen is theirs, not this process's.
+_APP = "shitsuji-graph-wait-command"
 
 
 def _pending(pg_url: str, clock: Clock) -> Database:
@@ -38,7 +40,19 @@ def _pending(pg_url: str, clock: Clock) -> Database:
         assert store.wait_for_graphs(600)
         old.rollback()
     assert store.graphs_pending()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert not build_running(conn)  # this process builds nothing now: a build seen later is a command's
     return db
+
+
+def _commands_build(db: Database) -> int | None:
+    """The backend pid of a command's CREATE INDEX CONCURRENTLY under way in this database, if one is."""
+    row = db.execute(
+        "SELECT p.pid FROM pg_stat_progress_create_index p JOIN pg_stat_activity a ON a.pid = p.pid "
+        "WHERE p.datname = current_database() AND a.application_name = ?",
+        (_APP,),
+    ).fetchone()
+    return None if row is None else int(row[0])
 
 
 def _env(pg_url: str, tmp_path: Path) -> dict[str, str]:
@@ -48,6 +62,7 @@ def _env(pg_url: str, tmp_path: Path) -> dict[str, str]:
         "SHITSUJI_EMBEDDER": "hash",
         "SHITSUJI_CACHE_DIR": str(tmp_path / "cache"),
         "COLUMNS": "200",
+        "PGAPPNAME": _APP,
     }
 
 
@@ -85,7 +100,9 @@ def test_doctor_names_a_pending_graph_and_reindex_graph_only_builds_it(
 ) -> None:
     db = _pending(pg_url, clock)
     env = _env(pg_url, tmp_path)
-    line = _graph_line(env)
+    with _old_snapshot(pg_url) as old:  # doctor's opening starts a build: it must not finish before its exit
+        line = _graph_line(env)
+        old.rollback()
     assert line["status"] == "warn" and "1 scope(s), 400 vectors" in line["detail"], line
     assert "shitsuji reindex --graph-only" in line["fix"]
     built = _shitsuji(env, "reindex", "--graph-only")
@@ -126,7 +143,7 @@ def test_ctrl_c_while_waiting_cancels_the_build_and_leaves_the_graph_pending(
     with _old_snapshot(pg_url) as old:
         waiting = _start(_env(pg_url, tmp_path), "reindex", "--graph-only")
         try:
-            _until(lambda: _building(db), "the command's build under way")
+            _until(lambda: _commands_build(db), "the command's own build under way")
             waiting.send_signal(signal.SIGINT)
             out, err = waiting.communicate(timeout=120)
         finally:
@@ -152,7 +169,7 @@ def test_a_build_outliving_its_killed_process_leaves_parallel_workers_which_the_
         with _old_snapshot(pg_url) as old:
             doomed = _start(_env(pg_url, tmp_path), "reindex", "--graph-only")
             try:
-                pid = _until(lambda: _building(db), "the command's build under way")
+                pid = _until(lambda: _commands_build(db), "the command's own build under way")
                 assert leftover_workers(conn) == [_TABLE]  # set for the build
                 doomed.send_signal(signal.SIGKILL)  # no atexit, no reset sent
                 doomed.communicate(timeout=60)

@@ -9,7 +9,11 @@ build cleanly and leaves the graph pending (still correct, built by the next ope
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import typer
@@ -18,6 +22,10 @@ from ._app import console, err_console
 
 #: How often the progress line is refreshed while the build runs.
 _POLL_S = 1.0
+#: How often the wait looks whether Ctrl-C was pressed.
+_TICK_S = 0.2
+#: The longest Ctrl-C waits for this process's build to stop before the command exits anyway.
+_CANCEL_S = 10.0
 
 
 def wait_for_graph(store: Any, *, quiet: bool = False) -> dict[str, Any]:
@@ -25,6 +33,12 @@ def wait_for_graph(store: Any, *, quiet: bool = False) -> dict[str, Any]:
 
     Exits 130 on Ctrl-C (the build cancelled, the graph pending) and 1 when the build stopped without
     finishing (the server went away: the reason is in the log).
+
+    Ctrl-C only sets a flag while the command waits (no ``KeyboardInterrupt`` raised wherever the main
+    thread happens to be: inside a query, a pool's or a lock's bookkeeping, it could leave a lock taken
+    that the cancel then waited on for good); the wait loop sees it within ``_TICK_S``, cancels this
+    process's build, waits at most ``_CANCEL_S`` for it, and exits — whoever else builds or holds back
+    the build (another process's build, an old snapshot).
     """
     if not hasattr(store, "build_graphs") or not store.graphs_pending():
         return {"graph_built": False, "graph_pending": False}  # SQLite, or nothing to build
@@ -32,22 +46,31 @@ def wait_for_graph(store: Any, *, quiet: bool = False) -> dict[str, Any]:
     store.build_graphs()
     if not quiet:
         err_console.print("building the vector search graph (Ctrl-C stops; the graph then stays pending)")
-    try:
-        with err_console.status("building the vector search graph…") as status:
-            while not store.wait_for_graphs(_POLL_S):
-                progress = store.graph_progress()
-                status.update(
-                    f"building the vector search graph: {progress}"
-                    if progress
-                    else "starting the vector search graph's build…"
-                )
-    except KeyboardInterrupt:
-        store.cancel_graphs()
+    stop, stopped = threading.Event(), True
+    with _ctrl_c_sets(stop):
+        try:
+            with err_console.status("building the vector search graph…") as status:
+                shown = 0.0
+                while not stop.is_set() and not store.wait_for_graphs(_TICK_S):
+                    if time.monotonic() - shown >= _POLL_S and not stop.is_set():
+                        shown = time.monotonic()
+                        progress = store.graph_progress()
+                        status.update(
+                            f"building the vector search graph: {progress}"
+                            if progress
+                            else "starting the vector search graph's build…"
+                        )
+        except KeyboardInterrupt:  # the flag could not be set up (not the main thread)
+            stop.set()
+        if stop.is_set():
+            stopped = store.cancel_graphs(_CANCEL_S)  # a second Ctrl-C meanwhile changes nothing
+    if stop.is_set():
         err_console.print(
             "graph build cancelled: the graph stays pending — searches give the same results, slower; "
             "run `shitsuji reindex --graph-only` again to build it"
+            + ("" if stopped else " (the build did not stop in time: the exit cancels it)")
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(130)
     if store.graphs_pending():
         err_console.print(
             "the vector search graph was not built (the database connection ended?): it stays pending; "
@@ -58,3 +81,16 @@ def wait_for_graph(store: Any, *, quiet: bool = False) -> dict[str, Any]:
     if not quiet:
         console.print(f"vector search graph built in {seconds:.1f} s")
     return {"graph_built": True, "graph_pending": False, "graph_s": round(seconds, 2)}
+
+
+@contextmanager
+def _ctrl_c_sets(stop: threading.Event) -> Iterator[None]:
+    """Within the block, Ctrl-C (SIGINT) sets ``stop`` instead of raising ``KeyboardInterrupt``."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: stop.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -82,18 +82,29 @@ class GraphBuilds:
         """Wait for the background build (if any) to end; whether it has."""
         return self._idle.wait(timeout)
 
-    def cancel(self, timeout: float = 10.0) -> None:
+    def cancel(self, timeout: float = 10.0) -> bool:
         """Cancel a build under way (its index stays pending until ``start`` or the next opening) and
-        wait for the thread to let go of its connection."""
+        wait, at most ``timeout`` seconds, for the thread to let go of its connection; whether it has.
+
+        The cancel is sent again until the run ends: one that reaches the server between two of the
+        build's statements cancels nothing, and the next statement (``CREATE INDEX CONCURRENTLY``, which
+        waits for every older snapshot, however long another session holds one) would run on. It is sent
+        with the lock held, so it never lands on the reset and unlock after the build (``_build``).
+        """
+        deadline = time.monotonic() + timeout
         with self._lock:
             self._cancelled = True
-            conn = self._conn
-        if conn is not None:
-            try:
-                conn.cancel_safe(timeout=timeout)
-            except (psycopg.Error, OSError) as exc:
-                log.warning("graph build: cancel failed: %s", exc)
-        self._idle.wait(timeout)
+        while True:
+            with self._lock:
+                conn = self._conn
+                if conn is not None:
+                    try:
+                        conn.cancel_safe(timeout=max(0.5, min(2.0, deadline - time.monotonic())))
+                    except (psycopg.Error, OSError) as exc:
+                        log.warning("graph build: cancel failed: %s", exc)
+            left = deadline - time.monotonic()
+            if self._idle.wait(max(0.0, min(0.5, left))) or left <= 0:
+                return self._idle.is_set()
 
     def _run(self) -> None:
         try:
@@ -146,6 +157,8 @@ class GraphBuilds:
                     conn, name, self._create_sql(name), 2 * int(rows), int(dim)
                 )  # as the fold sized it
         finally:
+            with self._lock:  # the reset and unlock are not the build: ``cancel`` no longer reaches them
+                self._conn = None
             for name in leftover_workers(conn):  # a reset cancelled at exit, or a process killed mid-build
                 conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
             conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))

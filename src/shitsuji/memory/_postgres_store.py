@@ -647,9 +647,10 @@ class PostgresMemoryStore(MemoryRows):
         if self.graphs_pending():
             self._builds.start()
 
-    def cancel_graphs(self) -> None:
-        """Cancel this process's build under way: the graph stays pending (searched exactly)."""
-        self._builds.cancel()
+    def cancel_graphs(self, timeout: float = 10.0) -> bool:
+        """Cancel this process's build under way: the graph stays pending (searched exactly). Waits at
+        most ``timeout`` seconds for it to stop; whether it has."""
+        return self._builds.cancel(timeout)
 
     def graph_progress(self) -> str | None:
         """The graph build under way on this database (any process's), in words; None when none is."""
