@@ -26,7 +26,7 @@ import os
 import time
 
 from shitsuji.bench._common import percentile
-from shitsuji.bench.latency import SCOPE, _exact_floor, synthetic_memories, synthetic_queries
+from shitsuji.bench.latency import SCOPE, recall_beside_floor, synthetic_memories
 from shitsuji.memory import MemoryEngine, NewMemory, load_embedder, open_store
 from shitsuji.store import database
 
@@ -48,16 +48,7 @@ def recall(path: str, queries: int, embedder: str, pragmas: list[str]) -> dict[s
         database(path).execute(f"PRAGMA {name} = {int(value)}")
     engine = MemoryEngine(store, load_embedder(embedder))
     engine.recall("warm-up", SCOPE, k=10)
-    floor = _exact_floor(engine, k=10)
-    recall_ms, floor_ms, recall_cpu, floor_cpu = [], [], [], []
-    for query in synthetic_queries(queries):
-        t0, c0 = time.perf_counter(), time.process_time()
-        engine.recall(query, SCOPE, k=10)
-        recall_ms.append((time.perf_counter() - t0) * 1000)
-        c1 = time.process_time()
-        recall_cpu.append((c1 - c0) * 1000)
-        floor_ms.append(floor(query))
-        floor_cpu.append((time.process_time() - c1) * 1000)
+    recall_ms, floor_ms, recall_cpu, floor_cpu = recall_beside_floor(engine, queries)
     db = database(path)
     settings = {p: db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("mmap_size", "cache_size", "temp_store")}
     store.close()

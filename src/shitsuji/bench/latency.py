@@ -141,16 +141,7 @@ def run_latency(
             remember_ms.append((time.perf_counter() - t0) * 1000)
 
         peak = _peak_rss_mb()  # before the floor's own copy of the vectors
-        floor = _exact_floor(engine, k=10)
-        recall_ms, floor_ms, recall_cpu, floor_cpu = [], [], [], []
-        for query in synthetic_queries(queries):  # recall and the floor in turn: the same machine load
-            t0, c0 = time.perf_counter(), time.process_time()
-            engine.recall(query, SCOPE, k=10)
-            recall_ms.append((time.perf_counter() - t0) * 1000)
-            c1 = time.process_time()
-            recall_cpu.append((c1 - c0) * 1000)
-            floor_ms.append(floor(query))
-            floor_cpu.append((time.process_time() - c1) * 1000)
+        recall_ms, floor_ms, recall_cpu, floor_cpu = recall_beside_floor(engine, queries)
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
         return {
             "embedder": engine.embedder.model_id,
@@ -177,6 +168,27 @@ def run_latency(
             "peak_rss_mb": round(peak, 1),
             "load_average_at_end": round(load, 1) if load is not None else None,
         }
+
+
+def recall_beside_floor(
+    engine: MemoryEngine, queries: int
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Wall ms of ``engine.recall`` and of the exact-search floor, then their CPU ms, query by query:
+    recall and the floor in turn, so both meet the same machine load."""
+    floor = _exact_floor(engine, k=10)
+    recall_ms: list[float] = []
+    floor_ms: list[float] = []
+    recall_cpu: list[float] = []
+    floor_cpu: list[float] = []
+    for query in synthetic_queries(queries):
+        t0, c0 = time.perf_counter(), time.process_time()
+        engine.recall(query, SCOPE, k=10)
+        recall_ms.append((time.perf_counter() - t0) * 1000)
+        c1 = time.process_time()
+        recall_cpu.append((c1 - c0) * 1000)
+        floor_ms.append(floor(query))
+        floor_cpu.append((time.process_time() - c1) * 1000)
+    return recall_ms, floor_ms, recall_cpu, floor_cpu
 
 
 def _exact_floor(engine: MemoryEngine, k: int) -> Callable[[str], float]:
