@@ -25,9 +25,12 @@ from shitsuji.store import Database, database
 # what PostgreSQL received for one plain turn on main at 2dbb649, outside the memory store's recall:
 # 21 statements besides BEGIN/COMMIT — the household and members read three times,
 # the conversation found and read in three, the cards twice, a message written twice, its key read
-MAX_STATEMENTS = 7  # besides transaction control (8 at 71d9884: the anniversaries apart from the counts)
-MAX_SENT = 7  # everything the server received for them: the three writes are one statement each, sent
+# besides transaction control: 8 at 71d9884 (the anniversaries apart from the counts), 7 at 0279fba (the
+# conversation's cards read after its claim); 6 since they come with the claim, in its statement
+MAX_STATEMENTS = 6
+MAX_SENT = 6  # everything the server received for them: the three writes are one statement each, sent
 # alone (`Database.write_one`; 14 with BEGIN/COMMIT around each at 6a248c0)
+MAX_TURN = 8  # issue 25: a turn in at most 8 statements, recall's included (9 at 0279fba)
 CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 MEMORY_TABLES = re.compile(r"\b(memories|embeddings|memory_\w+)\b")  # recall: the memory store's own count
 # recall on PostgreSQL sent 6 at ab1d8cc: the keyword search, the vector search (3: exact, which scopes
@@ -133,6 +136,7 @@ def test_a_plain_turn_on_postgresql_is_a_handful_of_statements(counted: Counted)
     assert len(_statements(turn)) <= MAX_STATEMENTS, report
     assert len(turn) <= MAX_SENT, report
     assert len(recall) <= MAX_RECALL, report
+    assert len(_statements(sent)) <= MAX_TURN, report
     # the candidates' rows and their vectors come in one round trip: nothing else reads embeddings
     vectors = [s for s in recall if re.search(r"\bembeddings\b", s.sql)]
     assert len(vectors) == 1 and re.search(r"\bm\.content\b", vectors[0].sql), report

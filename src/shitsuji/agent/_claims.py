@@ -69,16 +69,23 @@ class TurnClaims:
         """Take the one conversation the query ``pick`` selects (its id), in one statement, before the
         conversation is read — so a turn reads what every turn before it saved. None when ``pick``
         finds none or its conversation is held (``claim`` tells those apart: ``Busy``, a dead holder)."""
+        holder, statement = self.picking(pick)
+        row = self._conn.write_one(*statement).fetchone()
+        return Claim(str(row[0]), holder) if row is not None else None
+
+    def picking(self, pick: tuple[str, db.Params]) -> tuple[str, tuple[str, db.Params]]:
+        """The holder of a claim on the conversation ``pick`` selects, and the statement that takes it
+        (``RETURNING conversation``: no row when there is none or it is held), for a caller to send with
+        a read of its own (a turn's cards: ``Proposals.after``); ``claim_picked`` sends it alone."""
         holder = secrets.token_hex(8)
         query, params = pick
         now, values = self._values(holder)
-        row = self._conn.write_one(
+        return holder, (
             f"INSERT INTO turn_claims (conversation, holder, claimed_at, expires_at, process) "
             f"SELECT picked.id, ?, ?, ?, ? FROM ({query}) AS picked WHERE true {_UNLESS_HELD} "
             "RETURNING conversation",
             (*values, *params, now),
-        ).fetchone()
-        return Claim(str(row[0]), holder) if row is not None else None
+        )
 
     def taking(self, conversation: str) -> tuple[Claim, tuple[str, db.Params]]:
         """A claim on a conversation being made, and the statement that takes it, for the caller to run

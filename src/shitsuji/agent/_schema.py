@@ -148,6 +148,21 @@ AGENT_SCHEMA = Schema(
         # taking and letting go of one waits for no disk flush (two of a turn's four commits); a crash
         # of the server empties the table, which releases every claim (what their processes' end does)
         Migration("0019_pgturn_unlogged_claims", "", postgres="ALTER TABLE turn_claims SET UNLOGGED"),
+        # a turn picks the member's latest conversation in a channel (its claim): one probe of this index
+        # in the order the pick sorts (SQLite keeps the rowid at the end of every index entry; PostgreSQL
+        # is given it). It replaces ``conversations_owner``, which left the household and the channel to
+        # a filter — every conversation of every member of that name in any household, each turn
+        Migration(
+            "0020_pt25e_conversation_pick",
+            """
+            CREATE INDEX conversations_pick ON conversations (owner, household, channel, updated_at);
+            DROP INDEX conversations_owner
+            """,
+            postgres="""
+            CREATE INDEX conversations_pick ON conversations (owner, household, channel, updated_at DESC, rowid DESC);
+            DROP INDEX conversations_owner
+            """,
+        ),
     ),
     requires=(CONTEXT_SCHEMA,),
 )

@@ -139,6 +139,7 @@ class Turn:
     ready: Ready | Exception | None = (
         None  # ``ChatService.ready``: its blocking start, done (or failed) already
     )
+    cards: list[Proposal] | None = None  # the conversation's cards, read with its claim (None: not read)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,35 +267,39 @@ class ChatService:
         checked = self.input_filter.check(said, ctx.channel)
         if self.assistant is None:
             raise ModelNotConfigured(self.no_model)
-        claim, found = self._claimed(ctx, conversation, key)
+        claim, found, cards = self._claimed(ctx, conversation, key)
         untrusted = untrusted or checked.untrusted or bool(images)
-        return Turn(ctx, found, checked.text, claim, segment, key, untrusted, said, tuple(images))
+        return Turn(
+            ctx, found, checked.text, claim, segment, key, untrusted, said, tuple(images), cards=cards
+        )
 
     def _claimed(
         self, ctx: ToolContext[Any], conversation: str | None, key: str | None
-    ) -> tuple[Claim, Conversation]:
-        """The member's conversation claimed, then read (from the fold on): read before its claim, it
-        could be from before the answer of a turn that ended in between, and this turn's words would be
-        written where that answer is. Two statements when the conversation is free; a new one is
-        started claimed."""
+    ) -> tuple[Claim, Conversation, list[Proposal] | None]:
+        """The member's conversation claimed with its cards, then read (from the fold on): read before its
+        claim, it could be from before the answer of a turn that ended in between, and this turn's words
+        would be written where that answer is. Two statements when the conversation is free (the cards
+        come with the claim: ``Proposals.after``); a new one is started claimed, with no cards."""
         pick = self.conversations.pick(ctx.household, ctx.user, ctx.channel, conversation)
-        claim = self.claims.claim_picked(pick)
-        if claim is None:  # none yet, not the member's (NotFoundError), held (Busy), or a dead holder's
-            found = (
-                self.conversations.get(conversation, ctx.household, ctx.user, since_fold=True)
-                if conversation
-                else self.conversations.latest(ctx.household, ctx.user, ctx.channel, since_fold=True)
-            )
+        holder, taking = self.claims.picking(pick)
+        taken = self.proposals.after(taking)
+        cards: list[Proposal] | None = None
+        if taken is not None:
+            claim, cards = Claim(taken[0], holder), taken[1]
+        else:  # none yet, not the member's (NotFoundError), held (Busy), or a dead holder's
+            found = self.conversations.id_of(ctx.household, ctx.user, ctx.channel, conversation)
             if found is None:
-                claim, taking = self.claims.taking(self.conversations.new_id())
+                claim, start = self.claims.taking(self.conversations.new_id())
                 started = self.conversations.start(
-                    ctx.household, ctx.user, ctx.channel, conversation_id=claim.conversation, also=[taking]
+                    ctx.household, ctx.user, ctx.channel, conversation_id=claim.conversation, also=[start]
                 )
-                return claim, started
-            claim = self.claims.claim(found.id)
+                return claim, started, []
+            claim = self.claims.claim(found)
         try:
-            return claim, self.conversations.get(
-                claim.conversation, ctx.household, ctx.user, since_fold=True, key=key
+            return (
+                claim,
+                self.conversations.get(claim.conversation, ctx.household, ctx.user, since_fold=True, key=key),
+                cards,
             )
         except BaseException:
             self.claims.release(claim)
@@ -366,6 +371,10 @@ class ChatService:
         if self.input_filter.policy.judge is not None:  # a cheap model's opinion on long or flagged words
             checked = await self.input_filter.check_async(turn.said, turn.ctx.channel)
             turn = replace(turn, text=checked.text, untrusted=turn.untrusted or checked.untrusted)
+        if self.input_filter.policy.judge is not None or turn.segment is not KEEP:
+            turn = replace(
+                turn, cards=None
+            )  # it waited on the loop: the cards are read again, as they are now
         if turn.segment is not KEEP:
             await self.follow_segment(turn.ctx, conversation, turn.segment)
             label = await off_loop(self.segment_label, conversation.id)
@@ -381,7 +390,7 @@ class ChatService:
     ) -> tuple[Conversation, list[Proposal]]:
         """Store the person's words (once per key) with the decisions the model has not heard of; and
         the conversation's cards, read once here for the whole turn (its notes and pending cards)."""
-        cards = self.proposals.list(conversation=conversation.id)
+        cards = turn.cards if turn.cards is not None else self.proposals.list(conversation=conversation.id)
         if turn.key and turn.key in conversation.keys:
             return conversation, cards  # a resend: the words are stored already and the turn runs on them
         decisions = untold_decisions(conversation, self.proposals, cards=cards)

@@ -17,6 +17,7 @@ Counted where they are sent, not where our code asks for them, so nothing of our
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import sqlite3
 import struct
@@ -32,6 +33,7 @@ from ..store import Database, is_postgres
 
 __all__ = ["Sent", "Statements", "counting", "watch"]
 
+_WRITES = re.compile(r"\b(INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM)\b")
 _SPECIAL_REQUESTS = {80877102, 80877103, 80877104}  # cancel, SSL, GSS encryption: not a session start
 
 
@@ -44,7 +46,9 @@ class Sent:
 
     @property
     def reads(self) -> bool:
-        return self.sql.lstrip().upper().startswith(("SELECT", "WITH"))
+        """A ``SELECT``, or a ``WITH`` none of whose parts writes (``WITH w0 AS (INSERT …) …`` is a write)."""
+        sql = self.sql.lstrip().upper()
+        return sql.startswith("SELECT") or (sql.startswith("WITH") and not _WRITES.search(sql))
 
 
 @dataclass
