@@ -283,7 +283,16 @@ class PostgresMemoryStore(MemoryRows):
         _registered[conn] = True
 
     def _table(self, model_id: str, conn: Any = None) -> tuple[str, int] | None:
-        """(table, dim) of ``model_id``'s vectors, if the model has any (read on ``conn`` if given)."""
+        """(table, dim) of ``model_id``'s vectors, if the model has any (read on ``conn`` if given).
+
+        Read once per process and model, then kept: nothing else in this store is cached, and this may be
+        because a ``memory_vector_models`` row never changes once committed — ``model`` is unique, its
+        ``dim`` fixed (a model with other dimensions is refused), no path deletes a row, and a reindex
+        into another model adds that model's row beside it — so another process's reindex, import or
+        forget cannot make the kept pair wrong. Only a row written in a transaction that may still roll
+        back is not kept (``_make_table``). A model without vectors is not kept either: another process
+        may write its first at any time, so the read is repeated (one statement per recall while the
+        database holds no vector of the turn's model at all, as a new one does)."""
         found = self._models.get(model_id)
         if found is None:
             sql = "SELECT rowid, dim FROM memory_vector_models WHERE model = %s"
