@@ -15,7 +15,7 @@ into its steps, in a scope no query of the run touched before (as the bench's fi
 - ``rank``: fusion and ranking in Python (``rank_candidates``);
 - ``recall``: ``MemoryEngine.recall`` again on the same query (the warm figure);
 
-with, per phase, the server backend's CPU and run-queue wait (``/proc/PID/schedstat``, ns), the WAL the
+with, per phase, the server backend's and this thread's CPU and run-queue wait (``/proc/PID/schedstat``, ns), the WAL the
 read wrote (``pg_current_wal_insert_lsn``: hint bits on a checksummed cluster write a page image), Python
 GC pauses (``gc.callbacks``) and the load average. Prints p50 / p95 / max of each and the slowest queries.
 The kept server stays up: stop it with ``pg_ctl -D DIR stop`` (as the server's user).
@@ -30,6 +30,7 @@ import os
 import random
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -51,8 +52,8 @@ DIM = 512
 PHASES = ("pool", "candidates", "rows", "rank", "total", "recall")
 
 
-def _schedstat(pid: int) -> tuple[int, int]:
-    """(ns on a CPU, ns waiting for one) of a process's main thread."""
+def _schedstat(pid: int | str) -> tuple[int, int]:
+    """(ns on a CPU, ns waiting for one) of a process's main thread (or ``self/task/TID``)."""
     on, wait, _ = Path(f"/proc/{pid}/schedstat").read_text().split()
     return int(on), int(wait)
 
@@ -96,10 +97,12 @@ def _one(
     """One query's phases: ms of wall time, then the backend's CPU / wait ms and WAL bytes per phase."""
     scope, text, vector = q
     out: dict[str, float] = {}
-    marks: list[tuple[str, float, tuple[int, int]]] = []
+    marks: list[tuple[str, float, tuple[int, ...]]] = []
+
+    me = f"self/task/{threading.get_native_id()}"
 
     def mark(name: str) -> None:
-        marks.append((name, time.perf_counter(), _schedstat(backend)))
+        marks.append((name, time.perf_counter(), (*_schedstat(backend), *_schedstat(me))))
 
     db = store._pg
     table = store._table(engine.embedder.model_id)
@@ -132,6 +135,8 @@ def _one(
         out[name] = (t1 - t0) * 1000
         out[f"{name} db_cpu"] = (s1[0] - s0[0]) / 1e6
         out[f"{name} db_wait"] = (s1[1] - s0[1]) / 1e6
+        out[f"{name} app_cpu"] = (s1[2] - s0[2]) / 1e6
+        out[f"{name} app_wait"] = (s1[3] - s0[3]) / 1e6
     out["total"] = (marks[-1][1] - marks[0][1]) * 1000 - ((marks[2][1] - marks[1][1]) * 1000)
     out["wal_kb"] = float(wal1) / 1024
     t0 = time.perf_counter()
