@@ -1,7 +1,7 @@
 """Recall reads its candidates' rows and vectors together (``MemoryStore.candidates``), on both engines.
 
-PostgreSQL answers in one statement (a join of ``memories`` and ``embeddings``); it must give what
-``get_many`` and ``vectors_of`` give apart: every row asked for, live or forgotten, and the first
+PostgreSQL answers in one statement (``memories`` joined to the vector table the search read, ``_pg_rows``);
+it must give what ``get_many`` and ``vectors_of`` give apart: every row asked for, live or forgotten, and the first
 chunk's vector of the live ones in the asked model only.
 """
 

@@ -61,6 +61,7 @@ from ._pg_ingest import (
     write_embeddings,
 )
 from ._pg_recall import CANDIDATES_SQL
+from ._pg_rows import ROWS_WITH_VECTORS_SQL, first_vector, rows_from_table_sql
 from ._records import Memory
 from ._rows import COLUMNS, MemoryRows, chunk_vectors, to_memory, values
 from ._slots import Asked, Match, Ranked, Terms
@@ -86,13 +87,6 @@ KEYWORD_SQL = (
 )
 
 
-#: Rows by id (live or not, as ``get_many``) with the first chunk's vector of the live ones in one
-#: model (as ``vectors_of``): recall's read of its candidates, one round trip.
-ROWS_WITH_VECTORS_SQL = (
-    f"SELECT {', '.join('m.' + c for c in COLUMNS)}, e.dim, substring(e.vectors FROM 1 FOR 4 * e.dim::integer) "
-    "FROM memories m LEFT JOIN embeddings e ON e.memory_rowid = m.rowid AND e.model = ? AND m.deleted_at IS NULL "
-    "WHERE m.id = ANY(?)"
-)
 #: The graph's build effort: pgvector's default m (16: fewer links lost recall, 0.26 against 0.47 on
 #: random 512-d vectors) with ef_construction 40 instead of 64 — the build 1.38x faster and recall@10
 #: unchanged (0.41 against 0.40 over 200 queries at 20,000 random 512-d vectors, ef_search 120; 32 lost
@@ -449,20 +443,24 @@ class PostgresMemoryStore(MemoryRows):
     def memories_with_vectors(
         self, memory_ids: Sequence[str], model_id: str | None
     ) -> tuple[dict[str, Memory], dict[str, npt.NDArray[np.float32]]]:
-        """Recall's candidates' rows and first-chunk vectors in one statement (was two round trips);
-        with no ``model_id`` the join matches nothing and only the rows come back."""
+        """Recall's candidates' rows (live or not, as ``get_many``) and the first chunk's vector of the
+        live ones in ``model_id`` (as ``vectors_of``), in one statement; with no ``model_id`` the join
+        matches nothing and only the rows come back."""
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return {}, {}
-        rows = self._db.execute(ROWS_WITH_VECTORS_SQL, (model_id, ids)).fetchall()
+        # the first chunks from the model's vector table, whose pages the search just read (``_pg_rows``);
+        # a model not looked up yet (no search before) from ``embeddings``, with no statement to look it up
+        known = None if model_id is None else self._models.get(model_id)
+        sql = ROWS_WITH_VECTORS_SQL if known is None else rows_from_table_sql(f"memory_vectors_{known[0]}")
+        rows = self._db.execute(sql, (model_id, ids)).fetchall()
         memories: dict[str, Memory] = {}
         vectors: dict[str, npt.NDArray[np.float32]] = {}
         for row in rows:
             memory = to_memory(row[: len(COLUMNS)])
             memories[memory.id] = memory
-            dim, first = row[len(COLUMNS)], row[len(COLUMNS) + 1]
-            if first is not None:
-                vectors[memory.id] = np.frombuffer(first, dtype=np.float32, count=int(dim))
+            if (first := first_vector(row)) is not None:
+                vectors[memory.id] = first
         return memories, vectors
 
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
