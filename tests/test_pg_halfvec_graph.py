@@ -12,7 +12,10 @@ import numpy as np
 import psycopg
 import pytest
 
+from shitsuji.cli._doctor_graphs import built_line, graph_checks
+from shitsuji.config import Settings
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory
+from shitsuji.memory._pg_halfvec import graph_room
 from shitsuji.memory._pg_ingest import ADVISORY_BUILD
 from shitsuji.memory._pg_recall import CANDIDATES_FUNCTION, CANDIDATES_SQL
 from shitsuji.memory._postgres_store import PostgresMemoryStore
@@ -55,7 +58,9 @@ def chunks(pg_url: str, clock: Clock) -> Iterator[dict[str, np.ndarray[Any, np.d
 
 def _exact(vectors: dict[str, Any], prefixes: tuple[str, ...], query: Any, k: int) -> list[tuple[str, float]]:
     """The true top-k: each memory's best chunk, by the float vectors' cosine (unit vectors)."""
-    best = {mid: float((m.astype(np.float64) @ query).max()) for mid, m in vectors.items() if mid[0] in prefixes}
+    best = {
+        mid: float((m.astype(np.float64) @ query).max()) for mid, m in vectors.items() if mid[0] in prefixes
+    }
     return sorted(best.items(), key=lambda item: -item[1])[:k]
 
 
@@ -67,8 +72,12 @@ def _graph_scans(conn: psycopg.Connection[Any]) -> int:
     return -1 if row is None else int(row[0])
 
 
-def _candidates(conn: psycopg.Connection[Any], query: Any, scopes: list[str], k: int) -> list[tuple[str, float]]:
-    rows = conn.execute(CANDIDATES_SQL, (scopes, [], query, "memory_vectors_1", _MODEL, k, 1.2, 0.75)).fetchall()
+def _candidates(
+    conn: psycopg.Connection[Any], query: Any, scopes: list[str], k: int
+) -> list[tuple[str, float]]:
+    rows = conn.execute(
+        CANDIDATES_SQL, (scopes, [], query, "memory_vectors_1", _MODEL, k, 1.2, 0.75)
+    ).fetchall()
     return [(memory_id, float(score)) for signal, memory_id, score, _ in rows if signal == "vector"]
 
 
@@ -91,7 +100,9 @@ def _check_exact(conn: psycopg.Connection[Any], vectors: dict[str, Any], *, walk
                 assert _graph_scans(conn) > before, "the walk did not use the graph index"
 
 
-def test_recall_walks_the_halfvec_graph_and_finds_the_exact_top_k(pg_url: str, chunks: dict[str, Any]) -> None:
+def test_recall_walks_the_halfvec_graph_and_finds_the_exact_top_k(
+    pg_url: str, chunks: dict[str, Any]
+) -> None:
     db = open_database(pg_url, MEMORY_SCHEMA)
     (definition,) = db.execute(
         "SELECT pg_get_indexdef(c.oid) FROM pg_class c WHERE c.relname = 'memory_vectors_1_hnsw'"
@@ -122,7 +133,9 @@ def test_a_database_from_before_0019_has_its_float_graph_rebuilt_over_halfvec(
         db = open_database(pg_url, MEMORY_SCHEMA)
         store = PostgresMemoryStore(db, graph_min=300)  # migrates: the float graph dropped, pending
         try:
-            assert db.execute("SELECT 1 FROM schema_migrations WHERE name = '0019_hv25_halfvec_graph'").fetchone()
+            assert db.execute(
+                "SELECT 1 FROM schema_migrations WHERE name = '0019_hv25_halfvec_graph'"
+            ).fetchone()
             assert store.graphs_pending()
             assert db.execute("SELECT to_regclass('memory_vectors_1_hnsw')").fetchone() == (None,)
             with psycopg.connect(pg_url, autocommit=True) as conn:
@@ -157,3 +170,22 @@ def test_a_float_graph_built_after_the_upgrade_counts_as_pending(pg_url: str, ch
         assert "halfvec_cosine_ops" in definition
     finally:
         store.close()
+
+
+def test_doctor_gives_the_graphs_size_beside_shared_buffers(pg_url: str, chunks: dict[str, Any]) -> None:
+    (line,) = graph_checks(Settings.from_env({}, database_url=pg_url))
+    assert line.status == "ok" and "MB; shared_buffers " in line.detail, line
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        size, buffers = graph_room(conn)
+        assert size == conn.execute("SELECT pg_relation_size('memory_vectors_1_hnsw')").fetchone()[0]  # type: ignore[index]
+        assert (
+            buffers
+            == conn.execute(
+                "SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers'"
+            ).fetchone()[0]
+        )  # type: ignore[index]
+    assert f"({size / 2**20:,.1f} MB; shared_buffers {buffers / 2**20:,.0f} MB)" in line.detail
+    # a graph larger than the buffers (main's 135 MB 50k graph on the default 128 MB) is a warning
+    big = built_line(135 * 2**20, 128 * 2**20)
+    assert big.status == "warn" and "larger than the server's shared_buffers" in big.detail
+    assert "raise shared_buffers above 135 MB" in big.fix

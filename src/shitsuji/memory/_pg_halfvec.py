@@ -26,7 +26,7 @@ searches.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from ._pg_recall import CANDIDATES_FUNCTION
 
@@ -74,8 +74,7 @@ assert CANDIDATES_FUNCTION.count(_FLOAT_WALK) == 1
 
 #: Migration ``0019_hv25_halfvec_graph`` (PostgreSQL only): every float graph dropped (pending: built
 #: again over halfvec in the background), and the recall function's walk ordered as the new graph.
-POSTGRES_HALFVEC_GRAPH: Final = (
-    r"""
+POSTGRES_HALFVEC_GRAPH: Final = r"""
     DO $$
     DECLARE
         t text;
@@ -85,8 +84,16 @@ POSTGRES_HALFVEC_GRAPH: Final = (
         END LOOP;
     END
     $$;
-"""
-    + CANDIDATES_FUNCTION.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1).replace(
-        _FLOAT_WALK, _HALF_WALK
-    )
+""" + CANDIDATES_FUNCTION.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1).replace(
+    _FLOAT_WALK, _HALF_WALK
 )
+
+
+def graph_room(conn: Any) -> tuple[int, int]:
+    """The graph indexes' size and the server's ``shared_buffers``, in bytes (``shitsuji doctor``): a
+    walk whose pages do not fit the buffers reads them from the OS cache (the reason for this module)."""
+    row = conn.execute(
+        "SELECT coalesce(sum(pg_relation_size(to_regclass('memory_vectors_' || rowid || '_hnsw'))), 0), "
+        "pg_size_bytes(current_setting('shared_buffers')) FROM memory_vector_models"
+    ).fetchone()
+    return int(row[0]), int(row[1])

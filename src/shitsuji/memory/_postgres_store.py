@@ -95,6 +95,8 @@ ROWS_WITH_VECTORS_SQL = (
     "FROM memories m LEFT JOIN embeddings e ON e.memory_rowid = m.rowid AND e.model = ? AND m.deleted_at IS NULL "
     "WHERE m.id = ANY(?)"
 )
+
+
 def exact_sql(table: str) -> str:
     """Each memory's best chunk among the scopes' vectors outside the graph, compared one by one.
 
