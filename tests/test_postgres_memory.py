@@ -92,14 +92,14 @@ def test_the_gin_and_hnsw_indexes_exist_and_recall_uses_them(
     assert "memories_keywords" not in indexes  # postings replaced the GIN index (0012)
     assert "(scope, term, memory_rowid, chunk) INCLUDE (tf, len)" in indexes["memory_postings_pkey"]
     assert (
-        "USING hnsw (embedding vector_cosine_ops) WITH (m='16', ef_construction='40') WHERE graph"
+        "USING hnsw (((embedding)::halfvec(256)) halfvec_cosine_ops) WITH (m='16', ef_construction='40') WHERE graph"
         in (indexes["memory_vectors_1_hnsw"])
     )
     assert db.execute("SELECT scope FROM memory_graph_scopes").fetchall() == [("big",)]
     graph = db.execute("SELECT scope, count(*) FROM memory_vectors_1 WHERE graph GROUP BY scope").fetchall()
     assert graph == [("big", 2000)]
     query = HashEmbedder().embed_query("note about topic 5")
-    plan = _explain(db, graph_sql("memory_vectors_1"), {"q": query, "s": ["big"], "n": 10})
+    plan = _explain(db, graph_sql("memory_vectors_1", 256), {"q": query, "s": ["big"], "n": 10})
     assert "memory_vectors_1_hnsw" in plan
     # the postings of a scope's terms are read through their key; no table is read whole
     plan = _explain(

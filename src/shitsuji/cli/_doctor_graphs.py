@@ -4,7 +4,9 @@ Why a line: a bulk load on PostgreSQL returns before its HNSW graph is built, an
 background of whichever long-lived process opens the database (``memory._pg_graph_builds``); a process that
 exits cancels it. Where only short commands open the database the graph stays pending: every search still
 gives the true top-k, by comparing every vector of the scope — silently slower. The doctor says how many
-scopes and vectors wait, whether a build is under way now, and the command that finishes it.
+scopes and vectors wait, whether a build is under way now, and the command that finishes it. A built graph's
+line gives its size beside the server's ``shared_buffers``, and warns when the graph does not fit them (a
+walk then reads its pages from the OS cache: ``memory._pg_halfvec``).
 
 It reads and never writes, as the rest of the doctor (it asks the server, never opens a store: opening a
 store starts a build).
@@ -31,6 +33,7 @@ def graph_checks(settings: Settings) -> list[Check]:
     import psycopg
 
     from ..memory._pg_graph_builds import build_progress, build_running, pending_graphs
+    from ..memory._pg_halfvec import graph_room
 
     try:
         with psycopg.connect(settings.database_url, connect_timeout=int(TIMEOUT_S), autocommit=True) as pg:
@@ -38,10 +41,11 @@ def graph_checks(settings: Settings) -> list[Check]:
                 return []
             pending = pending_graphs(pg)
             running, progress = build_running(pg), build_progress(pg)
+            room = graph_room(pg)
     except psycopg.Error as exc:  # a refused connection is the database check's finding
         return [Check("vector graph", "warn", f"not looked at: {str(exc).strip() or type(exc).__name__}")]
     if not pending:
-        return [Check("vector graph", "ok", "every large scope's vector search graph is built")]
+        return [built_line(*room)]
     scopes, vectors = sum(p.scopes for p in pending), sum(p.vectors for p in pending)
     now = f"; being built now ({progress})" if progress else "; being built now" if running else ""
     return [
@@ -53,3 +57,17 @@ def graph_checks(settings: Settings) -> list[Check]:
             _FIX,
         )
     ]
+
+
+def built_line(size: int, buffers: int) -> Check:
+    """The line of built graphs of ``size`` bytes on a server of ``buffers`` bytes of ``shared_buffers``."""
+    mb = f"{size / 2**20:,.1f} MB; shared_buffers {buffers / 2**20:,.0f} MB"
+    if size <= buffers:
+        return Check("vector graph", "ok", f"every large scope's vector search graph is built ({mb})")
+    return Check(
+        "vector graph",
+        "warn",
+        f"built, but larger than the server's shared_buffers ({mb}): "
+        "its searches read graph pages from the OS cache (the same results, slower)",
+        f"raise shared_buffers above {size / 2**20:,.0f} MB (postgresql.conf or ALTER SYSTEM), then restart PostgreSQL",
+    )

@@ -52,9 +52,9 @@ _RUNNING: weakref.WeakSet[GraphBuilds] = weakref.WeakSet()
 class GraphBuilds:
     """One database's pending graphs built on a background thread, one run at a time."""
 
-    def __init__(self, url: str, create_sql: Callable[[str], str]) -> None:
+    def __init__(self, url: str, create_sql: Callable[[str, int], str]) -> None:
         self._url = url
-        self._create_sql = create_sql  # table name -> its CREATE INDEX statement
+        self._create_sql = create_sql  # (table name, dimension) -> its CREATE INDEX statement
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None  # None once a run has decided to end
         # set when no run is under way. Waited on rather than ``Thread.join``: a join that Ctrl-C
@@ -154,7 +154,7 @@ class GraphBuilds:
                     (name,),
                 ).fetchone()
                 build_graph(
-                    conn, name, self._create_sql(name), 2 * int(rows), int(dim)
+                    conn, name, self._create_sql(name, int(dim)), 2 * int(rows), int(dim)
                 )  # as the fold sized it
         finally:
             with self._lock:  # the reset and unlock are not the build: ``cancel`` no longer reaches them

@@ -28,6 +28,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from ._pg_halfvec import GRAPH_OPCLASS
+
 #: Below this many rows a batch's embeddings are written by ``executemany``, from it by ``DELETE`` +
 #: binary ``COPY`` (the two cross between 10 and 100 rows: docs/benchmarks.md, "Issue 25, in25b").
 COPY_MIN = 32
@@ -130,11 +132,15 @@ def build_workers(conn: Any, name: str) -> int:
 
 
 def broken_graphs(conn: Any) -> list[str]:
-    """Vector tables whose graph index is missing or invalid (a concurrent build that did not finish)."""
+    """Vector tables whose graph index is missing, invalid (a concurrent build that did not finish) or
+    not over half-precision vectors (built by a version from before ``_pg_halfvec``: the searches'
+    order cannot use it)."""
     rows = conn.execute(
         "SELECT 'memory_vectors_' || m.rowid FROM memory_vector_models m "
         "LEFT JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid || '_hnsw' "
         "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
-        "WHERE to_regclass('memory_vectors_' || m.rowid) IS NOT NULL AND (i.indisvalid IS NULL OR NOT i.indisvalid)"
+        "WHERE to_regclass('memory_vectors_' || m.rowid) IS NOT NULL AND (i.indisvalid IS NULL OR NOT i.indisvalid "
+        "OR NOT EXISTS (SELECT 1 FROM pg_opclass o WHERE o.oid = ANY(i.indclass::oid[]) AND o.opcname = %s))",
+        (GRAPH_OPCLASS,),
     ).fetchall()
     return [r[0] for r in rows]

@@ -26,17 +26,9 @@ from typing import Final
 
 from ._pg_keywords import POSTGRES_MOVED
 
-#: Migration ``0013_kw25_recall_one_trip`` (PostgreSQL only): the triggers' twins made one, and the
-#: function that returns both candidate lists.
-POSTGRES_RECALL_ONE_TRIP: Final = (
-    r"""
-    DROP TRIGGER IF EXISTS memory_terms_added ON memories;
-    DROP TRIGGER IF EXISTS memory_terms_removed ON memories;
-    DROP FUNCTION IF EXISTS memory_terms_added();
-    DROP FUNCTION IF EXISTS memory_terms_removed();
-"""
-    + POSTGRES_MOVED
-    + r"""
+#: ``memory_recall_candidates`` as migration 0013 made it (0019, ``_pg_halfvec``, walks the graph in half
+#: precision: the same text with its walk's order replaced).
+CANDIDATES_FUNCTION: Final = r"""
     CREATE FUNCTION memory_recall_candidates(
         q_scopes text[], q_terms text[], q_vector vector, v_table text, v_model text, n bigint,
         k1 double precision, b double precision
@@ -105,6 +97,18 @@ POSTGRES_RECALL_ONE_TRIP: Final = (
     END
     $$;
 """
+
+#: Migration ``0013_kw25_recall_one_trip`` (PostgreSQL only): the triggers' twins made one, and the
+#: function that returns both candidate lists.
+POSTGRES_RECALL_ONE_TRIP: Final = (
+    r"""
+    DROP TRIGGER IF EXISTS memory_terms_added ON memories;
+    DROP TRIGGER IF EXISTS memory_terms_removed ON memories;
+    DROP FUNCTION IF EXISTS memory_terms_added();
+    DROP FUNCTION IF EXISTS memory_terms_removed();
+"""
+    + POSTGRES_MOVED
+    + CANDIDATES_FUNCTION
 )
 
 #: Both candidate lists: (signal, memory id, score, chunk), each list best first.

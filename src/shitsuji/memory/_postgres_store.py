@@ -15,7 +15,8 @@ migration ``0011_postgres_recall`` derives:
   vectors arrive, its dimension taken from them). A scope is searched exactly (a btree on the
   scope, every vector compared, each memory's best chunk) until it holds more than
   ``GRAPH_MIN`` vectors; then it joins the graph: its rows get ``graph = true`` and sit under
-  a partial HNSW index (cosine) walked with pgvector 0.8's iterative scan
+  a partial HNSW index (cosine, over the vectors in half precision so that a large scope's graph
+  fits ``shared_buffers``: ``_pg_halfvec``; rows scored exactly) walked with pgvector 0.8's iterative scan
   (``memory_graph_scopes`` lists such scopes). A million memories in 10,000 scopes never pay
   for graph upkeep on ingest; a 100,000-memory scope is not compared one by one. The derived
   rows are written in the transaction that writes ``embeddings``, removed when a memory is
@@ -53,6 +54,7 @@ from .. import store as db
 from ..errors import StoreError
 from ._keywords import K1, B
 from ._pg_graph_builds import GraphBuilds, build_progress, leftover_workers, tidy
+from ._pg_halfvec import graph_sql, hnsw_sql
 from ._pg_ingest import (
     broken_graphs,
     build_lock,
@@ -87,28 +89,6 @@ KEYWORD_SQL = (
 )
 
 
-#: The graph's build effort: pgvector's default m (16: fewer links lost recall, 0.26 against 0.47 on
-#: random 512-d vectors) with ef_construction 40 instead of 64 — the build 1.38x faster and recall@10
-#: unchanged (0.41 against 0.40 over 200 queries at 20,000 random 512-d vectors, ef_search 120; 32 lost
-#: 0.02): docs/benchmarks.md, "Issue 25: HNSW ingest, replica doctor". An index built before keeps its
-#: own until the next rebuild.
-HNSW_WITH = "m = 16, ef_construction = 40"
-
-
-def hnsw_sql(table: str) -> str:
-    """The graph's index: HNSW (cosine) over the rows of large scopes."""
-    return (
-        f"CREATE INDEX {table}_hnsw ON {table} USING hnsw (embedding vector_cosine_ops) "
-        f"WITH ({HNSW_WITH}) WHERE graph"
-    )
-
-
-def graph_sql(table: str) -> str:
-    """The nearest chunks of large scopes through the HNSW index (``q``: vector, ``s``: scopes, ``n``)."""
-    return (
-        f"SELECT v.memory_rowid, v.chunk, -(v.embedding <#> %(q)s) FROM {table} v "
-        "WHERE v.graph AND v.scope = ANY(%(s)s) ORDER BY v.embedding <=> %(q)s LIMIT %(n)s"
-    )
 
 
 def exact_sql(table: str) -> str:
@@ -327,7 +307,7 @@ class PostgresMemoryStore(MemoryRows):
                         f"embedding vector({int(dim)}) NOT NULL, PRIMARY KEY (memory_rowid, chunk))"
                     )
                     conn.execute(f"CREATE INDEX {name}_scope ON {name} (scope) WHERE NOT graph")
-                    conn.execute(hnsw_sql(name))
+                    conn.execute(hnsw_sql(name, int(dim)))
             # not kept in ``_models`` yet: made in the caller's transaction, it may roll back with it
             found = f"memory_vectors_{int(row[0])}", int(row[1])
         name, known = found
@@ -360,7 +340,7 @@ class PostgresMemoryStore(MemoryRows):
         scopes = list(dict.fromkeys(scopes))
         if found is None or found[1] != len(vector) or not scopes or limit <= 0:
             return []
-        name = found[0]
+        name, dim = found
         query = np.ascontiguousarray(vector, dtype=np.float32)
 
         def search(conn: Any) -> list[Match]:
@@ -371,7 +351,7 @@ class PostgresMemoryStore(MemoryRows):
             big = self._graph_scopes(conn, model_id, scopes)
             if big:
                 for rowid, (chunk, score) in self._graph_search(
-                    conn, name, query, sorted(big), limit
+                    conn, name, dim, query, sorted(big), limit
                 ).items():
                     if rowid not in best or score > best[rowid][1]:
                         best[rowid] = (chunk, score)
@@ -416,7 +396,7 @@ class PostgresMemoryStore(MemoryRows):
         return ranked
 
     def _graph_search(
-        self, conn: Any, name: str, query: npt.NDArray[np.float32], scopes: list[str], limit: int
+        self, conn: Any, name: str, dim: int, query: npt.NDArray[np.float32], scopes: list[str], limit: int
     ) -> dict[int, tuple[int, float]]:
         """Each memory's best chunk among the nearest graph rows of ``scopes``: (chunk, score) by rowid.
 
@@ -431,7 +411,7 @@ class PostgresMemoryStore(MemoryRows):
                     "set_config('hnsw.ef_search', %s, true)",
                     (str(min(max(want, 40), 1000)),),
                 )
-                rows = conn.execute(graph_sql(name), {"q": query, "s": scopes, "n": want}).fetchall()
+                rows = conn.execute(graph_sql(name, dim), {"q": query, "s": scopes, "n": want}).fetchall()
             best: dict[int, tuple[int, float]] = {}
             for rowid, chunk, score in rows:
                 if rowid not in best or score > best[rowid][1]:
@@ -634,7 +614,7 @@ class PostgresMemoryStore(MemoryRows):
             return rows
         conn.execute(f"SET LOCAL maintenance_work_mem = '{memory_mb(2 * rows, dim)}MB'")
         workers = build_workers(conn, name)
-        conn.execute(hnsw_sql(name))
+        conn.execute(hnsw_sql(name, dim))
         if workers:
             conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
         return 0

@@ -18,13 +18,16 @@ their key's order (``_pg_postings_order``). ``0017_kw25c_bm25_top`` ranks the ke
 the best few hundred chunks instead of sorting every chunk scored (``_pg_bm25_top``).
 ``0018_ky23_search_keys`` keeps the search keys a model
 gave with a fact (``Memory.keys``: synonyms, the category, a translation — indexed with its terms,
-never shown as its text) and who gave them.
+never shown as its text) and who gave them. ``0019_hv25_halfvec_graph`` builds the HNSW graphs over
+the vectors in half precision, so that a 50,000-memory scope's graph fits the default ``shared_buffers``
+(``_pg_halfvec``): the float graphs are dropped and built again in the background.
 """
 
 from __future__ import annotations
 
 from ..store import Migration, Schema
 from ._pg_bm25_top import POSTGRES_BM25_TOP
+from ._pg_halfvec import POSTGRES_HALFVEC_GRAPH
 from ._pg_keywords import POSTGRES_POSTINGS
 from ._pg_postings_order import POSTGRES_SORTED_POSTINGS
 from ._pg_recall import POSTGRES_RECALL_ONE_TRIP
@@ -152,5 +155,6 @@ MEMORY_SCHEMA = Schema(
             ALTER TABLE memories ADD COLUMN search_keys_by TEXT
             """,
         ),
+        Migration("0019_hv25_halfvec_graph", "", postgres=POSTGRES_HALFVEC_GRAPH),
     ),
 )
