@@ -6,8 +6,8 @@ exits cancels it. Where only short commands open the database the graph stays pe
 gives the true top-k, by comparing every vector of the scope — silently slower. The doctor says how many
 scopes and vectors wait, whether a build is under way now, and the command that finishes it.
 
-It reads and never writes, as the rest of the doctor (it asks the server, never opens a store: opening a
-store starts a build).
+It reads and never writes, as the rest of the doctor (it asks the server; the doctor's later opening of the
+store starts no build either: only a writer, ``serve`` or ``reindex --graph-only`` does).
 """
 
 from __future__ import annotations
