@@ -18,7 +18,9 @@ their key's order (``_pg_postings_order``). ``0017_kw25c_bm25_top`` ranks the ke
 the best few hundred chunks instead of sorting every chunk scored (``_pg_bm25_top``).
 ``0018_ky23_search_keys`` keeps the search keys a model
 gave with a fact (``Memory.keys``: synonyms, the category, a translation — indexed with its terms,
-never shown as its text) and who gave them.
+never shown as its text) and who gave them. ``0019_kt25_term_deltas`` keeps a term's count per
+scope as signed rows added by each write, summed by the search (a bulk load inserts them plainly,
+no conflict check or lock a row: ``_pg_term_deltas``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ._pg_keywords import POSTGRES_POSTINGS
 from ._pg_postings_order import POSTGRES_SORTED_POSTINGS
 from ._pg_recall import POSTGRES_RECALL_ONE_TRIP
 from ._pg_scope_totals import POSTGRES_SCOPE_SLOTS
+from ._pg_term_deltas import POSTGRES_TERM_DELTAS
 
 # a lexeme is a whole stored term (split on white space), never re-parsed: what the engine made is
 # what is matched, in any language; the scope lexeme starts with a space, which no term holds
@@ -152,5 +155,6 @@ MEMORY_SCHEMA = Schema(
             ALTER TABLE memories ADD COLUMN search_keys_by TEXT
             """,
         ),
+        Migration("0019_kt25_term_deltas", "", postgres=POSTGRES_TERM_DELTAS),
     ),
 )
