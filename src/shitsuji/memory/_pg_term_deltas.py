@@ -29,32 +29,16 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._pg_scope_totals import SLOTS
+from ._pg_postings_order import _sorted_apply
 
 #: Statements of at most this many memories fold the rows of the pairs they touched (see above).
 COMPACT_MAX: Final = 64
 
-#: Migration text (PostgreSQL only).
-POSTGRES_TERM_DELTAS: Final = f"""
-    ALTER TABLE memory_term_stats DROP CONSTRAINT memory_term_stats_pkey;
-    CREATE INDEX memory_term_stats_key ON memory_term_stats (scope, term);
-    CREATE OR REPLACE FUNCTION memory_keyword_apply(
-        r_ids bigint[], r_scopes text[], r_terms text[], r_chunks bigint[], r_lengths bigint[], sign bigint
-    ) RETURNS void LANGUAGE plpgsql AS $$
-    DECLARE
-        g_scopes text[];
-        g_terms text[];
-    BEGIN
-        IF coalesce(cardinality(r_ids), 0) = 0 THEN
-            RETURN;
-        END IF;
-        IF sign > 0 THEN
-            WITH p AS (
-                SELECT * FROM memory_postings_of(r_ids, r_scopes, r_terms)
-            ), added AS (
-                INSERT INTO memory_postings (scope, term, memory_rowid, chunk, tf, len) SELECT * FROM p
-                ORDER BY p.scope COLLATE "C", p.term COLLATE "C", p.memory_rowid, p.chunk
-            ), counted AS (
+_UPSERT_FROM = "            INSERT INTO memory_term_stats AS s (scope, term, chunks)\n"
+_UPSERT_TO = "        END IF;\n        INSERT INTO memory_scope_slots"
+
+#: What replaces 0016's statistics: from the positive branch's upsert to the end of the negative branch.
+_ADDED = f"""            ), counted AS (
                 INSERT INTO memory_term_stats (scope, term, chunks)
                 SELECT p.scope, p.term, count(*) FROM p GROUP BY p.scope, p.term
                 ORDER BY p.scope COLLATE "C", p.term COLLATE "C"
@@ -92,12 +76,23 @@ POSTGRES_TERM_DELTAS: Final = f"""
             INSERT INTO memory_term_stats (scope, term, chunks)
             SELECT f.scope, f.term, sum(f.chunks) FROM folded f GROUP BY f.scope, f.term
             HAVING sum(f.chunks) <> 0 ORDER BY f.scope COLLATE "C", f.term COLLATE "C";
-        END IF;
-        INSERT INTO memory_scope_slots AS s (scope, slot, chunks, terms)
-        SELECT r.scope, pg_backend_pid() % {SLOTS}, sign * sum(r.c), sign * sum(r.l)
-        FROM unnest(r_scopes, r_chunks, r_lengths) AS r(scope, c, l) GROUP BY r.scope ORDER BY r.scope
-        ON CONFLICT (scope, slot) DO UPDATE
-        SET chunks = s.chunks + excluded.chunks, terms = s.terms + excluded.terms;
-    END
-    $$;
+"""
+
+
+def _delta_apply() -> str:
+    """``memory_keyword_apply`` as migration 0016 left it, its statistics added as rows (``_ADDED``)."""
+    text = _sorted_apply()
+    start, end = text.find(_UPSERT_FROM), text.find(_UPSERT_TO)
+    if text.count(_UPSERT_FROM) != 1 or end < start:  # the text of 0016 is fixed: a programming error
+        raise RuntimeError("memory_keyword_apply of 0016 is not the one 0019 rewrites")
+    head = text[:start].replace("        g_counts bigint[];\n", "", 1)  # the fold needs the pairs alone
+    # the positive branch's CTEs go on into ``counted``; its ``END IF`` closes the fold's ``IF`` now
+    return head[: head.rindex("            )\n")] + _ADDED + text[end:]
+
+
+#: Migration text (PostgreSQL only).
+POSTGRES_TERM_DELTAS: Final = f"""
+    ALTER TABLE memory_term_stats DROP CONSTRAINT memory_term_stats_pkey;
+    CREATE INDEX memory_term_stats_key ON memory_term_stats (scope, term);
+    {_delta_apply()};
 """
