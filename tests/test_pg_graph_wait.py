@@ -11,7 +11,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +134,10 @@ def test_a_read_only_doctor_starts_no_graph_build_and_still_reports_it_pending(
     assert before is not None  # the invalid index the cut-short build left
     seen: list[int] = []
     # an old snapshot: a build the doctor started could not finish before its exit (it would be seen, and
-    # its DROP of the invalid index and new CREATE would leave another index in its place)
-    with _old_snapshot(pg_url) as old:
-        doctor = _start(_env(pg_url, tmp_path), "doctor", "--json")
+    # its DROP of the invalid index and new CREATE would leave another index in its place); a model endpoint
+    # that answers after 2 s: the doctor lives on after its opening of the store (a build has time to show)
+    with _old_snapshot(pg_url) as old, _slow_endpoint(2.0) as endpoint:
+        doctor = _start(_env(pg_url, tmp_path) | {"SHITSUJI_MODEL_URL": endpoint}, "doctor", "--json")
         try:
             while doctor.poll() is None:
                 if (pid := _commands_build(db)) is not None or _commands_lock(db):
@@ -151,6 +156,30 @@ def test_a_read_only_doctor_starts_no_graph_build_and_still_reports_it_pending(
     line = next(c for c in json.loads(out)["checks"] if c["name"] == "vector graph")
     assert line["status"] == "warn" and "1 scope(s), 400 vectors" in line["detail"], (line, err)
     db.close()
+
+
+@contextmanager
+def _slow_endpoint(delay_s: float) -> Iterator[str]:
+    """A local HTTP server answering every request after ``delay_s`` (the doctor's model endpoint check)."""
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            time.sleep(delay_s)
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_HEAD = do_GET
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Slow) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+        finally:
+            server.shutdown()
 
 
 def _commands_lock(db: Database) -> bool:
