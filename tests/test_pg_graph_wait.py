@@ -2,7 +2,7 @@
 ``shitsuji doctor`` names a pending graph and stops once it is built; ``import --wait-graph`` and
 ``reindex --graph-only`` leave a valid index where a plain import's exit leaves it pending; Ctrl-C cancels
 the build cleanly (pending, still exact); a build's ``parallel_workers`` left by a process killed mid-build
-is reset by the next opening."""
+is reset by the next process that writes; a read-only ``doctor`` starts no build."""
 
 from __future__ import annotations
 
@@ -11,6 +11,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -100,9 +105,7 @@ def test_doctor_names_a_pending_graph_and_reindex_graph_only_builds_it(
 ) -> None:
     db = _pending(pg_url, clock)
     env = _env(pg_url, tmp_path)
-    with _old_snapshot(pg_url) as old:  # doctor's opening starts a build: it must not finish before its exit
-        line = _graph_line(env)
-        old.rollback()
+    line = _graph_line(env)
     assert line["status"] == "warn" and "1 scope(s), 400 vectors" in line["detail"], line
     assert "shitsuji reindex --graph-only" in line["fix"]
     built = _shitsuji(env, "reindex", "--graph-only")
@@ -116,6 +119,78 @@ def test_doctor_names_a_pending_graph_and_reindex_graph_only_builds_it(
     again = _shitsuji(env, "reindex", "--graph-only", "--json")
     assert json.loads(again.stdout) == {"graph_built": False, "graph_pending": False}
     db.close()
+
+
+def _graph_index_oid(db: Database) -> int | None:
+    row = db.execute("SELECT to_regclass(?)::oid", (f"{_TABLE}_hnsw",)).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def test_a_read_only_doctor_starts_no_graph_build_and_still_reports_it_pending(
+    pg_url: str, clock: Clock, tmp_path: Path
+) -> None:
+    db = _pending(pg_url, clock)
+    before = _graph_index_oid(db)
+    assert before is not None  # the invalid index the cut-short build left
+    seen: list[int] = []
+    # an old snapshot: a build the doctor started could not finish before its exit (it would be seen, and
+    # its DROP of the invalid index and new CREATE would leave another index in its place); a model endpoint
+    # that answers after 2 s: the doctor lives on after its opening of the store (a build has time to show)
+    with _old_snapshot(pg_url) as old, _slow_endpoint(2.0) as endpoint:
+        doctor = _start(_env(pg_url, tmp_path) | {"SHITSUJI_MODEL_URL": endpoint}, "doctor", "--json")
+        try:
+            while doctor.poll() is None:
+                if (pid := _commands_build(db)) is not None or _commands_lock(db):
+                    seen.append(pid or 0)
+                time.sleep(0.02)
+            out, err = doctor.communicate(timeout=120)
+        finally:
+            if doctor.poll() is None:
+                doctor.kill()
+        old.rollback()
+    assert not seen, "doctor started a graph build"  # on 0279fba: its opening started one
+    assert _graph_index_oid(db) == before and _index(db) in (
+        (False, False),
+        (False, True),
+    )  # the same, pending
+    line = next(c for c in json.loads(out)["checks"] if c["name"] == "vector graph")
+    assert line["status"] == "warn" and "1 scope(s), 400 vectors" in line["detail"], (line, err)
+    db.close()
+
+
+@contextmanager
+def _slow_endpoint(delay_s: float) -> Iterator[str]:
+    """A local HTTP server answering every request after ``delay_s`` (the doctor's model endpoint check)."""
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            time.sleep(delay_s)
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_HEAD = do_GET
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Slow) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+        finally:
+            server.shutdown()
+
+
+def _commands_lock(db: Database) -> bool:
+    """Whether a command's connection holds (or polls for) the graph-build lock now."""
+    row = db.execute(
+        "SELECT count(*) FROM pg_stat_activity a LEFT JOIN pg_locks l ON l.pid = a.pid AND l.locktype = 'advisory' "
+        "WHERE a.application_name = ? AND a.datname = current_database() "
+        "AND (l.pid IS NOT NULL OR a.query LIKE '%advisory_lock%')",
+        (_APP,),
+    ).fetchone()
+    return bool(row and row[0])
 
 
 def test_import_wait_graph_leaves_the_graph_built_where_a_plain_import_leaves_it_pending(
@@ -159,7 +234,7 @@ def test_ctrl_c_while_waiting_cancels_the_build_and_leaves_the_graph_pending(
     db.close()
 
 
-def test_a_build_outliving_its_killed_process_leaves_parallel_workers_which_the_next_opening_resets(
+def test_a_build_outliving_its_killed_process_leaves_parallel_workers_which_the_next_writer_resets(
     pg_url: str, clock: Clock, tmp_path: Path
 ) -> None:
     db = _pending(pg_url, clock)
@@ -180,7 +255,10 @@ def test_a_build_outliving_its_killed_process_leaves_parallel_workers_which_the_
         # the server finishes the statement it was given; the reset never comes
         _until(lambda: _building(db) is None, "the orphaned build ended")
         assert pid and leftover_workers(conn) == [_TABLE]
-        PostgresMemoryStore(db).wait_for_graphs(600)  # the next opening
+        reader = PostgresMemoryStore(db)  # the next opening: a reader's leaves it (it writes nothing)
+        assert reader.wait_for_graphs(0) and leftover_workers(conn) == [_TABLE]
+        reader.build_graphs()  # a writer's first write, `serve`, `reindex --graph-only`
+        assert reader.wait_for_graphs(600)
         assert leftover_workers(conn) == []
     db.close()
 

@@ -38,7 +38,7 @@ def doctor(as_json: JsonFlag = False) -> None:
         replica_checks,
         _migrations,
         _permissions,
-        graph_checks,  # before the embedder's look: that one opens the store, which starts a build
+        graph_checks,  # before the embedder's look, which opens the store (an opening starts no build)
         _embedder,
         _model,
         _line,

@@ -1,15 +1,15 @@
 """``shitsuji doctor``'s line for pending vector search graphs (PostgreSQL).
 
 Why a line: a bulk load on PostgreSQL returns before its HNSW graph is built, and the build runs in the
-background of whichever long-lived process opens the database (``memory._pg_graph_builds``); a process that
+background of whichever long-lived process writes to the database or serves it (``memory._pg_graph_builds``); a process that
 exits cancels it. Where only short commands open the database the graph stays pending: every search still
 gives the true top-k, by comparing every vector of the scope — silently slower. The doctor says how many
 scopes and vectors wait, whether a build is under way now, and the command that finishes it. A built graph's
 line gives its size beside the server's ``shared_buffers``, and warns when the graph does not fit them (a
 walk then reads its pages from the OS cache: ``memory._pg_halfvec``).
 
-It reads and never writes, as the rest of the doctor (it asks the server, never opens a store: opening a
-store starts a build).
+It reads and never writes, as the rest of the doctor (it asks the server; the doctor's later opening of the
+store starts no build either: only a writer, ``serve`` or ``reindex --graph-only`` does).
 """
 
 from __future__ import annotations

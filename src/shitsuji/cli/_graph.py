@@ -1,7 +1,7 @@
 """Waiting for the vector search graph from the command line (``import --wait-graph``, ``reindex --graph-only``).
 
 Why: on PostgreSQL a bulk load returns before its HNSW graph is built; the build runs on a background thread
-of the process that opened the database, and a process that exits cancels it (``memory._pg_graph_builds``).
+of a process that writes to the database (or ``serve``), and a process that exits cancels it (``memory._pg_graph_builds``).
 A database only ever opened by short commands would keep its graph pending — searches exact but full scans.
 These options keep the command running until the build is done, saying what it does; Ctrl-C cancels the
 build cleanly and leaves the graph pending (still correct, built by the next opening).

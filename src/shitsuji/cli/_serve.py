@@ -120,6 +120,8 @@ def serve(
         )
     backend = Backend(STATE.butler(need_model=False, panels=True))
     backend.reminders.budget = STATE.settings().budget()
+    if workers == 1:
+        _build_graphs(backend)
     line = None
     child = None
     # reminders and digests: a `shitsuji remind run` process beside the server (web notifications
@@ -181,6 +183,15 @@ def serve(
                 _stop_worker(process)
 
 
+def _build_graphs(backend: Any) -> None:
+    """A server is the long-lived process a pending vector graph (PostgreSQL) waits for: start its build
+    now, in the background (opening a store starts none — ``memory._pg_graph_builds``). Several app
+    processes each ask; one builds at a time, the others find it built."""
+    build = getattr(backend.butler.memory.store, "build_graphs", None)  # SQLite has no graph
+    if build is not None:
+        build()
+
+
 def _hand_down(secure_cookies: bool | None) -> None:
     """Put this command's settings in the environment the app processes start with."""
     if STATE.db is not None:
@@ -201,6 +212,7 @@ def worker_app() -> FastAPI:
     settings = STATE.settings()
     backend = Backend(STATE.butler(need_model=False, panels=True))
     backend.reminders.budget = STATE.settings().budget()
+    _build_graphs(backend)
     line = None
     if settings.line is not None:
         from ..line import LineApp

@@ -13,8 +13,12 @@ a search of the graph's scopes reads their rows and sorts them by distance: the 
 lock that only schema changes and other builds wait for).
 
 **Who builds**: the process that made it pending, at once, on a daemon thread with a connection of its own
-(not one of the pool's: a build holds it for seconds to minutes); and every store that opens a database
-with a pending graph (a process that died, a CLI import that ended first). One build at a time per
+(not one of the pool's: a build holds it for seconds to minutes); and a process that opened a database with a
+pending graph (a process that died, a CLI import that ended first) once it writes (its first write
+transaction), or when it asks (``shitsuji serve`` at its start, ``reindex --graph-only``). Opening alone starts
+nothing: a read-only command (``shitsuji doctor``, a search) leaves the graph as it found it — its build
+would only be cancelled at the command's exit, after holding a connection and the build lock meanwhile.
+What opening learns it learns in one statement (``upkeep_due``: a pending graph, a build's setting left over). One build at a time per
 database (``_pg_ingest.build_lock``); a builder that finds the index valid (built meanwhile by another
 process) does nothing. At the process's exit a build still running is cancelled (its index stays invalid:
 pending) rather than waited for — a short command never waits for it; the next opening builds it. A
@@ -26,7 +30,8 @@ command that should leave the graph built waits for it here (``shitsuji reindex 
 mid-build (or one whose exit cancelled the reset rather than the build) never sends the reset, while the
 server finishes the ``CREATE INDEX CONCURRENTLY`` it was given (a server does not notice a client gone
 while a statement runs). The setting would then stay on the table for good (every plan of it sized for
-parallel workers), so a store that opens the database resets it (``tidy``) when no build holds the lock.
+parallel workers), so the same background run resets it (``tidy``) when no build holds the lock, after a
+build or in place of one when no graph is pending.
 """
 
 from __future__ import annotations
@@ -139,6 +144,7 @@ class GraphBuilds:
 
     def _build(self, conn: Any) -> None:
         if not broken_graphs(conn):
+            _tidy_on(conn)  # nothing to build: still reset a setting a killed build left
             return
         while not _try_lock(conn):
             if self._cancelled:  # another process builds: polled (see ``build_lock``), given up on cancel
@@ -226,19 +232,42 @@ def leftover_workers(conn: Any) -> list[str]:
     return [r[0] for r in rows]
 
 
+#: Whether a store's opening leaves work for the background run (``GraphBuilds.start``): a pending graph
+#: (``_pg_ingest.broken_graphs``), a table still carrying a build's ``parallel_workers``
+#: (``leftover_workers``). One statement, where the opening asked the two questions one after the other.
+UPKEEP_DUE = (
+    "SELECT EXISTS (SELECT 1 FROM memory_vector_models m "
+    "LEFT JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid || '_hnsw' "
+    "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
+    "WHERE to_regclass('memory_vectors_' || m.rowid) IS NOT NULL AND (i.indisvalid IS NULL OR NOT i.indisvalid)) "
+    "OR EXISTS (SELECT 1 FROM memory_vector_models m JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid "
+    "WHERE EXISTS (SELECT 1 FROM unnest(c.reloptions) o WHERE o LIKE 'parallel_workers=%%'))"
+)
+
+
+def upkeep_due(conn: Any) -> bool:
+    """Whether a graph is pending or a build's table setting left over (``UPKEEP_DUE``)."""
+    return bool(conn.execute(UPKEEP_DUE).fetchone()[0])
+
+
 def tidy(url: str) -> list[str]:
     """Reset the ``parallel_workers`` a build cut off from its process left on its table, when no build
     holds the lock (one that does resets its own); the tables reset."""
     with psycopg.connect(url, autocommit=True) as conn:
-        if not _try_lock(conn):
-            return []
-        try:
-            tables = leftover_workers(conn)
-            for name in tables:
-                conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
-            return tables
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
+        return _tidy_on(conn)
+
+
+def _tidy_on(conn: Any) -> list[str]:
+    """``tidy`` on an autocommit connection outside any transaction."""
+    if not _try_lock(conn):
+        return []
+    try:
+        tables = leftover_workers(conn)
+        for name in tables:
+            conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
+        return tables
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
 
 
 @atexit.register

@@ -18,7 +18,7 @@ load that ends by building the graph held every search of its model for the whol
   Until the build is done the graph's rows are searched without the index (exactly: the same query,
   scanned and sorted), and reads and writes of the table go on (the build takes a lock that only other
   builds and schema changes wait for). A process that dies during the build leaves an invalid index:
-  ``repair_graph`` (at open) drops it and builds again.
+  the next background build (``_pg_graph_builds``: a writer's, ``serve``'s) drops it and builds again.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ from psycopg.pq import TransactionStatus
 from .. import store as db
 from ..errors import StoreError
 from ._keywords import K1, B
-from ._pg_graph_builds import GraphBuilds, build_progress, leftover_workers, tidy
+from ._pg_graph_builds import GraphBuilds, build_progress, upkeep_due
 from ._pg_halfvec import graph_sql, hnsw_sql
 from ._pg_ingest import (
     broken_graphs,
@@ -152,15 +152,23 @@ class PostgresMemoryStore(MemoryRows):
         self._builds = GraphBuilds(database.url, hnsw_sql)
         self.fill_derived()
         with self._conn() as conn:
-            if leftover_workers(conn):  # a build's setting left by a process cut off from its build
-                tidy(database.url)
-        if self.graphs_pending():  # a build that did not finish (or never ran): built in the background
+            # a graph whose build did not finish (or never ran), a build's setting left by a process cut off
+            # from its build: seen now, seen to by the background run at this process's first write (or
+            # ``build_graphs``) — never by opening alone, so a read-only command starts no build
+            self._upkeep_due = upkeep_due(conn)
+
+    def _start_upkeep(self) -> None:
+        """Start the background run that opening found due (once per store)."""
+        if self._upkeep_due:
+            self._upkeep_due = False
             self._builds.start()
 
     @contextmanager
     def write(self) -> Iterator[_VectorTx]:
         """The database's write transaction (a savepoint in this thread's open one), on its connection
-        made to speak pgvector: a caller's transaction (the engine's audit row) takes it in."""
+        made to speak pgvector: a caller's transaction (the engine's audit row) takes it in. The first one
+        starts the graph upkeep opening found due (a thread of its own: nothing here waits for it)."""
+        self._start_upkeep()
         with self._db.write(), self._conn() as conn:
             if getattr(self._bulk, "written", None) is not None:
                 # inside a bulk load a commit does not wait for its WAL to reach the disk (a crash may
@@ -630,8 +638,10 @@ class PostgresMemoryStore(MemoryRows):
         return self._builds.wait(timeout)
 
     def build_graphs(self) -> None:
-        """Build the pending graphs on this process's background thread (``wait_for_graphs`` to wait)."""
-        if self.graphs_pending():
+        """Build the pending graphs on this process's background thread (``wait_for_graphs`` to wait), and
+        reset a build's setting left over (``shitsuji serve`` at its start, ``reindex --graph-only``)."""
+        if self._upkeep_due or self.graphs_pending():
+            self._upkeep_due = False
             self._builds.start()
 
     def cancel_graphs(self, timeout: float = 10.0) -> bool:

@@ -21,6 +21,9 @@ gave with a fact (``Memory.keys``: synonyms, the category, a translation — ind
 never shown as its text) and who gave them. ``0019_hv25_halfvec_graph`` builds the HNSW graphs over
 the vectors in half precision, so that a 50,000-memory scope's graph fits the default ``shared_buffers``
 (``_pg_halfvec``): the float graphs are dropped and built again in the background.
+``0020_kt25_term_deltas`` keeps a term's count per
+scope as signed rows added by each write, summed by the search (a bulk load inserts them plainly,
+no conflict check or lock a row: ``_pg_term_deltas``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from ._pg_keywords import POSTGRES_POSTINGS
 from ._pg_postings_order import POSTGRES_SORTED_POSTINGS
 from ._pg_recall import POSTGRES_RECALL_ONE_TRIP
 from ._pg_scope_totals import POSTGRES_SCOPE_SLOTS
+from ._pg_term_deltas import POSTGRES_TERM_DELTAS
 
 # a lexeme is a whole stored term (split on white space), never re-parsed: what the engine made is
 # what is matched, in any language; the scope lexeme starts with a space, which no term holds
@@ -156,5 +160,6 @@ MEMORY_SCHEMA = Schema(
             """,
         ),
         Migration("0019_hv25_halfvec_graph", "", postgres=POSTGRES_HALFVEC_GRAPH),
+        Migration("0020_kt25_term_deltas", "", postgres=POSTGRES_TERM_DELTAS),
     ),
 )

@@ -1,0 +1,98 @@
+"""Term statistics as signed counts added, not upserted: a bulk load's keyword upkeep without a lock or a conflict check a row.
+
+Why: the keyword triggers (``_pg_keywords``) cost 80-85 % of a bulk load's rows phase on PostgreSQL.
+A batch of 1,000 memories brings ~16,000 postings, and in small scopes almost as many (scope, term)
+pairs: each went into ``memory_term_stats`` by ``INSERT … ON CONFLICT DO UPDATE`` — a conflict check
+before every row, a speculative insertion confirmed after it, a row lock on every pair already there
+— twice the time of a plain insert of the same rows (docs/benchmarks.md, "Issue 25, kt25").
+
+Now a pair's count is the **sum of its rows** (``memory_bm25`` already sums the rows of the searched
+scopes: it reads the table unchanged). The table loses its unique key for a plain index on (scope,
+term), and a write adds one row per pair it touches holding its signed count (+ chunks added, −
+chunks removed): a plain insert, no conflict, nothing locked, nothing for two writers to wait on or
+deadlock over. The sums stay exact: each row is written in the transaction of the change it counts.
+
+Rows a pair: one per statement that touched it, so a small statement — a chat's remember, a
+forget, an edit (at most ``COMPACT_MAX`` memories) — folds the rows of the pairs it touched into
+one (their rows locked in key order, those rows deleted, their sum inserted; a pair whose sum is 0
+keeps no row). The fold is exact beside other writers: a row another transaction has not committed
+is not seen, so not deleted; a row another fold deleted first is skipped, that fold's sum counts it. A
+pair written only by bulk statements keeps one row per batch that touched it (at most the
+postings of those batches: a search sums them — a common word loaded into one scope in 50 batches
+of 1,000 sums 50 rows) until a small write touches it.
+
+Migration ``0020_kt25_term_deltas`` (PostgreSQL only): the key dropped, the index made, and
+``memory_keyword_apply`` replaced (the text of 0016, ``_pg_postings_order``, but the statistics).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ._pg_postings_order import _sorted_apply
+
+#: Statements of at most this many memories fold the rows of the pairs they touched (see above).
+COMPACT_MAX: Final = 64
+
+_UPSERT_FROM = "            INSERT INTO memory_term_stats AS s (scope, term, chunks)\n"
+_UPSERT_TO = "        END IF;\n        INSERT INTO memory_scope_slots"
+
+#: What replaces 0016's statistics: from the positive branch's upsert to the end of the negative branch.
+_ADDED = f"""            ), counted AS (
+                INSERT INTO memory_term_stats (scope, term, chunks)
+                SELECT p.scope, p.term, count(*) FROM p GROUP BY p.scope, p.term
+                ORDER BY p.scope COLLATE "C", p.term COLLATE "C"
+                RETURNING scope, term
+            )
+            SELECT array_agg(c.scope), array_agg(c.term) INTO g_scopes, g_terms FROM counted c
+            WHERE cardinality(r_ids) <= {COMPACT_MAX};
+        ELSE
+            WITH gone AS (
+                DELETE FROM memory_postings x USING memory_postings_of(r_ids, r_scopes, r_terms) p
+                WHERE x.scope = p.scope AND x.term = p.term AND x.memory_rowid = p.memory_rowid
+                  AND x.chunk = p.chunk
+                RETURNING x.scope, x.term
+            ), counted AS (
+                INSERT INTO memory_term_stats (scope, term, chunks)
+                SELECT gone.scope, gone.term, -count(*) FROM gone GROUP BY gone.scope, gone.term
+                ORDER BY gone.scope COLLATE "C", gone.term COLLATE "C"
+                RETURNING scope, term
+            )
+            SELECT array_agg(c.scope), array_agg(c.term) INTO g_scopes, g_terms FROM counted c
+            WHERE cardinality(r_ids) <= {COMPACT_MAX};
+        END IF;
+        IF g_scopes IS NOT NULL THEN
+            -- a small statement folds its pairs' rows into one each: the rows locked in key order (two
+            -- folds of the same words wait for each other instead of deadlocking), and only the rows
+            -- locked deleted (by their place: a row committed meanwhile is left, and counted, as it is)
+            WITH locked AS (
+                SELECT s.ctid AS place FROM memory_term_stats s
+                WHERE (s.scope, s.term) IN (SELECT * FROM unnest(g_scopes, g_terms))
+                ORDER BY s.scope, s.term FOR UPDATE
+            ), folded AS (
+                DELETE FROM memory_term_stats s WHERE s.ctid = ANY (ARRAY(SELECT locked.place FROM locked))
+                RETURNING s.scope, s.term, s.chunks
+            )
+            INSERT INTO memory_term_stats (scope, term, chunks)
+            SELECT f.scope, f.term, sum(f.chunks) FROM folded f GROUP BY f.scope, f.term
+            HAVING sum(f.chunks) <> 0 ORDER BY f.scope COLLATE "C", f.term COLLATE "C";
+"""
+
+
+def _delta_apply() -> str:
+    """``memory_keyword_apply`` as migration 0016 left it, its statistics added as rows (``_ADDED``)."""
+    text = _sorted_apply()
+    start, end = text.find(_UPSERT_FROM), text.find(_UPSERT_TO)
+    if text.count(_UPSERT_FROM) != 1 or end < start:  # the text of 0016 is fixed: a programming error
+        raise RuntimeError("memory_keyword_apply of 0016 is not the one 0019 rewrites")
+    head = text[:start].replace("        g_counts bigint[];\n", "", 1)  # the fold needs the pairs alone
+    # the positive branch's CTEs go on into ``counted``; its ``END IF`` closes the fold's ``IF`` now
+    return head[: head.rindex("            )\n")] + _ADDED + text[end:]
+
+
+#: Migration text (PostgreSQL only).
+POSTGRES_TERM_DELTAS: Final = f"""
+    ALTER TABLE memory_term_stats DROP CONSTRAINT memory_term_stats_pkey;
+    CREATE INDEX memory_term_stats_key ON memory_term_stats (scope, term);
+    {_delta_apply()};
+"""

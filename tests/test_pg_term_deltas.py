@@ -1,0 +1,134 @@
+"""Term statistics as signed rows (``_pg_term_deltas``) on a real PostgreSQL: after bulk imports, updates,
+forgets and purges — and a bulk import beside small writers of the same words — every pair's summed count
+equals a recount from the live rows, and BM25 equals the Python scorer's."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from shitsuji.memory import HashEmbedder, MemoryEngine
+from shitsuji.memory._engine import index_terms
+from shitsuji.memory._postgres_store import PostgresMemoryStore
+from shitsuji.memory._schema import MEMORY_SCHEMA
+from shitsuji.memory._text import query_terms
+from shitsuji.memory._transfer import import_file
+from shitsuji.store import Database, open_database
+
+from .conftest import Clock
+from .test_pg_keywords import HOME, QUERIES, SCOPES, WIFE, _assert_statistics_derived, _reference, _text
+
+
+@pytest.fixture
+def pg(pg_url: str, clock: Clock) -> Iterator[tuple[MemoryEngine, Database]]:
+    db = open_database(pg_url, MEMORY_SCHEMA)
+    yield MemoryEngine(PostgresMemoryStore(db), HashEmbedder(), clock=clock), db
+    db.close()
+
+
+def _lines(rng: random.Random, n: int, tag: str, scopes: tuple[str, ...] = SCOPES) -> io.StringIO:
+    rows = [{"content": f"{_text(rng)} {tag}{i}", "scope": rng.choice(scopes)} for i in range(n)]
+    return io.StringIO("\n".join(json.dumps(r, ensure_ascii=False) for r in rows))
+
+
+def _assert_same(store: PostgresMemoryStore, db: Database) -> None:
+    """The counts equal a recount (``_assert_statistics_derived``) and BM25 the Python scorer's: the same
+    memories in the same order, the same scores. (A memory's best chunk may differ among chunks of one
+    repeated text: their scores are equal but for the order in which floats were summed.)"""
+    _assert_statistics_derived(db)
+    for text in QUERIES:
+        terms = query_terms(text)
+        for scopes in ([WIFE, HOME], [HOME], list(SCOPES)):
+            mine, theirs = store.keyword_search(terms, scopes, 20), _reference(db, terms, scopes, 20)
+            assert [m.memory_id for m in mine] == [m.memory_id for m in theirs], (text, scopes)
+            assert [m.score for m in mine] == pytest.approx([m.score for m in theirs], rel=1e-9)
+
+
+def _rows_per_pair(db: Database) -> int:
+    return int(
+        db.execute(
+            "SELECT max(n) FROM (SELECT count(*) n FROM memory_term_stats GROUP BY scope, term) x"
+        ).fetchone()[0]
+    )
+
+
+def test_the_counts_equal_a_recount_after_imports_updates_forgets_and_purges(
+    pg: tuple[MemoryEngine, Database],
+) -> None:
+    engine, db = pg
+    store = engine.store
+    assert isinstance(store, PostgresMemoryStore)
+    rng = random.Random(19)
+    import_file(engine, _lines(rng, 1300, "a"))  # three batches (500 a statement): counts added, not upserted
+    import_file(engine, _lines(rng, 600, "b"))
+    assert _rows_per_pair(db) > 1  # a pair written by several batches holds one row each (on 0279fba: one)
+    _assert_same(store, db)  # the sums: a recount from the live rows; BM25 as the Python scorer's
+    # a small write folds the rows of the pairs it touches into one
+    scope, term = db.execute(
+        "SELECT scope, term FROM memory_term_stats GROUP BY scope, term ORDER BY count(*) DESC, 1, 2 LIMIT 1"
+    ).fetchone()
+    (one,) = db.execute(
+        "SELECT id FROM memories WHERE scope = ? AND deleted_at IS NULL ORDER BY rowid LIMIT 1", (scope,)
+    ).fetchone()
+    store.rewrite_terms([(one, f"{term} {term}")])  # one row's terms: the pair touched by a small statement
+    assert db.execute(
+        "SELECT count(*) FROM memory_term_stats WHERE scope = ? AND term = ?", (scope, term)
+    ).fetchone() == (1,)
+    ids = [m.id for m in engine.list_memories(None)]
+    for memory_id in ids[:20]:  # small statements: a forget, a restore, an edit each
+        engine.forget(memory_id)
+    for memory_id in ids[:5]:
+        engine.restore(memory_id)
+    for memory_id in ids[30:35]:
+        engine.edit(memory_id, content="紅茶と tea の話、 painting of a cat 猫")
+    # large statements: terms rewritten, rows forgotten and moved, 100s at once (counts added as rows)
+    store.rewrite_terms([(memory_id, index_terms("tea tea 猫 coffee")) for memory_id in ids[100:300]])
+    db.execute("UPDATE memories SET deleted_at = '2026-03-01T00:00:00+00:00' WHERE rowid % 11 = 0")
+    db.execute("UPDATE memories SET scope = ? WHERE rowid % 13 = 0 AND deleted_at IS NULL", (HOME,))
+    _assert_same(store, db)
+    assert engine.purge() > 100
+    _assert_same(store, db)
+    import_file(engine, _lines(rng, 700, "c"))  # again after the purge
+    _assert_same(store, db)
+
+
+def test_a_bulk_import_beside_small_writers_of_the_same_words_keeps_the_counts_right(
+    pg: tuple[MemoryEngine, Database], pg_url: str
+) -> None:
+    """An import of 1,500 (three large statements, rows added without locks) while two threads
+    remember and forget facts of the same words in the same scopes (their rows folded, locked in key
+    order): no deadlock, no count lost."""
+    engine, db = pg
+    errors: list[BaseException] = []
+
+    def small(worker: int) -> None:
+        rng = random.Random(worker)
+        try:
+            for i in range(40):
+                done = engine.remember(f"{_text(rng)} #{worker}-{i}", (HOME, WIFE)[i % 2])
+                if i % 3 == 0 and not done.duplicate:
+                    engine.forget(done.memory.id)
+        except BaseException as exc:  # a deadlock would surface here
+            errors.append(exc)
+
+    def bulk() -> None:
+        try:
+            import_file(engine, _lines(random.Random(5), 1500, "bulk", (HOME, WIFE)))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=bulk), *(threading.Thread(target=small, args=(w,)) for w in (1, 2))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    assert not errors and not any(t.is_alive() for t in threads), errors
+    _assert_statistics_derived(db)
+    store = engine.store
+    assert isinstance(store, PostgresMemoryStore)
+    _assert_same(store, db)
