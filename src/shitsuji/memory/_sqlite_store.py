@@ -99,15 +99,19 @@ class SQLiteMemoryStore(MemoryRows):
         tx.execute("UPDATE index_state SET generation = generation + 1 WHERE id = 1")
 
     def _index_reset(self, tx: db.Tx) -> None:
-        self._bump_generation(tx)
-        with self._lock:
-            self._keywords = KeywordIndex()
-            self._vectors.clear()
+        self._caches_outdated(tx)
 
     def _terms_rewritten(self, tx: db.Tx) -> None:
-        self._bump_generation(tx)
-        with self._lock:
-            self._keywords = KeywordIndex()
+        self._caches_outdated(tx)
+
+    def _caches_outdated(self, tx: db.Tx) -> None:
+        """Reindex steps leave this process's caches and their generation alone in the transaction:
+        only the stored generation moves, and the first search after the commit drops the caches
+        and reloads (``_check_generation``); a rollback takes the move back and nothing happens.
+        They used to drop the caches and step the process's generation here: rolled back, that
+        left the process a generation ahead of the file, and the next forget or restore — taken
+        for another process's — was never followed (tests/test_sqlite_cache_drops.py)."""
+        tx.execute("UPDATE index_state SET generation = generation + 1 WHERE id = 1")
 
     # -- search -----------------------------------------------------------
 
