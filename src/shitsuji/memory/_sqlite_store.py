@@ -26,6 +26,7 @@ from .. import store as db
 from ..errors import StoreError
 from ._keywords import KeywordIndex, snapshot, well_formed
 from ._rows import MAX_VARS, MemoryRows, chunk_vectors, marks
+from ._scans import scans
 from ._scope_vectors import ScopeVectors
 from ._slots import Asked, Match, Ranked, Slots, Terms
 
@@ -127,16 +128,31 @@ class SQLiteMemoryStore(MemoryRows):
     ) -> list[Match]:
         index = self._synced_vectors(model_id, len(vector), scopes)
         with self._lock:
-            return index.search(vector, scopes, limit)
+            scan = index.scan(scopes)
+        return scan(vector, limit)  # outside the lock: what it reads no change writes (``VectorIndex.scan``)
 
     def candidates(
         self, terms: Terms, model_id: str, vector: Asked, scopes: Sequence[str], limit: int
     ) -> Ranked:
+        """Both searches at once: the vector scan (a matrix product, which lets go of the GIL) runs on
+        a worker thread (``_scans``) while this one searches the keywords."""
         ranked: Ranked = {}
-        if terms is not None:
+        if vector is None:
+            if terms is not None:
+                ranked["keyword"] = self.keyword_search(terms, scopes, limit)
+            return ranked
+        index = self._synced_vectors(model_id, len(vector), scopes)
+        with self._lock:
+            scan = index.scan(scopes)
+        if terms is None:
+            ranked["vector"] = scan(vector, limit)
+            return ranked
+        scanning = scans().submit(scan, vector, limit)
+        try:
             ranked["keyword"] = self.keyword_search(terms, scopes, limit)
-        if vector is not None:
-            ranked["vector"] = self.vector_search(model_id, vector, scopes, limit)
+        finally:
+            matches = scanning.result()  # the worker reads no database and takes no lock: it ends
+        ranked["vector"] = matches
         return ranked
 
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:

@@ -8,7 +8,7 @@ rows it has not seen yet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -88,8 +88,31 @@ class VectorIndex:
         self._matrix = matrix
 
     def search(self, query: npt.NDArray[np.float32], scopes: Sequence[str], limit: int) -> list[Match]:
+        return self.scan(scopes)(query, limit)
+
+    def scan(self, scopes: Sequence[str]) -> Scan:
+        """The search over ``scopes`` as it stands, to run later without the caller's lock.
+
+        Taken under the lock that guards this index; the returned function only reads what
+        no later change writes: slots below the current size (``add`` appends past them, a
+        growth or a mapped matrix's first write makes a new array), the scope mask (a copy),
+        and the append-only id lists. So the matrix product — most of a recall at 100k —
+        can run on another thread while the keyword search holds the lock (``SQLiteMemoryStore``).
+        """
         mask = self.slots.mask(scopes)
         if mask is None:
-            return []
-        sims = self._matrix[: self.slots.size] @ query.astype(np.float32, copy=False)
-        return self.slots.best_per_memory(sims, mask, limit)
+            return _nothing
+        matrix, slots = self._matrix[: self.slots.size], self.slots
+
+        def run(query: npt.NDArray[np.float32], limit: int) -> list[Match]:
+            return slots.best_per_memory(matrix @ query.astype(np.float32, copy=False), mask, limit)
+
+        return run
+
+
+#: a search frozen by ``VectorIndex.scan``: (query, limit) -> the best matches
+Scan = Callable[[npt.NDArray[np.float32], int], list[Match]]
+
+
+def _nothing(query: npt.NDArray[np.float32], limit: int) -> list[Match]:
+    return []
