@@ -12,6 +12,8 @@ tree it lives.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Final
@@ -160,7 +162,7 @@ def cross_script(
     }
 
 
-def keyword_coverage(query: list[str], held: dict[str, set[str]]) -> dict[str, float]:
+def keyword_coverage(query: list[str], held: Mapping[str, AbstractSet[str]]) -> dict[str, float]:
     """Per memory, the share of the query's distinct terms among its own (``held``: id -> terms)."""
     wanted = set(query)
     if not wanted:

@@ -64,25 +64,46 @@ def _when(text: str | None) -> datetime | None:
 
 
 def to_memory(row: Sequence[Any]) -> Memory:
-    """A ``Memory`` from a row of ``SELECT`` (read by column name)."""
-    r = dict(zip(COLUMNS, row, strict=True))
+    """A ``Memory`` from a row of ``SELECT`` (its columns in ``COLUMNS`` order).
+
+    Unpacked by position, without a dict per row, and an empty provenance without the JSON
+    parser: recall turns ~120 candidate rows into memories per question (issue 23 fl23).
+    """
+    (
+        memory_id,
+        scope,
+        content,
+        category,
+        importance,
+        source,
+        provenance,
+        created_at,
+        updated_at,
+        valid_until,
+        deleted_at,
+        content_hash,
+        embedding_model,
+        context,
+        search_keys,
+        search_keys_by,
+    ) = row
     return Memory(
-        id=r["id"],
-        scope=r["scope"],
-        content=r["content"],
-        category=r["category"],
-        importance=r["importance"],
-        source=check_source(r["source"]),
-        provenance=json.loads(r["provenance"]),
-        created_at=datetime.fromisoformat(r["created_at"]),
-        updated_at=datetime.fromisoformat(r["updated_at"]),
-        valid_until=_when(r["valid_until"]),
-        deleted_at=_when(r["deleted_at"]),
-        content_hash=r["content_hash"],
-        embedding_model=r["embedding_model"],
-        context=r["context"],
-        keys=tuple(r["search_keys"].split("\n")) if r["search_keys"] else (),
-        keys_by=r["search_keys_by"],
+        id=memory_id,
+        scope=scope,
+        content=content,
+        category=category,
+        importance=importance,
+        source=check_source(source),
+        provenance={} if provenance == "{}" else json.loads(provenance),
+        created_at=datetime.fromisoformat(created_at),
+        updated_at=datetime.fromisoformat(updated_at),
+        valid_until=_when(valid_until),
+        deleted_at=_when(deleted_at),
+        content_hash=content_hash,
+        embedding_model=embedding_model,
+        context=context,
+        keys=tuple(search_keys.split("\n")) if search_keys else (),
+        keys_by=search_keys_by,
     )
 
 

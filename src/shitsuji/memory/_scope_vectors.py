@@ -26,7 +26,7 @@ from .. import store as db
 from ._rows import MAX_VARS, chunk_vectors, marks
 from ._slots import Match
 from ._vector_snapshots import MIN_VECTORS, read_snapshot, snapshot_path, write_snapshot
-from ._vectors import VectorIndex
+from ._vectors import Scan, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +83,21 @@ class ScopeVectors:
 
     def search(self, query: npt.NDArray[np.float32], scopes: Sequence[str], limit: int) -> list[Match]:
         """The ``limit`` best memories of the loaded ``scopes`` (each memory lives in one scope)."""
-        found: list[Match] = []
-        for scope in dict.fromkeys(scopes):
-            index = self.indexes.get(scope)
-            if index is not None and len(index):
-                found.extend(index.search(query, [scope], limit))
-        return heapq.nlargest(limit, found, key=lambda m: m.score)
+        return self.scan(scopes)(query, limit)
+
+    def scan(self, scopes: Sequence[str]) -> Scan:
+        """``search`` over the loaded ``scopes`` as they stand, to run without the lock (``VectorIndex.scan``)."""
+        scans = [
+            index.scan([scope])
+            for scope in dict.fromkeys(scopes)
+            if (index := self.indexes.get(scope)) is not None and len(index)
+        ]
+
+        def run(query: npt.NDArray[np.float32], limit: int) -> list[Match]:
+            found = [match for scan in scans for match in scan(query, limit)]
+            return heapq.nlargest(limit, found, key=lambda m: m.score)
+
+        return run
 
     # -- loading ------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from .. import store as db
 from ..errors import StoreError
 from ._keywords import KeywordIndex, snapshot, well_formed
 from ._rows import MAX_VARS, MemoryRows, chunk_vectors, marks
+from ._scans import scans
 from ._scope_vectors import ScopeVectors
 from ._slots import Asked, Match, Ranked, Slots, Terms
 
@@ -99,15 +100,19 @@ class SQLiteMemoryStore(MemoryRows):
         tx.execute("UPDATE index_state SET generation = generation + 1 WHERE id = 1")
 
     def _index_reset(self, tx: db.Tx) -> None:
-        self._bump_generation(tx)
-        with self._lock:
-            self._keywords = KeywordIndex()
-            self._vectors.clear()
+        self._caches_outdated(tx)
 
     def _terms_rewritten(self, tx: db.Tx) -> None:
-        self._bump_generation(tx)
-        with self._lock:
-            self._keywords = KeywordIndex()
+        self._caches_outdated(tx)
+
+    def _caches_outdated(self, tx: db.Tx) -> None:
+        """Reindex steps leave this process's caches and their generation alone in the transaction:
+        only the stored generation moves, and the first search after the commit drops the caches
+        and reloads (``_check_generation``); a rollback takes the move back and nothing happens.
+        They used to drop the caches and step the process's generation here: rolled back, that
+        left the process a generation ahead of the file, and the next forget or restore — taken
+        for another process's — was never followed (tests/test_sqlite_cache_drops.py)."""
+        tx.execute("UPDATE index_state SET generation = generation + 1 WHERE id = 1")
 
     # -- search -----------------------------------------------------------
 
@@ -123,16 +128,31 @@ class SQLiteMemoryStore(MemoryRows):
     ) -> list[Match]:
         index = self._synced_vectors(model_id, len(vector), scopes)
         with self._lock:
-            return index.search(vector, scopes, limit)
+            scan = index.scan(scopes)
+        return scan(vector, limit)  # outside the lock: what it reads no change writes (``VectorIndex.scan``)
 
     def candidates(
         self, terms: Terms, model_id: str, vector: Asked, scopes: Sequence[str], limit: int
     ) -> Ranked:
+        """Both searches at once: the vector scan (a matrix product, which lets go of the GIL) runs on
+        a worker thread (``_scans``) while this one searches the keywords."""
         ranked: Ranked = {}
-        if terms is not None:
+        if vector is None:
+            if terms is not None:
+                ranked["keyword"] = self.keyword_search(terms, scopes, limit)
+            return ranked
+        index = self._synced_vectors(model_id, len(vector), scopes)
+        with self._lock:
+            scan = index.scan(scopes)
+        if terms is None:
+            ranked["vector"] = scan(vector, limit)
+            return ranked
+        scanning = scans().submit(scan, vector, limit)
+        try:
             ranked["keyword"] = self.keyword_search(terms, scopes, limit)
-        if vector is not None:
-            ranked["vector"] = self.vector_search(model_id, vector, scopes, limit)
+        finally:
+            matches = scanning.result()  # the worker reads no database and takes no lock: it ends
+        ranked["vector"] = matches
         return ranked
 
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:

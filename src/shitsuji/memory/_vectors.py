@@ -8,13 +8,15 @@ rows it has not seen yet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ._slots import Match, Slots, grown
+
+OWN_MIN_BYTES = 4 << 20  # smaller mapped matrices stay mapped: their pages fit the TLB's reach anyway
 
 
 class VectorIndex:
@@ -25,6 +27,7 @@ class VectorIndex:
         self.last_seq = 0
         self.slots = Slots(max(capacity, 1))
         self._matrix: npt.NDArray[np.float32] = np.zeros((self.slots.capacity, dim), dtype=np.float32)
+        self._searched = False  # a mapped matrix was searched once (``_own_when_searched_again``)
 
     def __len__(self) -> int:
         return len(self.slots)
@@ -73,6 +76,24 @@ class VectorIndex:
             return self._matrix[: slots.size], layout
         return self._matrix[rows], layout
 
+    def _own_when_searched_again(self) -> None:
+        """Copy a large mapped snapshot into the process at its second search (under the lock).
+
+        A scan of the mapping ran ~21 % slower than of the same vectors in the process's own
+        memory: numpy keeps a large array on 2 MiB pages, a file cached in 4 KiB pages is mapped
+        4 KiB at a time (docs/benchmarks.md, issue 23 fl23). A one-shot process (the prompt hook
+        alone) searches once and keeps the cheap mapping; a server searching the scope again
+        pays the copy once (~0.1 s at 100,000 vectors) and then holds what it would have held
+        had it loaded the scope from its rows.
+        """
+        matrix = self._matrix
+        if matrix.flags.writeable or matrix.nbytes < OWN_MIN_BYTES:
+            return
+        if not self._searched:
+            self._searched = True
+            return
+        self._matrix = np.array(matrix)
+
     def load_snapshot(self, matrix: npt.NDArray[np.float32], layout: dict[str, Any]) -> None:
         """Fill an empty index from a snapshot; a read-only (mapped) matrix is used in place.
 
@@ -88,8 +109,32 @@ class VectorIndex:
         self._matrix = matrix
 
     def search(self, query: npt.NDArray[np.float32], scopes: Sequence[str], limit: int) -> list[Match]:
+        return self.scan(scopes)(query, limit)
+
+    def scan(self, scopes: Sequence[str]) -> Scan:
+        """The search over ``scopes`` as it stands, to run later without the caller's lock.
+
+        Taken under the lock that guards this index; the returned function only reads what
+        no later change writes: slots below the current size (``add`` appends past them, a
+        growth or a mapped matrix's first write makes a new array), the scope mask (a copy),
+        and the append-only id lists. So the matrix product — most of a recall at 100k —
+        can run on another thread while the keyword search holds the lock (``SQLiteMemoryStore``).
+        """
         mask = self.slots.mask(scopes)
         if mask is None:
-            return []
-        sims = self._matrix[: self.slots.size] @ query.astype(np.float32, copy=False)
-        return self.slots.best_per_memory(sims, mask, limit)
+            return _nothing
+        self._own_when_searched_again()
+        matrix, slots = self._matrix[: self.slots.size], self.slots
+
+        def run(query: npt.NDArray[np.float32], limit: int) -> list[Match]:
+            return slots.best_per_memory(matrix @ query.astype(np.float32, copy=False), mask, limit)
+
+        return run
+
+
+#: a search frozen by ``VectorIndex.scan``: (query, limit) -> the best matches
+Scan = Callable[[npt.NDArray[np.float32], int], list[Match]]
+
+
+def _nothing(query: npt.NDArray[np.float32], limit: int) -> list[Match]:
+    return []
