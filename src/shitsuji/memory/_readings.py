@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 _HIRAGANA_TO_KATAKANA: Final = {code: code + 0x60 for code in range(0x3041, 0x3097)}
 #: Parts of speech whose words carry no content of their own.
@@ -62,20 +62,41 @@ def katakana(text: str) -> str:
     return text.translate(_HIRAGANA_TO_KATAKANA)
 
 
+class Word(NamedTuple):
+    """A content word as the dictionary reads it: written form, reading (katakana), part of speech."""
+
+    surface: str
+    reading: str
+    pos: tuple[str, ...]
+
+
+@lru_cache(maxsize=100_000)
+def content_words(run: str) -> tuple[Word, ...]:
+    """The words of ``run`` (a CJK run, normalised) that carry content, analysed once per run.
+
+    ``reading_terms`` and ``_romaji.name_spellings`` read the same analysis: one pass of the
+    analyser per distinct run however many kinds of terms are made from it.
+    """
+    if not available():
+        return ()
+    return tuple(
+        Word(word.surface(), word.reading_form(), tuple(word.part_of_speech()))
+        for word in _tokenizer().tokenize(run)
+        if word.part_of_speech()[0] not in _FUNCTION
+    )
+
+
 @lru_cache(maxsize=100_000)
 def reading_terms(run: str) -> tuple[str, ...]:
     """Katakana bigrams of the readings of the content words of ``run`` (a CJK run, normalised)."""
-    if len(run) < 2 or not available():
+    if len(run) < 2:
         return ()
     out: list[str] = []
-    for word in _tokenizer().tokenize(run):
-        if word.part_of_speech()[0] in _FUNCTION:
-            continue
-        surface = word.surface()
-        if _has_kanji(surface):
-            spoken = word.reading_form()
-        elif _is_hiragana(surface):
-            spoken = katakana(surface)
+    for word in content_words(run):
+        if _has_kanji(word.surface):
+            spoken = word.reading
+        elif _is_hiragana(word.surface):
+            spoken = katakana(word.surface)
         else:
             continue
         out.extend(spoken[i : i + 2] for i in range(len(spoken) - 1))

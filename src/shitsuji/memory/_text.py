@@ -10,7 +10,8 @@ split into words, English stop words are dropped and the rest stemmed (Snowball)
 Measured alternative (see docs/benchmarks.md): dictionary tokenizers (sudachipy,
 fugashi + unidic-lite) in place of the bigrams did no better on our sets. Beside them, a
 dictionary does help: every Japanese word is also indexed under the bigrams of its reading
-(``_readings``), so kana and kanji spellings of one word meet (issue 23, round 3).
+(``_readings``), so kana and kanji spellings of one word meet (issue 23, round 3), and every
+name and katakana word under its romanisation (``_romaji``), so ケン meets "Ken" (issue 23, ja23).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Final
 import snowballstemmer
 
 from ._readings import reading_terms
+from ._romaji import name_spellings
 
 _WORD: Final = re.compile(
     r"[0-9a-z\u00c0-\u024f]+(?:['’][a-z]+)?"  # latin words and numbers
@@ -62,8 +64,9 @@ def content_hash(text: str) -> str:
 def terms(text: str, *, readings: bool = True) -> list[str]:
     """Keyword terms of ``text`` for the full-text index (order kept, repeats kept).
 
-    ``readings=False``: the written forms alone, without the readings of Japanese words (the
-    prompt hook's gate counts shared terms, its thresholds calibrated on those).
+    ``readings=False``: the written forms alone, without the readings of Japanese words and
+    the Latin spellings of names (the prompt hook's gate counts shared terms, its thresholds
+    calibrated on those).
     """
     out: list[str] = []
     for match in _WORD.finditer(normalize(text)):
@@ -72,6 +75,8 @@ def terms(text: str, *, readings: bool = True) -> list[str]:
             out.extend(_cjk_terms(token))
             if readings:
                 out.extend(reading_terms(token))  # 納豆 and なっとう meet on ナッ ット トウ (_readings)
+                # ケン is also "ken", 札幌 "sapporo" (_romaji); spelled as an English word is indexed
+                out.extend(_stem(name) for name in name_spellings(token) if name not in STOP_WORDS)
         else:
             token = _POSSESSIVE.sub("", token.replace("’", "'"))
             if token not in STOP_WORDS:
