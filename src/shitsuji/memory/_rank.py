@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from ._recall import RecallWeights, asks_for_now, cross_script, fuse, keyword_coverage, weigh
 from ._records import Hit, Memory
-from ._said import said_terms
+from ._said import said_terms, said_zone
 from ._slots import Match
 from ._text import CJK, terms
 from ._when import asked_span, favour_span
@@ -55,7 +55,7 @@ def held_terms(memory: Memory) -> set[str]:
         held.update(terms(memory.context[-CONTEXT_TERMS_CHARS:]))
     if memory.keys:
         held.update(terms("\n".join(memory.keys)))
-    held.update(said_terms(memory.created_at))
+    held.update(said_terms(memory.created_at, said_zone(memory.provenance)))
     return held
 
 

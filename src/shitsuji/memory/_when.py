@@ -34,6 +34,7 @@ from typing import Final
 
 from ._recall import RecallWeights, about_as_well
 from ._records import Hit
+from ._said import ZONE_KEY, said_zone
 
 Span = tuple[datetime, datetime]  # [start, end), aware
 
@@ -266,11 +267,15 @@ def _overlaps(a: Span, b: Span) -> bool:
 
 
 def in_span(hit: Hit, span: Span, zone: tzinfo = UTC) -> bool:
-    """Whether the memory was said inside ``span`` or talks about a day inside it."""
+    """Whether the memory was said inside ``span`` or talks about a day inside it.
+
+    Its "yesterday" is the day before the day it was said in the speaker's zone (kept with it,
+    ``_said.said_zone``); a memory that kept none is read in the asker's ``zone``."""
     said = hit.memory.created_at
     if span[0] <= said < span[1]:
         return True
-    return any(_overlaps(span, s) for s in mentioned_spans(hit.memory.content, said, zone))
+    own = said_zone(hit.memory.provenance) if ZONE_KEY in hit.memory.provenance else zone
+    return any(_overlaps(span, s) for s in mentioned_spans(hit.memory.content, said, own))
 
 
 def favour_span(hits: Sequence[Hit], span: Span, w: RecallWeights, zone: tzinfo = UTC) -> list[Hit]:
