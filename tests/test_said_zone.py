@@ -3,7 +3,7 @@
 00:30 on 1 January 2027 in Tokyo is 15:30 on 31 December 2026 in UTC: indexed under UTC's day, "what
 did we do on 1 January 2027?" missed the fact and 「2026年12月31日」 found it. The writer passes the
 household's zone; the memory keeps its name (``provenance["zone"]``), so reindex, export/import and
-ranking find the same day. On both engines, with a fixed clock.
+ranking find the same day. On both engines, with a engine clock.
 """
 
 from __future__ import annotations
@@ -29,21 +29,11 @@ from shitsuji.store import database
 
 from .conftest import Clock
 from .test_household import call, member
+from .test_said_terms import memory_target  # noqa: F401  (the same fixture: both engines)
 
 TOKYO = ZoneInfo("Asia/Tokyo")
 NEW_YEAR = datetime(2027, 1, 1, 0, 30, tzinfo=TOKYO)  # 2026-12-31 15:30 UTC
 SCOPE = "household/futari"
-
-
-@pytest.fixture
-def memory_target(target: str) -> str:
-    return target
-
-
-@pytest.fixture
-def fixed(engine: MemoryEngine, clock: Clock) -> MemoryEngine:
-    clock.now = datetime(2027, 1, 2, 1, 0, tzinfo=UTC)  # 10:00 on 2 January in Tokyo
-    return engine
 
 
 def test_the_day_is_the_speakers() -> None:
@@ -83,38 +73,38 @@ def _first(engine: MemoryEngine, question: str) -> str:
     return engine.store.keyword_search(query_terms(question), [SCOPE], 10)[0].memory_id
 
 
-def test_a_fact_said_after_midnight_in_tokyo_is_found_by_tokyos_day(fixed: MemoryEngine) -> None:
+def test_a_fact_said_after_midnight_in_tokyo_is_found_by_tokyos_day(engine: MemoryEngine) -> None:
     # the same words said twice, once with the speaker's zone and once without: the day tells them apart
-    tokyo = fixed.remember("We went to the shrine together", SCOPE, created_at=NEW_YEAR, zone=TOKYO).memory
-    fixed.remember(
+    tokyo = engine.remember("We went to the shrine together", SCOPE, created_at=NEW_YEAR, zone=TOKYO).memory
+    engine.remember(
         "We went to the shrine with the neighbours",
         SCOPE,
         created_at=datetime(2026, 12, 20, 12, tzinfo=UTC),
     )
     assert tokyo.provenance == {"zone": "Asia/Tokyo"}
-    assert _first(fixed, "Where did we go on 1 January 2027?") == tokyo.id
-    assert _first(fixed, "2027年1月1日はどこに行った？") == tokyo.id
+    assert _first(engine, "Where did we go on 1 January 2027?") == tokyo.id
+    assert _first(engine, "2027年1月1日はどこに行った？") == tokyo.id
     # and rebuilding its terms from the stored row (``reindex``) gives the same day
-    assert memory_terms(fixed.get(tokyo.id)).split()[-3:] == ["1", "januari", "2027"]
+    assert memory_terms(engine.get(tokyo.id)).split()[-3:] == ["1", "januari", "2027"]
 
 
-def test_without_the_zone_the_same_fact_sits_on_utcs_day(fixed: MemoryEngine) -> None:
-    utc = fixed.remember("We went to the shrine together", SCOPE, created_at=NEW_YEAR).memory
-    other = fixed.remember(
+def test_without_the_zone_the_same_fact_sits_on_utcs_day(engine: MemoryEngine) -> None:
+    utc = engine.remember("We went to the shrine together", SCOPE, created_at=NEW_YEAR).memory
+    other = engine.remember(
         "We went to the shrine with the neighbours", SCOPE, created_at=datetime(2027, 1, 1, 12, tzinfo=UTC)
     ).memory
     assert "zone" not in utc.provenance
-    assert _first(fixed, "Where did we go on 1 January 2027?") == other.id
+    assert _first(engine, "Where did we go on 1 January 2027?") == other.id
 
 
-def test_export_and_import_keep_the_speakers_day(fixed: MemoryEngine) -> None:
-    said = fixed.remember("初詣に行った", SCOPE, created_at=NEW_YEAR, zone=TOKYO).memory
+def test_export_and_import_keep_the_speakers_day(engine: MemoryEngine) -> None:
+    said = engine.remember("初詣に行った", SCOPE, created_at=NEW_YEAR, zone=TOKYO).memory
     line = json.loads(next(export_lines([said])))
     line["scope"], line["id"] = "household/tonari", None
-    import_items(fixed, parse_lines([json.dumps(line, ensure_ascii=False)]))
-    (back,) = fixed.list_memories("household/tonari")
+    import_items(engine, parse_lines([json.dumps(line, ensure_ascii=False)]))
+    (back,) = engine.list_memories("household/tonari")
     assert back.provenance["zone"] == "Asia/Tokyo"
-    found = fixed.store.keyword_search(query_terms("1 January 2027"), ["household/tonari"], 10)
+    found = engine.store.keyword_search(query_terms("1 January 2027"), ["household/tonari"], 10)
     assert [m.memory_id for m in found] == [back.id]
 
 
