@@ -81,6 +81,15 @@ _KANJI_NUMS: Final = "一二三四五六七八九"
 _WEEKDAYS: Final = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 _FEW: Final = r"few|several|couple of|数"
+
+
+def _kana(word: str) -> str:
+    """A time word written in hiragana, as a word: not inside another (きょうけんびょう is rabies,
+    きょうだい siblings, きょうと Kyoto), so kana before it, or kana after it other than a particle
+    (きょうは, きのうの, ゆうべに, きょうまで), is another word."""
+    return rf"(?<![ぁ-ゖァ-ヺー]){word}(?=[はのもにまでが]|[^ぁ-ゖ]|$)"
+
+
 _RELATIVE: Final = re.compile(
     # "the past three months", "the last 2 weeks", ここ3ヶ月, 過去2週間, この一年: up to today
     # ("the last day of the trip" is no span: without a count, "last" needs in/over/during the)
@@ -89,9 +98,9 @@ _RELATIVE: Final = re.compile(
     rf"\s+(?:(?P<tn>{_NUM[1:-1]}|{_FEW})\s+)?(?P<tunit>day|week|month|year)s?\b"
     rf"|(?:ここ|過去|この|直近|最近)\s*(?P<jtn>\d+|[一二三四五六七八九十]+|数)\s*"
     r"(?P<jtunit>日間|日|週間|週|か月|ヶ月|ヵ月|カ月|ケ月|年間|年))"
-    r"|(?P<dby>the day before yesterday|一昨日|おととい)"
-    r"|(?P<yesterday>\byesterday\b|\blast night\b|昨日|きのう|昨夜|昨晩|ゆうべ)"
-    r"|(?P<today>\btoday\b|\bthis morning\b|\btonight\b|今日|きょう|今朝|今夜|今晩)"
+    rf"|(?P<dby>the day before yesterday|一昨日|{_kana('おととい')})"
+    rf"|(?P<yesterday>\byesterday\b|\blast night\b|昨日|{_kana('きのう')}|昨夜|昨晩|{_kana('ゆうべ')})"
+    rf"|(?P<today>\btoday\b|\bthis morning\b|\btonight\b|今日|{_kana('きょう')}|今朝|今夜|今晩)"
     r"|(?P<lastwe>\blast weekend\b|先週末)"
     r"|(?P<lastwd>\blast (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
     r"|先週の(?P<jwd>[月火水木金土日])曜)"
