@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from shitsuji.agent import Conversations
 from shitsuji.household import HouseholdStore
 from shitsuji.llm import ScriptedModel, text_response
 from shitsuji.memory import MemoryEngine
@@ -26,6 +27,8 @@ from shitsuji.memory._text import query_terms
 from shitsuji.memory._transfer import export_lines, import_items, parse_lines
 from shitsuji.memory._when import asked_span, in_span
 from shitsuji.store import database
+from shitsuji.web._member import Member
+from shitsuji.web._memories import MemoryBrowser
 
 from .conftest import Clock
 from .test_household import call, member
@@ -147,3 +150,23 @@ def test_the_household_tools_and_extraction_index_under_the_households_day(
     assert sorted(m.provenance["zone"] for m in stored) == ["Asia/Tokyo", "Asia/Tokyo"]
     assert {m.content for m in stored} == {"初詣で大吉を引いた", "夫は甘酒が好き"}
     assert all(memory_terms(m).split()[-3:] == ["1", "januari", "2027"] for m in stored)
+
+
+def test_the_memories_page_searches_in_the_households_calendar(
+    target: str, engine: MemoryEngine, clock: Clock
+) -> None:
+    # 00:30 on 1 December in Tokyo, 30 November in UTC: "last month" is November there, October in UTC
+    clock.now = datetime(2026, 11, 30, 15, 30, tzinfo=UTC)
+    households = HouseholdStore(database(target), clock=clock)
+    try:
+        households.create("futari", ["wife", "husband"], time_zone="Asia/Tokyo")
+        engine.remember("Groceries come on Thursdays", SCOPE, created_at=datetime(2026, 6, 1, tzinfo=UTC))
+        engine.remember("We bought a lamp", SCOPE, created_at=datetime(2026, 11, 10, tzinfo=TOKYO))
+        engine.remember(
+            "We bought a kettle for the kitchen", SCOPE, created_at=datetime(2026, 10, 5, tzinfo=TOKYO)
+        )
+        browser = MemoryBrowser(engine, households, Conversations(database(target)))
+        found = browser.browse(Member("futari", "wife"), query="what did we buy for the kitchen last month?")
+    finally:
+        households.close()
+    assert [m["content"] for m in found][:2] == ["We bought a lamp", "We bought a kettle for the kitchen"]
