@@ -129,7 +129,7 @@ class Butler:
             if extraction is not None:
                 from ..memory import ExtractionQueue, Extractor
 
-                extractor = Extractor(model, memory, model_name=router_model)
+                extractor = Extractor(model, memory, model_name=router_model, zone_of=self.store.zone)
                 queue = ExtractionQueue(database, extractor, settings=extraction)
         table = dict(safety or {})
         judge = Judge(model, router_model) if model is not None and table.pop("judge", False) else None

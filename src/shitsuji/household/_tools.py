@@ -253,8 +253,9 @@ def remember(
     provenance: dict[str, object] = {"by": ctx.user, "channel": ctx.channel, "conversation": ctx.conversation}
     if ctx.message:  # "why do you know this?" quotes the words it was asked in
         provenance["message_ids"] = [ctx.message]
+    zone = ctx.deps.store.zone(ctx.household or "")  # indexed under the day it was said in their calendar
     result = ctx.deps.memory.remember(
-        content, ctx.scope, category=category, provenance=provenance, keys=keys, keys_by="model"
+        content, ctx.scope, category=category, provenance=provenance, keys=keys, keys_by="model", zone=zone
     )
     if result.duplicate:
         return f"already remembered: {_short(result.memory.content, 200)}"

@@ -40,7 +40,7 @@ from ._records import (
     check_importance,
     check_keys,
 )
-from ._said import said_terms
+from ._said import said_terms, said_zone, stamp_zone
 from ._scopes import lineage, normalize_scope
 from ._slots import Match
 from ._store import MemoryStore, StoreStats
@@ -92,6 +92,7 @@ def index_terms(
     context: str | None = None,
     keys: Collection[str] = (),
     said_at: datetime | None = None,
+    zone: tzinfo = UTC,
 ) -> str:
     """Keyword terms as stored: one line per chunk, terms separated by spaces.
 
@@ -99,17 +100,19 @@ def index_terms(
     also found by the words of the exchange it answered (LoCoMo dev: +0.016 recall@10);
     so are the terms of the fact's search keys (a model's synonyms and translation: パクチー
     found by "coriander" or 香草; docs/benchmarks.md, issue 23 ky23) and of the day it was said
-    (``_said.said_terms``; LoCoMo dev: +0.020).
+    (``_said.said_terms``, in ``zone``, the speaker's; LoCoMo dev: +0.020).
     """
     extra = terms(context[-CONTEXT_TERMS_CHARS:]) if context else []
     extra += terms("\n".join(keys)) if keys else []
-    extra += said_terms(said_at)
+    extra += said_terms(said_at, zone)
     return "\n".join(" ".join(terms(piece) + extra) for piece in chunks(content))
 
 
 def memory_terms(memory: Memory) -> str:
-    """``index_terms`` of a stored memory (its content, context, keys and the day it was said)."""
-    return index_terms(memory.content, memory.context, memory.keys, memory.created_at)
+    """``index_terms`` of a stored memory (its content, context, keys and the day it was said, in its zone)."""
+    return index_terms(
+        memory.content, memory.context, memory.keys, memory.created_at, said_zone(memory.provenance)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +208,7 @@ class MemoryEngine:
         context: str | None = None,
         keys: object = None,
         keys_by: str = "model",
+        zone: tzinfo | None = None,
     ) -> RememberResult:
         """Store one fact, unless the scope already holds it (exactly or by meaning).
 
@@ -213,6 +217,8 @@ class MemoryEngine:
         context, only an exact duplicate counts (the vector mostly reflects the context).
         ``keys`` (a few search words: synonyms, the category, a translation; ``check_keys``)
         are indexed with the fact's words and kept with ``keys_by``, who gave them; never shown.
+        ``zone`` is the speaker's time zone: the fact is indexed under the day it was said there
+        (kept in its provenance, ``_said.stamp_zone``); None: UTC's day.
         """
         checked_keys = check_keys(keys)
         new = NewMemory(
@@ -221,7 +227,7 @@ class MemoryEngine:
             category=check_category(category),
             importance=check_importance(importance),
             source=source,
-            provenance=provenance,
+            provenance=stamp_zone(provenance, zone) if zone is not None else provenance,
             created_at=created_at,
             valid_until=valid_until,
             context=without_secrets(context) if context else None,

@@ -17,7 +17,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
@@ -155,9 +155,12 @@ class Extractor:
         threshold: float = DEFAULT_THRESHOLD,
         clock: Clock | None = None,
         max_tokens: int = 1024,
+        zone_of: Callable[[str], tzinfo] | None = None,
     ) -> None:
         self.model = model
         self.engine = engine
+        # a job's household -> its time zone: facts are indexed under the day they were said there
+        self.zone_of = zone_of
         self.model_name = model_name
         self.threshold = threshold
         self.clock = clock or engine.clock
@@ -227,6 +230,7 @@ class Extractor:
                 importance=fact.importance,
                 source="extracted",
                 provenance={**provenance, **({"supersedes": old} if old else {})},
+                zone=self._zone(provenance),
             )
             if result.duplicate:
                 report.duplicates += 1
@@ -235,6 +239,10 @@ class Extractor:
             if old is not None and old != result.memory.id:
                 self.engine.store.set_valid_until(old, self.clock(), {"superseded_by": result.memory.id})
                 report.superseded.append((old, result.memory.id))
+
+    def _zone(self, provenance: dict[str, Any]) -> tzinfo | None:
+        household = provenance.get("household")
+        return self.zone_of(household) if self.zone_of is not None and isinstance(household, str) else None
 
 
 def turns_to_json(turns: Sequence[Turn]) -> list[dict[str, str]]:

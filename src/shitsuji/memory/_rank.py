@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from ._recall import RecallWeights, asks_for_now, cross_script, fuse, keyword_coverage, weigh
 from ._records import Hit, Memory
-from ._said import said_terms
+from ._said import said_terms, said_zone
 from ._slots import Match
 from ._text import CJK, terms
 from ._when import asked_span, favour_span
@@ -53,11 +53,13 @@ class Candidates:
 def held_terms(memory: Memory) -> frozenset[str]:
     """The distinct terms a memory is indexed under (as ``index_terms`` makes them, all chunks)."""
     tail = memory.context[-CONTEXT_TERMS_CHARS:] if memory.context else None
-    return _held(memory.content, tail, memory.keys, memory.created_at)
+    return _held(memory.content, tail, memory.keys, memory.created_at, said_zone(memory.provenance))
 
 
 @lru_cache(maxsize=HELD_CACHE)
-def _held(content: str, context_tail: str | None, keys: tuple[str, ...], said: datetime) -> frozenset[str]:
+def _held(
+    content: str, context_tail: str | None, keys: tuple[str, ...], said: datetime, zone: tzinfo
+) -> frozenset[str]:
     # a function of the text alone, kept for the memories recall meets again: splitting ~50
     # candidates' text per Japanese question was a third of ranking at 100k (issue 23 fl23)
     held = set(terms(content))
@@ -65,7 +67,7 @@ def _held(content: str, context_tail: str | None, keys: tuple[str, ...], said: d
         held.update(terms(context_tail))
     if keys:
         held.update(terms("\n".join(keys)))
-    held.update(said_terms(said))
+    held.update(said_terms(said, zone))
     return frozenset(held)
 
 

@@ -67,8 +67,8 @@ class RecallWeights:
     close_match: float = 0.1  # ... when its cosine with the query is at most this much lower
     newer_margin: float = 3.0  # (without cosines: unless the older's score is this many times higher)
     versions_window: int = 10  # how many of the best hits are compared pairwise
-    # a question naming a span ("last month", 先週): hits said in it, or about a day in it, go above
-    # those outside that match about as well (``_when.favour_span``; off: the figures without it)
+    # a question naming a span ("last month", 先週): hits said in it, or about a day or month in it,
+    # go first (``_when.favour_span``; off: the figures without it)
     favour_span: bool = True
     # for a Japanese query, the keyword signal scaled by the share of the query's terms a memory holds
     # (``fuse``): its character bigrams match loosely (の誕, 日は); English words do not, and there it

@@ -9,15 +9,16 @@ months", "in the last two weeks", ここ3ヶ月, 過去2週間, ここ数日) en
 "the last day of the trip" is none (without a count, "last" needs "in/over the").
 
 A memory can match a span two ways, and both are kept: when it was said (``created_at``,
-what the store records for every row) and what dates it talks about ("the plumber comes on
-2026-12-04", 「昨日、新しいソファが届いた」 said on 3 November is about 2 November). The
-second is read from the memory's own text with the same rules, relative to when it was
-said (``mentioned_spans``): derived from what is stored, it needs no column of its own and
-is correct for rows written before this rule existed.
+what the store records for every row, in the zone it was said in: ``_said.said_zone``) and
+what dates it talks about ("the plumber comes on 2026-12-04", "we went to Kyoto in November",
+「昨日、新しいソファが届いた」 said on 3 November is about 2 November). The second is read
+from the memory's own text with the same rules, relative to when it was said
+(``mentioned_spans``): derived from what is stored, it needs no column of its own and is
+correct for rows written before this rule existed. (Indexing those days as keywords too, as
+the said day is, was measured and not shipped: no dev question changed, issue 23 lo23d.)
 
-Recall then favours the candidates inside the span (``favour_span``: an in-span hit goes
-above out-of-span hits that match the question about as well; not a filter — a question
-that says "last month" about something said earlier still finds it). Words asking for the
+Recall then puts the candidates inside the span first (``favour_span``; not a filter — a
+question that says "last month" about something said earlier still finds it). Words asking for the
 present ("lately", "recently", "these days", 最近, この頃, 今どこに…) are ``_recall.ASKS_FOR_NOW``'s:
 newer facts first, not a span — "what do I drink lately?" wants the latest answer, however long
 ago it was said, and a span would drop nothing but only reorder near-equals anyway.
@@ -32,8 +33,9 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Final
 
-from ._recall import RecallWeights, about_as_well
+from ._recall import RecallWeights
 from ._records import Hit
+from ._said import ZONE_KEY, said_zone
 
 Span = tuple[datetime, datetime]  # [start, end), aware
 
@@ -79,6 +81,15 @@ _KANJI_NUMS: Final = "一二三四五六七八九"
 _WEEKDAYS: Final = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 _FEW: Final = r"few|several|couple of|数"
+
+
+def _kana(word: str) -> str:
+    """A time word written in hiragana, as a word: not inside another (きょうけんびょう is rabies,
+    きょうだい siblings, きょうと Kyoto), so kana before it, or kana after it other than a particle
+    (きょうは, きのうの, ゆうべに, きょうまで), is another word."""
+    return rf"(?<![ぁ-ゖァ-ヺー]){word}(?=[はのもにまでが]|[^ぁ-ゖ]|$)"
+
+
 _RELATIVE: Final = re.compile(
     # "the past three months", "the last 2 weeks", ここ3ヶ月, 過去2週間, この一年: up to today
     # ("the last day of the trip" is no span: without a count, "last" needs in/over/during the)
@@ -87,9 +98,9 @@ _RELATIVE: Final = re.compile(
     rf"\s+(?:(?P<tn>{_NUM[1:-1]}|{_FEW})\s+)?(?P<tunit>day|week|month|year)s?\b"
     rf"|(?:ここ|過去|この|直近|最近)\s*(?P<jtn>\d+|[一二三四五六七八九十]+|数)\s*"
     r"(?P<jtunit>日間|日|週間|週|か月|ヶ月|ヵ月|カ月|ケ月|年間|年))"
-    r"|(?P<dby>the day before yesterday|一昨日|おととい)"
-    r"|(?P<yesterday>\byesterday\b|\blast night\b|昨日|きのう|昨夜|昨晩|ゆうべ)"
-    r"|(?P<today>\btoday\b|\bthis morning\b|\btonight\b|今日|きょう|今朝|今夜|今晩)"
+    rf"|(?P<dby>the day before yesterday|一昨日|{_kana('おととい')})"
+    rf"|(?P<yesterday>\byesterday\b|\blast night\b|昨日|{_kana('きのう')}|昨夜|昨晩|{_kana('ゆうべ')})"
+    rf"|(?P<today>\btoday\b|\bthis morning\b|\btonight\b|今日|{_kana('きょう')}|今朝|今夜|今晩)"
     r"|(?P<lastwe>\blast weekend\b|先週末)"
     r"|(?P<lastwd>\blast (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
     r"|先週の(?P<jwd>[月火水木金土日])曜)"
@@ -109,6 +120,13 @@ _RELATIVE: Final = re.compile(
 )
 _ISO: Final = re.compile(r"\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b")
 _JA_DATE: Final = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})日")
+# a month named without a day: "in November", "November 2025", 「11月に」, 「2025年11月」 (not 11月4日,
+# and not 3ヶ月, "three months"); the name capitalised, so the verb "may" is never May
+_EN_MONTH: Final = re.compile(
+    r"\b(?:(?:in|during|since|until|through|of|early|mid|late|last|this)\s+(?P<a>[A-Z][a-z]{2,8})\b(?!\s+\d{1,2}\b)"
+    r"(?:,?\s+(?P<ay>\d{4}))?|(?P<b>[A-Z][a-z]{2,8})\s+(?P<by>\d{4})\b)"
+)
+_JA_MONTH: Final = re.compile(r"(?:(\d{4})年)?(?<!\d)(\d{1,2})月(?!\s*\d{1,2}日)")
 _EN_DATE: Final = re.compile(
     r"\b(?:(\d{1,2})\s+([A-Za-z]{3,9})|([A-Za-z]{3,9})\s+(\d{1,2})(?:st|nd|rd|th)?),?(?:\s+(\d{4}))?\b"
 )
@@ -239,6 +257,27 @@ def mentioned_spans(text: str, said: datetime, zone: tzinfo = UTC) -> Iterator[S
             yield span
     for found in _dates(text, today):
         yield _days(found, 1, zone)
+    for year, month in _named_months(text, today):
+        yield _month(year, month, 1, zone)
+
+
+def _named_months(text: str, today: date) -> Iterator[tuple[int, int]]:
+    """Months named without a day (``_EN_MONTH``, ``_JA_MONTH``); without a year, the latest such
+    month up to ``today``'s ("in November" said in January is last year's November)."""
+    for m in _EN_MONTH.finditer(text):
+        name, year = (m.group("a"), m.group("ay")) if m.group("a") else (m.group("b"), m.group("by"))
+        month = _MONTHS.get(name.lower())
+        if month is not None:
+            yield _year_of(year, month, today), month
+    for m in _JA_MONTH.finditer(text):
+        if 1 <= (month := int(m.group(2))) <= 12:
+            yield _year_of(m.group(1), month, today), month
+
+
+def _year_of(year: str | None, month: int, today: date) -> int:
+    if year is not None:
+        return int(year)
+    return today.year if month <= today.month else today.year - 1
 
 
 def _dates(text: str, today: date) -> Iterator[date]:
@@ -266,33 +305,39 @@ def _overlaps(a: Span, b: Span) -> bool:
 
 
 def in_span(hit: Hit, span: Span, zone: tzinfo = UTC) -> bool:
-    """Whether the memory was said inside ``span`` or talks about a day inside it."""
+    """Whether the memory was said inside ``span`` or talks about a day inside it.
+
+    Its "yesterday" is the day before the day it was said in the speaker's zone (kept with it,
+    ``_said.said_zone``); a memory that kept none is read in the asker's ``zone``."""
     said = hit.memory.created_at
     if span[0] <= said < span[1]:
         return True
-    return any(_overlaps(span, s) for s in mentioned_spans(hit.memory.content, said, zone))
+    own = said_zone(hit.memory.provenance) if ZONE_KEY in hit.memory.provenance else zone
+    return any(_overlaps(span, s) for s in mentioned_spans(hit.memory.content, said, own))
 
 
 def favour_span(hits: Sequence[Hit], span: Span, w: RecallWeights, zone: tzinfo = UTC) -> list[Hit]:
-    """The hits re-ranked so that one inside ``span`` comes just above each hit outside it that
-    matches the question about as well (``_recall.close_match``: the rule that puts a newer
-    version first, with its constants: no new knob to tune). A much better match outside the
-    span stays above; nothing is dropped."""
+    """The hits inside ``span`` first, then the others, each group in its own order.
+
+    The question names the span, so what was said in it or is about a day or month in it answers
+    it; nothing is dropped (a fact that names no date and was said later still follows). Until
+    issue 23 (lo23d) an in-span hit went only above out-of-span hits that matched about as well
+    (``_recall.about_as_well``): on pooled LongMemEval dev that left "the life event ... a week
+    ago" at sixth place; in-span first gained 2 of its 14 span questions and lost none
+    (recall_any@5 0.947 -> 0.958; LoCoMo and LongMemEval_S unchanged: docs/benchmarks.md). No
+    constant to tune. Its risk, a fact about the span that does not say so, is why a month
+    named without a day (``_named_months``) counts as what a memory is about.
+    """
     if not w.favour_span:
         return list(hits)
     inside = [in_span(h, span, zone) for h in hits]
     if all(inside) or not any(inside):
         return list(hits)
-    scores = [h.score for h in hits]
-    for i, hit in enumerate(hits):
-        if not inside[i]:
-            continue
-        lifts = [
-            o.score
-            for o, out in zip(hits, inside, strict=True)
-            if not out and o.score > hit.score and about_as_well(o, hit, w)
-        ]
-        if lifts:  # just above the best of them, in-span hits keeping their order
-            scores[i] = max(lifts) + 1e-9 * (1.0 + hit.score)
-    ranked = [replace(h, score=s) if s != h.score else h for h, s in zip(hits, scores, strict=True)]
-    return sorted(ranked, key=lambda h: h.score, reverse=True)
+    first = [h for h, i in zip(hits, inside, strict=True) if i]
+    rest = [h for h, i in zip(hits, inside, strict=True) if not i]
+    # scores stay in order (a caller may sort again): in-span hits at least just above the best outside
+    top = rest[0].score
+    lifted = [
+        h if h.score > top else replace(h, score=top + 1e-9 * (len(first) - n)) for n, h in enumerate(first)
+    ]
+    return [*lifted, *rest]

@@ -68,7 +68,8 @@ class MemoryBrowser:
         own, shared = self.scopes(member)
         wanted = {"own": (own,), "shared": (shared,), "all": (own, shared)}[scope]
         if query and query.strip() and not deleted:
-            hits = self.memory.recall(query, own, k=max(limit, 1))
+            zone = self.store.zone(member.household)  # "last month" is a span of their calendar
+            hits = self.memory.recall(query, own, k=max(limit, 1), zone=zone)
             return [
                 memory_json(h.memory, shared, round(h.score, 4))
                 for h in hits
