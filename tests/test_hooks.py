@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import shitsuji.hooks
 from shitsuji.hooks import answer_prompt
 from shitsuji.mcp import path_scope, project_scope
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
@@ -153,6 +155,15 @@ def test_cli_and_fast_entry_point_agree(
         check=True,
     )
     assert fast.stdout == via_cli.out
+    entry = Path(shitsuji.hooks.__file__).with_name("prompt_entry.py")  # what install-hooks writes
+    by_path = subprocess.run(
+        [sys.executable, str(entry), "prompt", "--db", str(db_path)],
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert by_path.stdout == via_cli.out
 
 
 def test_with_memories_in_postgresql_the_hook_reads_them_there(projects: Path, pg_url: str, cli: Cli) -> None:
@@ -221,7 +232,7 @@ def test_install_for_claude_code_shows_asks_merges_and_is_idempotent(
     monkeypatch.delenv("SHITSUJI_EMBEDDER")
 
     declined = cli("install-hooks", "--client", "claude-code", "--project", str(project), stdin="n\n")
-    assert declined.code == 1 and "+++ " in declined.out and "shitsuji.hooks prompt" in declined.out
+    assert declined.code == 1 and "+++ " in declined.out and "prompt_entry.py prompt" in declined.out
     assert (settings.read_text(), servers.read_text()) == before
 
     done = cli("install-hooks", "--client", "claude-code", "--project", str(project), "--yes")
@@ -281,6 +292,8 @@ def test_install_for_codex_keeps_other_config_and_updates_a_stale_entry(
         "[features]\n"
         "codex_hooks = true\n"
     )
+    stale_hook = {"type": "command", "command": "/old/venv/bin/python -m shitsuji.hooks prompt"}
+    (home / "hooks.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [stale_hook]}]}}))
     run = cli("install-hooks", "--client", "codex", "--yes")
     assert run.code == 0, run.err
     parsed = tomllib.loads(config.read_text())
@@ -289,7 +302,10 @@ def test_install_for_codex_keeps_other_config_and_updates_a_stale_entry(
     assert parsed["mcp_servers"]["shitsuji"] == {"command": sys.executable, "args": ["-m", "shitsuji", "mcp"]}
     assert config.read_text().count("[mcp_servers.shitsuji]") == 1
     hooks = json.loads((home / "hooks.json").read_text())["hooks"]["UserPromptSubmit"]
-    assert hooks[0]["hooks"][0]["command"].endswith("-m shitsuji.hooks prompt")
+    # the stale ``-m`` hook updated in place to the entry file run by path (``hooks/prompt_entry.py``)
+    assert len(hooks) == 1 and len(hooks[0]["hooks"]) == 1
+    entry = Path(shitsuji.hooks.__file__).with_name("prompt_entry.py").resolve()
+    assert hooks[0]["hooks"][0]["command"] == shlex.join([sys.executable, str(entry), "prompt"])
 
     snapshot = (config.read_text(), (home / "hooks.json").read_text())
     assert "already set up" in cli("install-hooks", "--client", "codex").out

@@ -2,7 +2,8 @@
 
 A throw-away project (a folder with ``.git``) gets ``n`` synthetic memories through the
 real path (``add_many`` + ``index_pending`` with the chosen embedder, as ``import`` does);
-then each timed run starts ``python -m shitsuji.hooks prompt`` with a Claude Code
+then each timed run starts the hook as ``install-hooks`` writes it (``python …/hooks/prompt_entry.py
+prompt``; a ``--baseline`` checkout's as ``python -m shitsuji.hooks prompt``) with a Claude Code
 ``UserPromptSubmit`` payload on stdin and waits for its answer, wall clock. The same is
 timed through the full command line (``python -m shitsuji hook prompt``), and the floor
 that no hook can go under — starting Python, importing shitsuji — is measured beside it.
@@ -147,7 +148,9 @@ def run_hook_bench(
         alone = {**env, "SHITSUJI_HOOK_SERVER": "off"}
         payloads = [_payload(q, project / "src") for q in synthetic_queries(runs)]
         python = sys.executable
-        fast = [python, "-m", "shitsuji.hooks", "prompt", "--db", str(db)]
+        fast = [python, str(_entry()), "prompt", "--db", str(db)]  # as install-hooks writes it
+        # a baseline's hook as agents ran it before ``prompt_entry``
+        older = [python, "-m", "shitsuji.hooks", "prompt", "--db", str(db)]
         cli = [python, "-m", "shitsuji", "--db", str(db), "hook", "prompt"]
         _time_runs(fast, payloads[:2], alone)  # warm the page cache and .pyc files
         cli_ms = _time_runs(cli, payloads[: max(3, runs // 4)], alone)[0]
@@ -162,20 +165,23 @@ def run_hook_bench(
             loading_ms = _time_runs(fast, payloads[: max(3, runs // 2)], env)[0]
             loading_pending = server.pending()
             ready_s = server.ready()
-            variants = {"hook": alone, "server_hook": env}
+            variants: dict[str, tuple[Sequence[str], dict[str, str]]] = {
+                "hook": (fast, alone),
+                "server_hook": (fast, env),
+            }
             servers = {"server_hook": server.process.pid}
             if baseline is not None:  # another checkout's code, on the same database
-                variants["baseline_hook"] = {**alone, "PYTHONPATH": str(baseline)}
+                variants["baseline_hook"] = (older, {**alone, "PYTHONPATH": str(baseline)})
                 theirs = _baseline_env(env, baseline, place.root / "baseline-cache", server, db, embedder)
                 if progress:
                     progress("starting the baseline's hook server")
                 other = stack.enter_context(_hook_server(db, embedder, theirs))
                 other.ready()
-                variants["baseline_server_hook"] = theirs
+                variants["baseline_server_hook"] = (older, theirs)
                 servers["baseline_server_hook"] = other.process.pid
             if progress:
                 progress(f"timing {runs} prompts × {len(variants)} ways, interleaved")
-            timed = _interleaved(fast, payloads, variants, servers)
+            timed = _interleaved(payloads, variants, servers)
             load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     figures = {
         f"{name}_{stat}_ms": round(percentile(times, q), 1)
@@ -221,19 +227,25 @@ def run_hook_bench(
     }
 
 
+def _entry() -> Path:
+    """The file ``install-hooks`` has agents run (``hooks/prompt_entry.py``)."""
+    from ..hooks import __file__ as hooks_init
+
+    return Path(hooks_init).with_name("prompt_entry.py")
+
+
 def _interleaved(
-    command: Sequence[str],
     payloads: Sequence[str],
-    variants: dict[str, dict[str, str]],
+    variants: dict[str, tuple[Sequence[str], dict[str, str]]],
     servers: dict[str, int],
 ) -> dict[str, tuple[list[float], int, list[float]]]:
-    """Each payload through each variant (an environment) in turn: a noisy machine hits all alike.
-    ``servers``: the hook server's pid for the variants it answers (its CPU counts in theirs)."""
-    for env in variants.values():
+    """Each payload through each variant (a command and its environment) in turn: a noisy machine hits
+    all alike. ``servers``: the hook server's pid for the variants it answers (its CPU counts in theirs)."""
+    for command, env in variants.values():
         _time_runs(command, payloads[-1:], env)  # warm
     out: dict[str, tuple[list[float], int, list[float]]] = {name: ([], 0, []) for name in variants}
     for payload in payloads:
-        for name, env in variants.items():
+        for name, (command, env) in variants.items():
             times, answered, cpu = _time_runs(command, [payload], env, servers.get(name))
             out[name] = (out[name][0] + times, out[name][1] + answered, out[name][2] + cpu)
     return out

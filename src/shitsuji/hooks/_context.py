@@ -163,9 +163,12 @@ def relevant_hits(
     engine: MemoryEngine, prompt: str, scope: str, *, k: int = DEFAULT_K, second: SecondOpinion | None = None
 ) -> list[Hit]:
     """The memories to show for ``prompt``, best first; ``second`` re-scores the candidates (hook server)."""
+    model = engine.embedder.model_id
+    fused = GATES.get(gate_key(model, second.model_id)) if second is not None else None
+    # the second model embeds the prompt meanwhile (``SecondOpinion.query_ahead``)
+    ahead = second.query_ahead(prompt) if second is not None and fused is not None else None
     vector = prompt_vector(engine, prompt)
     hits = candidate_hits(engine, prompt, scope, vector)
-    model = engine.embedder.model_id
     gate = GATES.get(model)
     asked = prompt_terms(prompt)  # once: each hit's check compares with them
     if vector is None or gate is None or not any("vector" in h.signals for h in hits):
@@ -175,11 +178,10 @@ def relevant_hits(
     if chatter_similarity(engine.embedder, vector) >= gate.chatter:
         return []
     hits = [h for h in hits if "vector" in h.signals]  # searched by meaning: the rest is far in meaning
-    fused = GATES.get(gate_key(model, second.model_id)) if second is not None else None
     if second is None or fused is None:
         return [h for h in hits if is_relevant(h, asked, gate)][:k]
     try:
-        pairs = second.cosines(prompt, hits, vector)
+        pairs = second.cosines(prompt, hits, vector, ahead)
     except Exception as exc:  # the second model failing leaves the first to decide
         log.warning("second model failed, the hook decides on the first: %s", exc)
         pairs = None

@@ -3,7 +3,8 @@
 Each client gets two entries, both pointing at the Python that runs this command (an
 absolute path, so the agent finds shitsuji whatever its PATH):
 
-* the prompt hook, ``python -m shitsuji.hooks prompt``, under ``UserPromptSubmit``;
+* the prompt hook, ``python …/shitsuji/hooks/prompt_entry.py prompt`` (``python -m shitsuji.hooks
+  prompt`` without ``runpy``'s start-up: ``prompt_entry``), under ``UserPromptSubmit``;
 * the MCP server, ``python -m shitsuji mcp``, named ``shitsuji``.
 
 | client      | hook                                 | MCP server                                  |
@@ -36,7 +37,7 @@ from ..errors import UserInputError
 Client = Literal["claude-code", "codex"]
 CLIENTS: tuple[str, ...] = get_args(Client)
 SERVER_NAME = "shitsuji"
-_OUR_HOOK = re.compile(r"shitsuji(\.hooks| hook) prompt")
+_OUR_HOOK = re.compile(r"shitsuji(\.hooks| hook) prompt|shitsuji[/\\]hooks[/\\]prompt_entry\.py'? prompt")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,8 @@ class Commands:
         python = sys.executable
         db_args = ["--db", str(db.expanduser().resolve())] if db else []
         embedder_args = ["--embedder", embedder] if embedder else []
-        hook = shlex.join([python, "-m", "shitsuji.hooks", "prompt", *db_args])
+        entry = str(Path(__file__).with_name("prompt_entry.py").resolve())
+        hook = shlex.join([python, entry, "prompt", *db_args])
         return cls(
             hook=hook, server_command=python, server_args=["-m", "shitsuji", *db_args, *embedder_args, "mcp"]
         )

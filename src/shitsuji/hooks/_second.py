@@ -45,6 +45,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -151,18 +152,52 @@ class SecondOpinion:
         self._first_vectors: FirstVectors | None = None
         self._bank: list[str] = []  # keys of the reference notes, in every memory mean
         self._bank_ready = False
+        self._ahead: ThreadPoolExecutor | None = None  # embeds a prompt while the first model searches
         self._load()
 
     @property
     def model_id(self) -> str:
         return self.embedder.model_id
 
+    def query_ahead(self, prompt: str) -> Future[Vector] | None:
+        """Start embedding ``prompt`` on a thread of its own, to hand to ``cosines`` later; None before
+        ``start``, for a blank prompt, or while the memories are still being embedded (their candidates
+        often are not, and then no fused answer uses it: ``cosines`` embeds the prompt itself when needed).
+
+        Why: embedding the prompt is most of a served prompt's work (~17 ms of CPU for a short
+        one at 10,000 memories, the first model's embedding and search ~6 ms: docs/benchmarks.md,
+        hk23e). The engine's C code releases the GIL, so it runs beside the first model's search
+        instead of after it. A prompt the first model then decides alone (chatter, no candidate)
+        spends it for nothing; a short prompt, a short loss.
+        """
+        if not prompt.strip():
+            return None
+        with self._cond:
+            if self._backlog or not self._bank_embedded():
+                return None
+            if self._ahead is None:
+                self._ahead = ThreadPoolExecutor(1, thread_name_prefix="hook-prompt-second")
+            ahead = self._ahead
+        try:
+            return ahead.submit(self.embedder.embed_query, prompt)
+        except RuntimeError:  # stopped meanwhile
+            return None
+
+    def _bank_embedded(self) -> bool:
+        """Under ``_cond``: every reference note is embedded (remembered once true); False before ``start``
+        (the bank is not known yet)."""
+        if self._first_means is None:
+            return False
+        self._bank_ready = self._bank_ready or all(key in self._passages for key in self._bank)
+        return self._bank_ready
+
     def cosines(
-        self, prompt: str, hits: Sequence[Hit], vector: Vector
+        self, prompt: str, hits: Sequence[Hit], vector: Vector, ahead: Future[Vector] | None = None
     ) -> dict[str, tuple[float, float]] | None:
         """Language-centred cosines of the prompt (first model's ``vector``) with each hit, by memory id:
         (first model's, second model's). None when some passage is not embedded yet (it is queued, and
-        the first model decides this prompt alone) or before ``start``."""
+        the first model decides this prompt alone) or before ``start``. ``ahead``: the prompt's vector
+        from ``query_ahead``, already on its way."""
         keys = [passage_key(h.memory.id, h.chunk) for h in hits]
         with self._cond:
             missing = {k: h.excerpt for k, h in zip(keys, hits, strict=True) if k not in self._passages}
@@ -170,10 +205,8 @@ class SecondOpinion:
                 self._queue.update(missing)
                 self._cond.notify()
                 return None
-            if not self._bank_ready:
-                self._bank_ready = all(key in self._passages for key in self._bank)
-                if not self._bank_ready:
-                    return None
+            if not self._bank_embedded():
+                return None
             if self._first_means is None or self._prompt_means is None or self._first_vectors is None:
                 return None
             if not keys:
@@ -190,7 +223,8 @@ class SecondOpinion:
             return None
         ja = _japanese(prompt)
         first_q = _unit(vector - first_prompt[ja])
-        second_q = _unit(self.embedder.embed_query(prompt) - second_prompt[ja])
+        asked = ahead.result() if ahead is not None else self.embedder.embed_query(prompt)
+        second_q = _unit(asked - second_prompt[ja])
         first_m = _unit(
             np.vstack([firsts[h.memory.id] - first_means[j] for h, j in zip(hits, langs, strict=True)])
         )
@@ -250,6 +284,9 @@ class SecondOpinion:
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
+            ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.shutdown(wait=True, cancel_futures=True)
         if self._worker is not None:
             self._worker.join(10)
         self._save()
