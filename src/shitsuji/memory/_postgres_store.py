@@ -89,8 +89,6 @@ KEYWORD_SQL = (
 )
 
 
-
-
 def exact_sql(table: str) -> str:
     """Each memory's best chunk among the scopes' vectors outside the graph, compared one by one.
 
