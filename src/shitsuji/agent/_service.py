@@ -372,9 +372,8 @@ class ChatService:
             checked = await self.input_filter.check_async(turn.said, turn.ctx.channel)
             turn = replace(turn, text=checked.text, untrusted=turn.untrusted or checked.untrusted)
         if self.input_filter.policy.judge is not None or turn.segment is not KEEP:
-            turn = replace(
-                turn, cards=None
-            )  # it waited on the loop: the cards are read again, as they are now
+            # it waited on the loop: the cards are read again, as they are now
+            turn = replace(turn, cards=None)
         if turn.segment is not KEEP:
             await self.follow_segment(turn.ctx, conversation, turn.segment)
             label = await off_loop(self.segment_label, conversation.id)

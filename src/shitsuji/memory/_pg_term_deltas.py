@@ -84,7 +84,7 @@ def _delta_apply() -> str:
     text = _sorted_apply()
     start, end = text.find(_UPSERT_FROM), text.find(_UPSERT_TO)
     if text.count(_UPSERT_FROM) != 1 or end < start:  # the text of 0016 is fixed: a programming error
-        raise RuntimeError("memory_keyword_apply of 0016 is not the one 0019 rewrites")
+        raise RuntimeError("memory_keyword_apply of 0016 is not the one 0020 rewrites")
     head = text[:start].replace("        g_counts bigint[];\n", "", 1)  # the fold needs the pairs alone
     # the positive branch's CTEs go on into ``counted``; its ``END IF`` closes the fold's ``IF`` now
     return head[: head.rindex("            )\n")] + _ADDED + text[end:]
