@@ -5,7 +5,7 @@ Rows (with their precomputed keyword terms) live in ``memories``; vectors in
 ``KeywordIndex`` and, per model, a ``ScopeVectors`` (one exact index per scope), each
 loaded scope by scope when first searched and topped up before each search from rows they
 have not seen (by rowid and by embedding sequence number). Forget, restore, purge
-and reindex bump ``index_state.generation``; a process that sees a generation it did not
+and reindex change ``index_state.generation``; a process that sees a generation it did not
 make drops its caches and reloads them, so several processes can share one file. A purge
 drops them in the purging process too (it frees rowids that new rows take again).
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 from collections import Counter
 from collections.abc import Sequence
@@ -48,6 +49,12 @@ def _mostly_dead(slots: Slots) -> bool:
     return dead >= COMPACT_MIN_DEAD and dead > slots.live
 
 
+def _fresh_generation() -> int:
+    """A generation no other change reaches: counting writers start at 0 and step by one, and 61
+    random bits make two processes' (or a rolled-back and a later one's) alike once in 2**61."""
+    return (1 << 61) | secrets.randbits(61)
+
+
 def _blob(data: dict[str, Any]) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
@@ -74,8 +81,9 @@ class SQLiteMemoryStore(MemoryRows):
         self._generation = self._read_generation()
 
     # -- index upkeep in the row change's transaction (see MemoryRows) ----
-    # A change bumps the stored generation and this process's caches follow at once; if the
-    # transaction rolls back, the stored generation is behind ours and the next search drops them.
+    # A forget or restore moves the stored generation to a fresh random one and this process's
+    # caches follow at once; if the transaction rolls back, no writer brings the file to that value
+    # again, and the next search drops them (``_bump_generation``).
 
     def _liveness_changed(self, tx: db.Tx, memory_id: str, rowid: int, scope: str, *, alive: bool) -> None:
         if not self._bump_generation(tx):
@@ -364,13 +372,20 @@ class SQLiteMemoryStore(MemoryRows):
 
     def _bump_generation(self, tx: db.Tx) -> bool:
         """Record a liveness change in ``tx``; whether this process's caches follow it themselves (they
-        mirrored the generation before it)."""
+        mirrored the generation before it).
+
+        The caches follow inside the transaction, before it is known to commit, so the generation
+        they then claim must be one the file can only hold if it did: a fresh random value, not the
+        stored one plus one. It used to be plus one: rolled back, the next bump by anyone (another
+        forget, a reindex step, a purge, another process) brought the file level with the process,
+        and the caches kept the rolled-back change for good (tests/test_sqlite_cache_drops.py)."""
         stored = int(tx.execute("SELECT generation FROM index_state WHERE id = 1").fetchone()[0])
-        tx.execute("UPDATE index_state SET generation = generation + 1 WHERE id = 1")
+        fresh = _fresh_generation()
+        tx.execute("UPDATE index_state SET generation = ? WHERE id = 1", (fresh,))
         with self._lock:
             if stored != self._generation:
                 return False
-            self._generation += 1
+            self._generation = fresh
             return True
 
     # -- derived indexes ------------------------------------------------
