@@ -155,16 +155,25 @@ def test_a_database_from_before_0019_has_its_float_graph_rebuilt_over_halfvec(
             store.close()
 
 
-def test_a_float_graph_built_after_the_upgrade_counts_as_pending(pg_url: str, chunks: dict[str, Any]) -> None:
+@pytest.mark.parametrize("start", ["build_graphs", "first_write"])
+def test_a_float_graph_built_after_the_upgrade_counts_as_pending(
+    pg_url: str, chunks: dict[str, Any], start: str
+) -> None:
     """A process of the version before may build its float graph after the upgrade dropped it: the
-    searches cannot use it, so it is pending, and the next build replaces it."""
+    searches cannot use it, so it is pending, and the next build replaces it — whether ``serve`` asks
+    (``build_graphs``) or the opening saw it due and a writer's first write starts it (the opening asks
+    the same rule as ``graphs_pending``)."""
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP INDEX memory_vectors_1_hnsw")
         conn.execute(_FLOAT_GRAPH)
     store = PostgresMemoryStore(open_database(pg_url, MEMORY_SCHEMA), graph_min=300)
     try:
         assert store.graphs_pending()  # the float graph cannot serve the halfvec walk
-        store.build_graphs()
+        if start == "build_graphs":
+            store.build_graphs()
+        else:
+            with store.write():
+                pass
         assert store.wait_for_graphs(600)  # built again over halfvec
         assert not store.graphs_pending()
         (definition,) = store.database.execute(

@@ -47,7 +47,8 @@ from typing import Any
 
 import psycopg
 
-from ._pg_ingest import ADVISORY_BUILD, broken_graphs, build_graph
+from ._pg_halfvec import GRAPH_OPCLASS
+from ._pg_ingest import ADVISORY_BUILD, BROKEN_GRAPHS_SQL, broken_graphs, build_graph
 
 log = logging.getLogger(__name__)
 
@@ -236,10 +237,7 @@ def leftover_workers(conn: Any) -> list[str]:
 #: (``_pg_ingest.broken_graphs``), a table still carrying a build's ``parallel_workers``
 #: (``leftover_workers``). One statement, where the opening asked the two questions one after the other.
 UPKEEP_DUE = (
-    "SELECT EXISTS (SELECT 1 FROM memory_vector_models m "
-    "LEFT JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid || '_hnsw' "
-    "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
-    "WHERE to_regclass('memory_vectors_' || m.rowid) IS NOT NULL AND (i.indisvalid IS NULL OR NOT i.indisvalid)) "
+    f"SELECT EXISTS ({BROKEN_GRAPHS_SQL}) "
     "OR EXISTS (SELECT 1 FROM memory_vector_models m JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid "
     "WHERE EXISTS (SELECT 1 FROM unnest(c.reloptions) o WHERE o LIKE 'parallel_workers=%%'))"
 )
@@ -247,7 +245,7 @@ UPKEEP_DUE = (
 
 def upkeep_due(conn: Any) -> bool:
     """Whether a graph is pending or a build's table setting left over (``UPKEEP_DUE``)."""
-    return bool(conn.execute(UPKEEP_DUE).fetchone()[0])
+    return bool(conn.execute(UPKEEP_DUE, (GRAPH_OPCLASS,)).fetchone()[0])
 
 
 def tidy(url: str) -> list[str]:

@@ -131,16 +131,20 @@ def build_workers(conn: Any, name: str) -> int:
     return workers
 
 
+#: The vector tables whose graph is pending: its index missing, invalid (a concurrent build that did not
+#: finish) or not over half-precision vectors (built by a version from before ``_pg_halfvec``: the searches'
+#: order cannot use it). One parameter, the graph's operator class (``GRAPH_OPCLASS``). The one rule both
+#: ``broken_graphs`` and a store's opening (``_pg_graph_builds.UPKEEP_DUE``) ask.
+BROKEN_GRAPHS_SQL = (
+    "SELECT 'memory_vectors_' || m.rowid FROM memory_vector_models m "
+    "LEFT JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid || '_hnsw' "
+    "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
+    "WHERE to_regclass('memory_vectors_' || m.rowid) IS NOT NULL AND (i.indisvalid IS NULL OR NOT i.indisvalid "
+    "OR NOT EXISTS (SELECT 1 FROM pg_opclass o WHERE o.oid = ANY(i.indclass::oid[]) AND o.opcname = %s))"
+)
+
+
 def broken_graphs(conn: Any) -> list[str]:
-    """Vector tables whose graph index is missing, invalid (a concurrent build that did not finish) or
-    not over half-precision vectors (built by a version from before ``_pg_halfvec``: the searches'
-    order cannot use it)."""
-    rows = conn.execute(
-        "SELECT 'memory_vectors_' || m.rowid FROM memory_vector_models m "
-        "LEFT JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid || '_hnsw' "
-        "LEFT JOIN pg_index i ON i.indexrelid = c.oid "
-        "WHERE to_regclass('memory_vectors_' || m.rowid) IS NOT NULL AND (i.indisvalid IS NULL OR NOT i.indisvalid "
-        "OR NOT EXISTS (SELECT 1 FROM pg_opclass o WHERE o.oid = ANY(i.indclass::oid[]) AND o.opcname = %s))",
-        (GRAPH_OPCLASS,),
-    ).fetchall()
+    """Vector tables whose graph is pending (``BROKEN_GRAPHS_SQL``)."""
+    rows = conn.execute(BROKEN_GRAPHS_SQL, (GRAPH_OPCLASS,)).fetchall()
     return [r[0] for r in rows]
