@@ -156,6 +156,7 @@ def main() -> None:
     p.add_argument("--keys", action="store_true")
     p.add_argument("--weights", default="0.5,1.0,1.25,2.0")
     p.add_argument("--rules", default="ja,mixed")
+    p.add_argument("--bridge", action="store_true", help="score the synonym-group bridge instead of e5")
     p.add_argument("--why", action="store_true", help="only show where each base miss stands")
     args = p.parse_args()
     for d in args.sets:
@@ -168,6 +169,10 @@ def main() -> None:
         print("base ", json.dumps(score(rows, "base", 0.0), ensure_ascii=False))
         if args.why:
             why(rows)
+            continue
+        if args.bridge:
+            for wt in (float(x) for x in args.weights.split(",")):
+                print(f"bridge {wt}", json.dumps(score_bridge(rows, wt), ensure_ascii=False))
             continue
         for rule in args.rules.split(","):
             for wt in (float(x) for x in args.weights.split(",")):
@@ -196,6 +201,80 @@ def why(rows: list[dict[str, Any]]) -> None:
             )
         final = [i for i, h in enumerate(hits) if h.memory.content in r["expected"]]
         print(f"   final rank {final}; top3 {[h.memory.content[:40] for h in hits[:3]]}")
+
+
+_SUDACHI: Any = None
+
+
+def synonym_groups(text: str) -> set[int]:
+    """Sudachi synonym group ids of the text's words (English words too: Thursday / 木曜 share one)."""
+    global _SUDACHI
+    if _SUDACHI is None:
+        from sudachipy import dictionary
+
+        _SUDACHI = dictionary.Dictionary(dict="core").create()
+    out: set[int] = set()
+    for m in _SUDACHI.tokenize(text):
+        ids = list(m.synonym_group_ids())
+        surface = m.surface()
+        if not ids and surface.isascii() and surface.lower().endswith("s") and len(surface) > 3:
+            ids = list(_SUDACHI.tokenize(surface[:-1])[0].synonym_group_ids())
+        if not ids and surface.isascii() and surface[:1].isupper():
+            ids = list(_SUDACHI.tokenize(surface.lower())[0].synonym_group_ids())
+        out.update(ids)
+    return out
+
+
+def with_bridge(c: Candidates) -> Candidates:
+    """A "bridge" list: English candidates of a Japanese question, by the share of its synonym groups."""
+    wanted = synonym_groups(c.text)
+    if not wanted:
+        return c
+    matches = []
+    for mid, m in c.memories.items():
+        if CJK.search(m.content):
+            continue
+        share = len(wanted & synonym_groups(m.content)) / len(wanted)
+        if share > 0:
+            matches.append(Match(mid, share, 0))
+    if not matches:
+        return c
+    ranked = dict(c.ranked)
+    ranked["bridge"] = sorted(matches, key=lambda m: m.score, reverse=True)
+    return replace(c, ranked=ranked)
+
+
+def score_bridge(rows: list[dict[str, Any]], weight: float) -> dict[str, Any]:
+    by: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    misses = []
+    for r in rows:
+        c: Candidates = r["c"]
+        if CJK.search(c.text):
+            c = with_bridge(c)
+        from shitsuji.memory import _rank
+
+        real = _rank.fuse
+
+        def fuse(ranked: Any, weights: dict[str, float], scale: Any = None, *, standout: bool = False) -> Any:
+            return real(ranked, {**weights, "bridge": weight}, scale, standout=standout)
+
+        _rank.fuse = fuse  # type: ignore[assignment]
+        try:
+            hits = rank_candidates(c, r["now"], r["w"], r["zone"])
+        finally:
+            _rank.fuse = real  # type: ignore[assignment]
+        got = [h.memory.content for h in hits[:3]]
+        hit = bool(set(got) & r["expected"])
+        by[r["q"].get("class", "all")].append((hit, bool(got) and got[0] in r["expected"]))
+        if not hit:
+            misses.append(r["q"]["query"])
+    every = [x for v in by.values() for x in v]
+    return {
+        "hit": round(sum(h for h, _ in every) / len(every), 3),
+        "hit1": round(sum(h for _, h in every) / len(every), 3),
+        "kinds": {k: f"{sum(h for h, _ in v)}/{len(v)}" for k, v in sorted(by.items())},
+        "misses": misses,
+    }
 
 
 if __name__ == "__main__":
