@@ -119,11 +119,19 @@ def score(rows: list[dict[str, Any]], rule: str, weight: float) -> dict[str, Any
             hits = _rank_with(c2, r["now"], w, r["zone"], wt)
         else:
             hits = rank_candidates(c, r["now"], w, r["zone"])
-        got = [h.memory.content for h in hits[:3]]
-        hit = bool(set(got) & r["expected"])
-        by[r["q"].get("class", "all")].append((hit, bool(got) and got[0] in r["expected"]))
-        if not hit:
-            misses.append(r["q"]["query"])
+        tally(r, hits, by, misses)
+    return summary(by, misses)
+
+
+def tally(r: dict[str, Any], hits: Any, by: dict[str, list[tuple[bool, bool]]], misses: list[str]) -> None:
+    got = [h.memory.content for h in hits[:3]]
+    hit = bool(set(got) & r["expected"])
+    by[r["q"].get("class", "all")].append((hit, bool(got) and got[0] in r["expected"]))
+    if not hit:
+        misses.append(r["q"]["query"])
+
+
+def summary(by: dict[str, list[tuple[bool, bool]]], misses: list[str]) -> dict[str, Any]:
     every = [x for v in by.values() for x in v]
     return {
         "hit": round(sum(h for h, _ in every) / len(every), 3),
@@ -245,15 +253,15 @@ def with_bridge(c: Candidates) -> Candidates:
 
 
 def score_bridge(rows: list[dict[str, Any]], weight: float) -> dict[str, Any]:
+    from shitsuji.memory import _rank
+
+    real = _rank.fuse
     by: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
-    misses = []
+    misses: list[str] = []
     for r in rows:
         c: Candidates = r["c"]
         if CJK.search(c.text):
             c = with_bridge(c)
-        from shitsuji.memory import _rank
-
-        real = _rank.fuse
 
         def fuse(ranked: Any, weights: dict[str, float], scale: Any = None, *, standout: bool = False) -> Any:
             return real(ranked, {**weights, "bridge": weight}, scale, standout=standout)
@@ -263,18 +271,8 @@ def score_bridge(rows: list[dict[str, Any]], weight: float) -> dict[str, Any]:
             hits = rank_candidates(c, r["now"], r["w"], r["zone"])
         finally:
             _rank.fuse = real  # type: ignore[assignment]
-        got = [h.memory.content for h in hits[:3]]
-        hit = bool(set(got) & r["expected"])
-        by[r["q"].get("class", "all")].append((hit, bool(got) and got[0] in r["expected"]))
-        if not hit:
-            misses.append(r["q"]["query"])
-    every = [x for v in by.values() for x in v]
-    return {
-        "hit": round(sum(h for h, _ in every) / len(every), 3),
-        "hit1": round(sum(h for _, h in every) / len(every), 3),
-        "kinds": {k: f"{sum(h for h, _ in v)}/{len(v)}" for k, v in sorted(by.items())},
-        "misses": misses,
-    }
+        tally(r, hits, by, misses)
+    return summary(by, misses)
 
 
 if __name__ == "__main__":
