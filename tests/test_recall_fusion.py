@@ -98,6 +98,7 @@ def test_a_signal_whose_best_match_stands_out_counts_more_than_a_flat_one() -> N
 def test_a_list_that_says_nothing_about_its_doubt_keeps_its_weight() -> None:
     assert standout_of([1.0]) == 1.0  # one match
     assert standout_of([1.0, 1.0, 1.0]) == 1.0  # equal scores
+    assert standout_of([1.0, 0.0]) == 1.0  # two matches: min-max gives 1 and 0 whatever their gap
     assert standout_of([1.0, 0.0, 0.0, 0.0]) == pytest.approx(0.75)
     alone = fuse({"keyword": [Match("only", 3.0, 0)]}, {"keyword": 1.0}, standout=True)
     assert alone["only"].score == 1.0

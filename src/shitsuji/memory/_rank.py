@@ -22,6 +22,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from ._kana import fold_kana
 from ._recall import RecallWeights, asks_for_now, cross_script, fuse, keyword_coverage, weigh
 from ._records import Hit, Memory
 from ._said import said_terms, said_zone
@@ -51,7 +52,8 @@ class Candidates:
 
 
 def held_terms(memory: Memory) -> frozenset[str]:
-    """The distinct terms a memory is indexed under (as ``index_terms`` makes them, all chunks)."""
+    """The distinct terms a memory is indexed under (as ``index_terms`` makes them, all chunks), kana
+    folded to katakana as the question's are for ``keyword_coverage`` (``_kana``)."""
     tail = memory.context[-CONTEXT_TERMS_CHARS:] if memory.context else None
     return _held(memory.content, tail, memory.keys, memory.created_at, said_zone(memory.provenance))
 
@@ -68,7 +70,7 @@ def _held(
     if keys:
         held.update(terms("\n".join(keys)))
     held.update(said_terms(said, zone))
-    return frozenset(held)
+    return fold_kana(held)
 
 
 def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo = UTC) -> list[Hit]:
@@ -80,7 +82,7 @@ def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo
         held = {
             m.memory_id: held_terms(c.memories[m.memory_id]) for m in keyword if m.memory_id in c.memories
         }
-        scale["keyword"] = keyword_coverage(c.asked, held)
+        scale["keyword"] = keyword_coverage(list(fold_kana(c.asked)), held)
     # Japanese notes for an English question: the vector sees them, the keywords cannot (only when
     # keywords were searched: by meaning alone, as the prompt hook recalls, there is nothing to offset)
     if w.cross_script and not japanese and vector and keyword:

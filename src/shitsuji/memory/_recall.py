@@ -134,9 +134,12 @@ def standout_of(normalised: list[float]) -> float:
     list where many turns share the question's one common word looks as sure as one where a
     single turn holds its rare words. This factor is near 1 when one match stands out and
     near 0.5 or below when the list is flat near the top. A list of equal scores (or one
-    match) keeps its weight: nothing says it is unsure.
+    match) keeps its weight: nothing says it is unsure. So does a list of two: min-max makes
+    it 1 and 0 whatever the gap, so its mean says nothing either (issue 23 ja23c: two Japanese
+    questions whose only strong keyword match stood at BM25 12.9 against 2.5 and 6.1 against
+    3.2 had that signal halved and lost the note).
     """
-    if len(normalised) < 2 or min(normalised) == max(normalised):
+    if len(normalised) < 3 or min(normalised) == max(normalised):
         return 1.0
     return 1.0 - sum(normalised) / len(normalised)
 
