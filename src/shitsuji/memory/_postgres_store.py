@@ -64,6 +64,7 @@ from ._pg_ingest import (
 )
 from ._pg_recall import CANDIDATES_SQL
 from ._pg_rows import ROWS_WITH_VECTORS_SQL, first_vector, rows_from_table_sql
+from ._pg_term_deltas import FOLD_SCOPES_SQL
 from ._records import Memory
 from ._rows import COLUMNS, MemoryRows, chunk_vectors, to_memory, values
 from ._slots import Asked, Match, Ranked, Terms
@@ -185,6 +186,9 @@ class PostgresMemoryStore(MemoryRows):
         ):
             for memory, terms in rows:
                 copy.write_row((*values(memory), terms))
+        scopes = getattr(self._bulk, "scopes", None)
+        if scopes is not None:  # a bulk load: its scopes' term rows are folded when it ends
+            scopes.update(memory.scope for memory, _ in rows)
 
     @contextmanager
     def bulk(self) -> Iterator[None]:
@@ -192,19 +196,30 @@ class PostgresMemoryStore(MemoryRows):
         exactly meanwhile, so recall is right throughout); on leaving, the large scopes' rows join
         the graph at once, the index built anew when they outnumber the rows already in it — after
         this returns, in the background (see ``_fold``). Nested calls fold once, at the outermost. Commits inside do not wait for the disk
-        (``synchronous_commit = off``); leaving waits once for all of them (``_durable``)."""
+        (``synchronous_commit = off``); leaving waits once for all of them (``_durable``). Leaving also
+        folds the term counts' rows the load's batches left in its scopes (``_fold_terms``)."""
         outer = getattr(self._bulk, "written", None) is None
         if outer:
-            self._bulk.written = set()
+            self._bulk.written, self._bulk.scopes = set(), set()
         try:
             yield
         finally:
             if outer:
                 written: set[tuple[str, str]] = self._bulk.written
-                self._bulk.written = None
+                scopes: set[str] = self._bulk.scopes
+                self._bulk.written = self._bulk.scopes = None
+                self._fold_terms(sorted(scopes | {scope for _, scope in written}))
                 for model_id in sorted({model for model, _ in written}):
                     self._fold(model_id, sorted(scope for model, scope in written if model == model_id))
                 self._durable()
+
+    def _fold_terms(self, scopes: list[str]) -> None:
+        """Each (scope, term) pair of ``scopes`` held in several rows (one per bulk statement that
+        touched it) folded into one, so that a keyword search sums one row a pair
+        (``_pg_term_deltas.FOLD_SCOPES_SQL``: beside concurrent writers, nothing waited on, no count lost)."""
+        if scopes:
+            with self.write() as tx:
+                tx.conn.execute(FOLD_SCOPES_SQL, {"scopes": scopes})
 
     def _durable(self) -> None:
         """Wait until every commit of this bulk load is on disk: a commit that waits for its WAL (a
