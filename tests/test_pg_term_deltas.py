@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from shitsuji.memory import HashEmbedder, MemoryEngine
+from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory
 from shitsuji.memory._engine import index_terms
+from shitsuji.memory._pg_term_deltas import FOLD_ROWS
 from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.memory._text import query_terms
@@ -27,7 +28,8 @@ from .test_pg_keywords import HOME, QUERIES, SCOPES, WIFE, _assert_statistics_de
 @pytest.fixture
 def pg(pg_url: str, clock: Clock) -> Iterator[tuple[MemoryEngine, Database]]:
     db = open_database(pg_url, MEMORY_SCHEMA)
-    yield MemoryEngine(PostgresMemoryStore(db), HashEmbedder(), clock=clock), db
+    # a bulk load's end folds every pair of several rows here (by default only those of more than FOLD_ROWS)
+    yield MemoryEngine(PostgresMemoryStore(db, fold_rows=1), HashEmbedder(), clock=clock), db
     db.close()
 
 
@@ -181,3 +183,22 @@ def test_imports_ending_beside_small_writers_fold_their_rows_and_lose_no_count(
         rows,
         pairs,
     )  # b6d27b8: a row a pair per batch that touched it (4,188 rows, 1,947 pairs)
+
+
+def test_a_bulk_load_of_many_batches_folds_the_pairs_of_more_rows_than_the_bound(
+    pg_url: str, clock: Clock
+) -> None:
+    """By default a bulk load's end folds the pairs held in more than ``FOLD_ROWS`` rows (a search sums
+    few rows a pair) and leaves the rest: 1,000 lines in 10 statements of 100 into two scopes."""
+    db = open_database(pg_url, MEMORY_SCHEMA)
+    try:
+        store = PostgresMemoryStore(db)
+        engine = MemoryEngine(store, HashEmbedder(), clock=clock)
+        rng = random.Random(3)
+        with store.bulk():
+            lines = [NewMemory(content=f"{_text(rng)} n{i}", scope=(HOME, WIFE)[i % 2]) for i in range(1000)]
+            engine.add_many(lines, batch=100)
+        assert 1 < _rows_per_pair(db) <= FOLD_ROWS  # b6d27b8: 10 (a row a statement)
+        _assert_same(store, db)
+    finally:
+        db.close()

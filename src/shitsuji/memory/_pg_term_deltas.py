@@ -22,9 +22,12 @@ postings of those batches: a search sums them — a common word loaded into one 
 of 1,000 sums 50 rows) until a small write touches it.
 
 **A bulk load's end folds its scopes' pairs** (``FOLD_SCOPES_SQL``, from ``PostgresMemoryStore.bulk``):
-every pair of the scopes it wrote that holds more than one row becomes one row, as a small write's fold
-does — so a scope filled by an import of many batches is not left with a row per batch for every search
-to sum (docs/benchmarks.md, "Issue 25, bk25"). Its rows are locked in key order with ``SKIP LOCKED``: a
+every pair of the scopes it wrote that holds more than ``FOLD_ROWS`` rows becomes one row, as a small
+write's fold does — so a scope filled by an import of many batches is not left with a row per batch for
+every search to sum (a 50k scope loaded in 500 batches: keyword p50 1.45x the folded table's; in 50,
+1.14x — docs/benchmarks.md, "Issue 25, bk25"). Pairs of a few rows are left: folding every pair cost
+as much as the rest of the load's end (each row locked, then deleted), for a few rows a search does
+not feel. Its rows are locked in key order with ``SKIP LOCKED``: a
 row a concurrent fold (a chat's remember, a forget) holds is left to that fold, so the load's end never
 waits on a small writer nor deadlocks with one; a row not locked is deleted and counted in the one sum
 that replaces the rows it locked. The sums stay exact (a row is counted by exactly the fold that
@@ -107,13 +110,17 @@ POSTGRES_TERM_DELTAS: Final = f"""
 """
 
 
-#: The fold of every pair of the given scopes (``%(scopes)s``, a text array) held in more than one row:
+#: A bulk load's end folds the pairs of its scopes held in more than this many rows (see above).
+FOLD_ROWS: Final = 8
+
+#: The fold of every pair of the given scopes (``%(scopes)s``, a text array) held in more than
+#: ``%(rows)s`` rows:
 #: those rows locked in key order (``SKIP LOCKED``: a row another fold holds is that fold's), deleted,
 #: their sum inserted as one row (none for a sum of 0). See the module's docstring.
 FOLD_SCOPES_SQL: Final = """
     WITH many AS (
         SELECT m.scope, m.term FROM memory_term_stats m WHERE m.scope = ANY(%(scopes)s)
-        GROUP BY m.scope, m.term HAVING count(*) > 1
+        GROUP BY m.scope, m.term HAVING count(*) > %(rows)s
     ), locked AS (
         SELECT s.ctid AS place FROM memory_term_stats s
         WHERE s.scope = ANY(%(scopes)s) AND (s.scope, s.term) IN (SELECT * FROM many)

@@ -64,7 +64,7 @@ from ._pg_ingest import (
 )
 from ._pg_recall import CANDIDATES_SQL
 from ._pg_rows import ROWS_WITH_VECTORS_SQL, first_vector, rows_from_table_sql
-from ._pg_term_deltas import FOLD_SCOPES_SQL
+from ._pg_term_deltas import FOLD_ROWS, FOLD_SCOPES_SQL
 from ._records import Memory
 from ._rows import COLUMNS, MemoryRows, chunk_vectors, to_memory, values
 from ._slots import Asked, Match, Ranked, Terms
@@ -139,6 +139,7 @@ class PostgresMemoryStore(MemoryRows):
         *,
         graph_min: int = GRAPH_MIN,
         rebuild_min: int = REBUILD_MIN,
+        fold_rows: int = FOLD_ROWS,
     ) -> None:
         if not isinstance(database, db.PostgresDatabase):
             raise StoreError(f"{database.where} is not a PostgreSQL database: open it with open_store")
@@ -146,6 +147,7 @@ class PostgresMemoryStore(MemoryRows):
         self._pg = database
         self.graph_min = graph_min
         self.rebuild_min = rebuild_min
+        self.fold_rows = fold_rows  # a bulk load's end folds pairs of more term-count rows than this
         self._models: dict[str, tuple[int, int]] = {}  # model -> (table number, dim)
         self._bulk = threading.local()  # this thread's bulk load: (model, scope) pairs written
         self._builds = GraphBuilds(database.url, hnsw_sql)
@@ -214,12 +216,12 @@ class PostgresMemoryStore(MemoryRows):
                 self._durable()
 
     def _fold_terms(self, scopes: list[str]) -> None:
-        """Each (scope, term) pair of ``scopes`` held in several rows (one per bulk statement that
-        touched it) folded into one, so that a keyword search sums one row a pair
+        """Each (scope, term) pair of ``scopes`` held in more than ``fold_rows`` rows (one per bulk
+        statement that touched it) folded into one, so that a keyword search sums few rows a pair
         (``_pg_term_deltas.FOLD_SCOPES_SQL``: beside concurrent writers, nothing waited on, no count lost)."""
         if scopes:
             with self.write() as tx:
-                tx.conn.execute(FOLD_SCOPES_SQL, {"scopes": scopes})
+                tx.conn.execute(FOLD_SCOPES_SQL, {"scopes": scopes, "rows": self.fold_rows})
 
     def _durable(self) -> None:
         """Wait until every commit of this bulk load is on disk: a commit that waits for its WAL (a
