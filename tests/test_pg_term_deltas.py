@@ -189,16 +189,19 @@ def test_a_bulk_load_of_many_batches_folds_the_pairs_of_more_rows_than_the_bound
     pg_url: str, clock: Clock
 ) -> None:
     """By default a bulk load's end folds the pairs held in more than ``FOLD_ROWS`` rows (a search sums
-    few rows a pair) and leaves the rest: 1,000 lines in 10 statements of 100 into two scopes."""
+    few rows a pair) and leaves the rest: FOLD_ROWS + 2 statements of 100 lines into two scopes."""
     db = open_database(pg_url, MEMORY_SCHEMA)
     try:
         store = PostgresMemoryStore(db)
         engine = MemoryEngine(store, HashEmbedder(), clock=clock)
         rng = random.Random(3)
         with store.bulk():
-            lines = [NewMemory(content=f"{_text(rng)} n{i}", scope=(HOME, WIFE)[i % 2]) for i in range(1000)]
+            lines = [
+                NewMemory(content=f"{_text(rng)} n{i}", scope=(HOME, WIFE)[i % 2])
+                for i in range((FOLD_ROWS + 2) * 100)
+            ]
             engine.add_many(lines, batch=100)
-        assert 1 < _rows_per_pair(db) <= FOLD_ROWS  # b6d27b8: 10 (a row a statement)
+        assert 1 < _rows_per_pair(db) <= FOLD_ROWS  # b6d27b8: FOLD_ROWS + 2 (a row a statement)
         _assert_same(store, db)
     finally:
         db.close()

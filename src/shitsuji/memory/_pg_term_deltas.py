@@ -25,9 +25,10 @@ of 1,000 sums 50 rows) until a small write touches it.
 every pair of the scopes it wrote that holds more than ``FOLD_ROWS`` rows becomes one row, as a small
 write's fold does — so a scope filled by an import of many batches is not left with a row per batch for
 every search to sum (a 50k scope loaded in 500 batches: keyword p50 1.45x the folded table's; in 50,
-1.14x — docs/benchmarks.md, "Issue 25, bk25"). Pairs of a few rows are left: folding every pair cost
-as much as the rest of the load's end (each row locked, then deleted), for a few rows a search does
-not feel. Its rows are locked in key order with ``SKIP LOCKED``: a
+1.14x — docs/benchmarks.md, "Issue 25, bk25"). Pairs of a few rows are left: each row folded is
+locked, then deleted — folding every pair (or every pair of more than 8 rows) of a 20,000-memory
+load of 20 batches into one scope made its end 0.5 → 2.4-3.1 s (load 15-18), for rows a search does
+not feel (at most ``FOLD_ROWS`` a term). Its rows are locked in key order with ``SKIP LOCKED``: a
 row a concurrent fold (a chat's remember, a forget) holds is left to that fold, so the load's end never
 waits on a small writer nor deadlocks with one; a row not locked is deleted and counted in the one sum
 that replaces the rows it locked. The sums stay exact (a row is counted by exactly the fold that
@@ -111,7 +112,7 @@ POSTGRES_TERM_DELTAS: Final = f"""
 
 
 #: A bulk load's end folds the pairs of its scopes held in more than this many rows (see above).
-FOLD_ROWS: Final = 8
+FOLD_ROWS: Final = 32
 
 #: The fold of every pair of the given scopes (``%(scopes)s``, a text array) held in more than
 #: ``%(rows)s`` rows:
