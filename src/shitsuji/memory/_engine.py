@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
@@ -278,26 +279,36 @@ class MemoryEngine:
         """Bulk insert (exact dedupe only, no embedding); returns (added, duplicates).
 
         Rows are committed in batches and left for ``index_pending`` to embed; each batch's
-        audit row ("memory.imported", its row count) commits with it.
+        audit row ("memory.imported", its row count) commits with it. The stored rows a batch of
+        lines could repeat (their hashes, their ids) are read once a batch, not once a line.
         """
         added = duplicates = 0
         pending: list[tuple[Memory, str]] = []
         seen: set[tuple[str, str]] = set()
-        for item in items:
-            item = replace(
+        used: set[str] = set()  # ids given to this import's rows
+        lines = iter(items)
+        while chunk := [
+            replace(
                 item,
                 content=without_secrets(item.content),
                 context=without_secrets(item.context) if item.context else None,
             )
-            key = (item.scope, content_hash(item.content))
-            if key in seen or self.store.find_by_hash(*key) is not None:
-                duplicates += 1
-                continue
-            seen.add(key)
-            memory = self._build(item)
-            pending.append((memory, memory_terms(memory)))
-            if len(pending) >= batch:
-                added += self._import(pending)
+            for item in islice(lines, batch)
+        ]:
+            keys = [(item.scope, content_hash(item.content)) for item in chunk]
+            stored = self.store.stored_hashes(keys)
+            taken = used | set(self.store.get_many([item.id for item in chunk if item.id]))
+            for item, key in zip(chunk, keys, strict=True):
+                if key in seen or key in stored:
+                    duplicates += 1
+                    continue
+                seen.add(key)
+                memory = self._build(item, taken)
+                used.add(memory.id)
+                taken.add(memory.id)
+                pending.append((memory, memory_terms(memory)))
+                if len(pending) >= batch:
+                    added += self._import(pending)
         added += self._import(pending)
         return added, duplicates
 
@@ -314,10 +325,14 @@ class MemoryEngine:
         pending.clear()
         return count
 
-    def _build(self, new: NewMemory) -> Memory:
+    def _build(self, new: NewMemory, taken: Collection[str] | None = None) -> Memory:
+        """The row for ``new``: its own id unless that is stored (or in ``taken``, the ids a batch
+        already knows to be stored or used: then the store is not asked), else a new one."""
         now = self.clock()
         memory_id = new.id
-        if memory_id is None or self.store.get(memory_id) is not None:
+        if memory_id is None or (
+            memory_id in taken if taken is not None else self.store.get(memory_id) is not None
+        ):
             memory_id = new_id()
         return Memory(
             id=memory_id,

@@ -21,6 +21,19 @@ pair written only by bulk statements keeps one row per batch that touched it (at
 postings of those batches: a search sums them — a common word loaded into one scope in 50 batches
 of 1,000 sums 50 rows) until a small write touches it.
 
+**A bulk load's end folds its scopes' pairs** (``FOLD_SCOPES_SQL``, from ``PostgresMemoryStore.bulk``):
+every pair of the scopes it wrote that holds more than ``FOLD_ROWS`` rows becomes one row, as a small
+write's fold does — so a scope filled by an import of many batches is not left with a row per batch for
+every search to sum (a 50k scope loaded in 500 batches: keyword p50 1.45x the folded table's; in 50,
+1.14x — docs/benchmarks.md, "Issue 25, bk25"). Pairs of a few rows are left: each row folded is
+locked, then deleted — folding every pair (or every pair of more than 8 rows) of a 20,000-memory
+load of 20 batches into one scope made its end 0.5 → 2.4-3.1 s (load 15-18), for rows a search does
+not feel (at most ``FOLD_ROWS`` a term). Its rows are locked in key order with ``SKIP LOCKED``: a
+row a concurrent fold (a chat's remember, a forget) holds is left to that fold, so the load's end never
+waits on a small writer nor deadlocks with one; a row not locked is deleted and counted in the one sum
+that replaces the rows it locked. The sums stay exact (a row is counted by exactly the fold that
+deleted it); a pair skipped keeps a few rows until its next write.
+
 Migration ``0020_kt25_term_deltas`` (PostgreSQL only): the key dropped, the index made, and
 ``memory_keyword_apply`` replaced (the text of 0016, ``_pg_postings_order``, but the statistics).
 """
@@ -95,4 +108,29 @@ POSTGRES_TERM_DELTAS: Final = f"""
     ALTER TABLE memory_term_stats DROP CONSTRAINT memory_term_stats_pkey;
     CREATE INDEX memory_term_stats_key ON memory_term_stats (scope, term);
     {_delta_apply()};
+"""
+
+
+#: A bulk load's end folds the pairs of its scopes held in more than this many rows (see above).
+FOLD_ROWS: Final = 32
+
+#: The fold of every pair of the given scopes (``%(scopes)s``, a text array) held in more than
+#: ``%(rows)s`` rows:
+#: those rows locked in key order (``SKIP LOCKED``: a row another fold holds is that fold's), deleted,
+#: their sum inserted as one row (none for a sum of 0). See the module's docstring.
+FOLD_SCOPES_SQL: Final = """
+    WITH many AS (
+        SELECT m.scope, m.term FROM memory_term_stats m WHERE m.scope = ANY(%(scopes)s)
+        GROUP BY m.scope, m.term HAVING count(*) > %(rows)s
+    ), locked AS (
+        SELECT s.ctid AS place FROM memory_term_stats s
+        WHERE s.scope = ANY(%(scopes)s) AND (s.scope, s.term) IN (SELECT * FROM many)
+        ORDER BY s.scope, s.term, s.ctid FOR UPDATE SKIP LOCKED
+    ), folded AS (
+        DELETE FROM memory_term_stats s WHERE s.ctid = ANY (ARRAY(SELECT locked.place FROM locked))
+        RETURNING s.scope, s.term, s.chunks
+    )
+    INSERT INTO memory_term_stats (scope, term, chunks)
+    SELECT f.scope, f.term, sum(f.chunks) FROM folded f GROUP BY f.scope, f.term
+    HAVING sum(f.chunks) <> 0 ORDER BY f.scope COLLATE "C", f.term COLLATE "C"
 """

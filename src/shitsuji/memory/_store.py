@@ -64,6 +64,10 @@ class MemoryStore(Protocol):
 
     def find_by_hash(self, scope: str, content_hash: str) -> Memory | None: ...
 
+    def stored_hashes(self, keys: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+        """The (scope, content hash) pairs of ``keys`` a live row holds: ``find_by_hash`` for a batch."""
+        ...
+
     def list_memories(
         self,
         scope: str | None,

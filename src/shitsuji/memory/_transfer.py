@@ -93,8 +93,9 @@ def import_items(
     engine: MemoryEngine, items: list[NewMemory], *, index: bool = True, progress: Progress | None = None
 ) -> ImportReport:
     """Store lines already checked by ``parse_lines`` (exact duplicates skipped), then embed them."""
-    added, duplicates = engine.add_many(items)
-    with engine.store.bulk():  # a large import builds the vector graph once, at the end
+    # one bulk load: the vector graph built once, at the end; the rows' term counts folded there
+    with engine.store.bulk():
+        added, duplicates = engine.add_many(items)
         indexed = engine.index_pending(progress=progress) if index else 0
     pending = bool(getattr(engine.store, "graphs_pending", lambda: False)())
     return ImportReport(
