@@ -13,6 +13,7 @@ import psycopg
 
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory
 from shitsuji.memory._pg_ingest import ADVISORY_BUILD
+from shitsuji.memory._pg_inline import rewrite_old_rows
 from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.store import close_pools, open_database
@@ -122,3 +123,22 @@ def test_a_database_from_before_has_its_old_rows_moved_into_their_rows(pg_url: s
             assert store.vector_search(_MODEL, query, ["s"], 5) == found
         finally:
             store.close()
+
+
+def test_the_rewrite_skips_a_row_a_writer_holds_and_never_waits(pg_url: str, clock: Clock) -> None:
+    _filled(pg_url, clock, 40)
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # as a database from before the migration
+        conn.execute("ALTER TABLE memory_vectors_1 RESET (toast_tuple_target)")
+        conn.execute("UPDATE memory_vectors_1 SET embedding = embedding::real[]::vector")  # anew: in TOAST
+        conn.execute("ALTER TABLE memory_vectors_1 SET (toast_tuple_target = 8160)")
+        conn.execute("INSERT INTO memory_vector_inline VALUES ('memory_vectors_1', 0, 40)")
+        assert _toasted(conn, "memory_vectors_1") == (60, 60)
+    with psycopg.connect(pg_url) as writer, psycopg.connect(pg_url, autocommit=True) as conn:
+        writer.execute(
+            "SELECT 1 FROM memory_vectors_1 WHERE memory_rowid = 5 FOR UPDATE"
+        )  # held, not committed
+        conn.execute("SET lock_timeout = '5s'")  # a rewrite that waited would fail here
+        assert rewrite_old_rows(conn, lambda: False) == 59
+        writer.rollback()
+        assert _toasted(conn, "memory_vectors_1") == (1, 60)  # the held row as it was: read as before
+        assert conn.execute("SELECT count(*) FROM memory_vector_inline").fetchone() == (0,)
