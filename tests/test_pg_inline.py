@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import psycopg
 
+from shitsuji.cli._doctor_graphs import graph_checks
+from shitsuji.config import Settings
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory
 from shitsuji.memory._pg_ingest import ADVISORY_BUILD
 from shitsuji.memory._pg_inline import rewrite_old_rows
@@ -101,7 +103,7 @@ def test_a_database_from_before_has_its_old_rows_moved_into_their_rows(pg_url: s
             with psycopg.connect(pg_url, autocommit=True) as conn:
                 assert _toasted(conn, "memory_vectors_1") == (60, 60)
                 assert conn.execute("SELECT next_rowid, last_rowid FROM memory_vector_inline").fetchall() == [
-                    (0, 40)
+                    (1, 40)
                 ]
             query = vectors["m007"][0]
             found = store.vector_search(_MODEL, query, ["s"], 5)  # the old rows read through TOAST
@@ -112,6 +114,10 @@ def test_a_database_from_before_has_its_old_rows_moved_into_their_rows(pg_url: s
             store.put_vectors(_MODEL, [("new", _unit(np.random.default_rng(7), 1, 512))])  # starts the upkeep
             with psycopg.connect(pg_url, autocommit=True) as conn:
                 assert _toasted(conn, "memory_vectors_1") == (60, 61)  # a vector written after: in its row
+            (line,) = [
+                c for c in graph_checks(Settings.from_env({}, database_url=pg_url)) if c.name == "vector rows"
+            ]
+            assert line.status == "warn" and "40 rowids" in line.detail  # shitsuji doctor
             holder.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
             store.build_graphs()
             assert store.wait_for_graphs(600)
@@ -119,6 +125,9 @@ def test_a_database_from_before_has_its_old_rows_moved_into_their_rows(pg_url: s
                 assert _toasted(conn, "memory_vectors_1") == (0, 61)
                 assert conn.execute("SELECT count(*) FROM memory_vector_inline").fetchone() == (0,)
                 after = _stored(conn, "memory_vectors_1")
+            assert all(
+                c.name != "vector rows" for c in graph_checks(Settings.from_env({}, database_url=pg_url))
+            )
             assert {key: after[key] for key in before} == before  # every value as it was
             assert store.vector_search(_MODEL, query, ["s"], 5) == found
         finally:
@@ -131,7 +140,7 @@ def test_the_rewrite_skips_a_row_a_writer_holds_and_never_waits(pg_url: str, clo
         conn.execute("ALTER TABLE memory_vectors_1 RESET (toast_tuple_target)")
         conn.execute("UPDATE memory_vectors_1 SET embedding = embedding::real[]::vector")  # anew: in TOAST
         conn.execute("ALTER TABLE memory_vectors_1 SET (toast_tuple_target = 8160)")
-        conn.execute("INSERT INTO memory_vector_inline VALUES ('memory_vectors_1', 0, 40)")
+        conn.execute("INSERT INTO memory_vector_inline VALUES ('memory_vectors_1', 1, 40)")
         assert _toasted(conn, "memory_vectors_1") == (60, 60)
     with psycopg.connect(pg_url) as writer, psycopg.connect(pg_url, autocommit=True) as conn:
         writer.execute(

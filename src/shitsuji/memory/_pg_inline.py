@@ -22,9 +22,10 @@ are the same float32s: no search, score or answer changes.
 for), so it costs the same at 1M rows as at none; from then on every vector written is stored in its
 row. The rows already written stay in TOAST until they are written again — rewriting them in the
 migration would rewrite the whole table in the upgrading transaction (at 1M, ~2 GB of vectors and
-their indexes, with writers blocked behind it). So the migration notes, per table, the highest
+their indexes, with writers blocked behind it). So the migration notes, per table, the lowest and highest
 ``memory_rowid`` then stored (``memory_vector_inline``), and the background upkeep that builds pending
-graphs (``_pg_graph_builds``: a writer's first write, ``serve``, ``reindex --graph-only``) rewrites the
+graphs (``_pg_graph_builds``: a writer's first write, ``serve``; ``reindex --graph-only`` too when a graph is
+pending — a short command's exit cancels it, the next process goes on) rewrites the
 rows up to that mark in batches of ``BATCH`` rowids, each batch its own short transaction with its
 progress, so a process that stops leaves the rest to the next run. A batch skips rows a writer holds
 (``SKIP LOCKED``: the upkeep never waits on a writer, so it can take part in no deadlock); such a row is
@@ -59,8 +60,8 @@ POSTGRES_INLINE_VECTORS: Final = rf"""
         FOR t IN SELECT 'memory_vectors_' || rowid FROM memory_vector_models LOOP
             EXECUTE format('ALTER TABLE %I SET ({INLINE_WITH})', t);
             EXECUTE format(
-                'INSERT INTO memory_vector_inline SELECT %L, 0, m FROM (SELECT max(memory_rowid) AS m FROM %I) x '
-                'WHERE m IS NOT NULL', t, t);
+                'INSERT INTO memory_vector_inline SELECT %L, a, z FROM '
+                '(SELECT min(memory_rowid) AS a, max(memory_rowid) AS z FROM %I) x WHERE z IS NOT NULL', t, t);
         END LOOP;
     END
     $$;
@@ -68,6 +69,17 @@ POSTGRES_INLINE_VECTORS: Final = rf"""
 
 #: Whether rows written before the migration wait for their rewrite (``UPKEEP_DUE``'s third question).
 REWRITE_DUE_SQL: Final = "SELECT 1 FROM memory_vector_inline"
+
+
+def rewrites_left(conn: Any) -> int:
+    """Rowids whose vector rows still wait for the rewrite, over every vector table (``shitsuji doctor``);
+    0 before the migration too."""
+    if conn.execute("SELECT to_regclass('memory_vector_inline')").fetchone()[0] is None:
+        return 0
+    row = conn.execute(
+        "SELECT coalesce(sum(last_rowid - next_rowid + 1), 0) FROM memory_vector_inline"
+    ).fetchone()
+    return max(int(row[0]), 0)
 
 
 def rewrite_old_rows(conn: Any, cancelled: Callable[[], bool]) -> int:
