@@ -57,7 +57,8 @@ POSTGRES_INLINE_VECTORS: Final = rf"""
     DECLARE
         t text;
     BEGIN
-        FOR t IN SELECT 'memory_vectors_' || rowid FROM memory_vector_models LOOP
+        FOR t IN SELECT 'memory_vectors_' || rowid FROM memory_vector_models
+                 WHERE to_regclass('memory_vectors_' || rowid) IS NOT NULL LOOP
             EXECUTE format('ALTER TABLE %I SET ({INLINE_WITH})', t);
             EXECUTE format(
                 'INSERT INTO memory_vector_inline SELECT %L, a, z FROM '
