@@ -30,8 +30,8 @@ rows up to that mark in batches of ``BATCH`` rowids, each batch its own short tr
 progress, so a process that stops leaves the rest to the next run. A batch skips rows a writer holds
 (``SKIP LOCKED``: the upkeep never waits on a writer, so it can take part in no deadlock); such a row is
 being written anew anyway, or stays in TOAST (read as before, only slower). A rewritten graph row is
-inserted into its HNSW index again (pgvector has no HOT path for a changed value): ~2 ms a row, the
-background's time, not a search's.
+inserted into its HNSW index again (a changed value is no HOT update): 477 s for a 52,000-row graph scope
+under load, then the vacuum's graph repair — the background's time, not a search's.
 """
 
 from __future__ import annotations
