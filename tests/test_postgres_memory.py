@@ -271,6 +271,7 @@ def test_the_scale_bench_fills_and_times_either_engine(target: str) -> None:
     assert result["engine"] == ("postgresql" if target.startswith("postgresql://") else "sqlite")
     assert (result["memories"], result["scopes"], result["per_scope"]) == (1200, 4, 300)
     assert result["ingest_rows_per_s"] > 0 and result["recall_p95_ms"] >= result["recall_p50_ms"] > 0
+    assert result["recall_unread_p95_ms"] >= result["recall_unread_p50_ms"] > 0  # 3 scopes no query had read
     assert result["online_rows_per_s"] > 0  # and then ONLINE more rows, outside the bulk load
     store = open_store(target)
     assert store.stats().memories == 1200 + ONLINE and store.stats().indexed == 1200 + ONLINE

@@ -634,7 +634,15 @@ def scale(
 
 def _scale_table(data: dict[str, Any], counts: tuple[int, ...], *, title: str) -> None:
     table = Table(title=title)
-    columns = ("engine", "ingest/s", "recall p50 ms", "recall p95 ms", "statements/turn", "turn ms")
+    columns = (
+        "engine",
+        "ingest/s",
+        "recall p50/p95 ms, scope unread",
+        "recall p50 ms",
+        "recall p95 ms",
+        "statements/turn",
+        "turn ms",
+    )
     for column in (*columns, *(f"chat/s ×{c} (cpu ms/turn app+db)" for c in counts)):
         table.add_column(column, justify="left" if column == "engine" else "right")
     for name, figures in data["engines"].items():
@@ -645,6 +653,7 @@ def _scale_table(data: dict[str, Any], counts: tuple[int, ...], *, title: str) -
         table.add_row(
             name,
             f"{memory['ingest_rows_per_s']:,.0f}" if memory and "ingest_rows_per_s" in memory else "-",
+            _unread(memory),
             f"{memory['recall_p50_ms']:.2f}" if memory else "-",
             f"{memory['recall_p95_ms']:.2f}" if memory else "-",
             f"{turn['statements']:g}",
@@ -655,6 +664,13 @@ def _scale_table(data: dict[str, Any], counts: tuple[int, ...], *, title: str) -
             ),
         )
     console.print(table)
+
+
+def _unread(memory: dict[str, Any] | None) -> str:
+    """Recall p50 / p95 in scopes no query had read (``time_recalls``), if the figures have it."""
+    if not memory or "recall_unread_p95_ms" not in memory:
+        return "-"
+    return f"{memory['recall_unread_p50_ms']:.2f} / {memory['recall_unread_p95_ms']:.2f}"
 
 
 @bench_app.command("serve")

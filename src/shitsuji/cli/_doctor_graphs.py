@@ -1,4 +1,5 @@
-"""``shitsuji doctor``'s line for pending vector search graphs (PostgreSQL).
+"""``shitsuji doctor``'s line for pending vector search graphs (PostgreSQL), and for vector rows waiting for their
+rewrite into the row (``memory._pg_inline``).
 
 Why a line: a bulk load on PostgreSQL returns before its HNSW graph is built, and the build runs in the
 background of whichever long-lived process writes to the database or serves it (``memory._pg_graph_builds``); a process that
@@ -34,6 +35,7 @@ def graph_checks(settings: Settings) -> list[Check]:
 
     from ..memory._pg_graph_builds import build_progress, build_running, pending_graphs
     from ..memory._pg_halfvec import graph_room
+    from ..memory._pg_inline import rewrites_left
 
     try:
         with psycopg.connect(settings.database_url, connect_timeout=int(TIMEOUT_S), autocommit=True) as pg:
@@ -42,10 +44,12 @@ def graph_checks(settings: Settings) -> list[Check]:
             pending = pending_graphs(pg)
             running, progress = build_running(pg), build_progress(pg)
             room = graph_room(pg)
+            left = rewrites_left(pg)
     except psycopg.Error as exc:  # a refused connection is the database check's finding
         return [Check("vector graph", "warn", f"not looked at: {str(exc).strip() or type(exc).__name__}")]
+    rows = [] if not left else [rewrite_line(left)]
     if not pending:
-        return [built_line(*room)]
+        return [built_line(*room), *rows]
     scopes, vectors = sum(p.scopes for p in pending), sum(p.vectors for p in pending)
     now = f"; being built now ({progress})" if progress else "; being built now" if running else ""
     return [
@@ -55,8 +59,21 @@ def graph_checks(settings: Settings) -> list[Check]:
             f"pending for {scopes} scope(s), {vectors:,} vectors: their searches compare every vector "
             f"(the same results, slower){now}",
             _FIX,
-        )
+        ),
+        *rows,
     ]
+
+
+def rewrite_line(left: int) -> Check:
+    """The line of vector rows stored before their vectors were kept in the row (``memory._pg_inline``),
+    ``left`` rowids of them not rewritten yet."""
+    return Check(
+        "vector rows",
+        "warn",
+        f"{left:,} rowids' vectors stored before this version are read through TOAST (~3 pages a vector, "
+        "not 1) until the background rewrite reaches them (the same results, slower in scopes not read lately)",
+        "keep `shitsuji serve` (or another long-running process that writes memories) running until it is done",
+    )
 
 
 def built_line(size: int, buffers: int) -> Check:

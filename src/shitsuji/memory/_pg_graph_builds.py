@@ -49,6 +49,7 @@ import psycopg
 
 from ._pg_halfvec import GRAPH_OPCLASS
 from ._pg_ingest import ADVISORY_BUILD, BROKEN_GRAPHS_SQL, broken_graphs, build_graph
+from ._pg_inline import REWRITE_DUE_SQL, rewrite_old_rows
 
 log = logging.getLogger(__name__)
 
@@ -144,8 +145,8 @@ class GraphBuilds:
                 self._again = False
 
     def _build(self, conn: Any) -> None:
-        if not broken_graphs(conn):
-            _tidy_on(conn)  # nothing to build: still reset a setting a killed build left
+        if not broken_graphs(conn) and conn.execute(REWRITE_DUE_SQL).fetchone() is None:
+            _tidy_on(conn)  # nothing to build or rewrite: still reset a setting a killed build left
             return
         while not _try_lock(conn):
             if self._cancelled:  # another process builds: polled (see ``build_lock``), given up on cancel
@@ -163,6 +164,9 @@ class GraphBuilds:
                 build_graph(
                     conn, name, self._create_sql(name, int(dim)), 2 * int(rows), int(dim)
                 )  # as the fold sized it
+            # rows stored before ``0022_cs25_inline_vectors`` moved into their rows (``_pg_inline``),
+            # after the graphs: a search of a pending graph's scopes reads every one of their rows
+            rewrite_old_rows(conn, lambda: self._cancelled)
         finally:
             with self._lock:  # the reset and unlock are not the build: ``cancel`` no longer reaches them
                 self._conn = None
@@ -235,16 +239,19 @@ def leftover_workers(conn: Any) -> list[str]:
 
 #: Whether a store's opening leaves work for the background run (``GraphBuilds.start``): a pending graph
 #: (``_pg_ingest.broken_graphs``), a table still carrying a build's ``parallel_workers``
-#: (``leftover_workers``). One statement, where the opening asked the two questions one after the other.
+#: (``leftover_workers``), rows stored before their vectors were kept in the row (``_pg_inline``). One
+#: statement, where the opening asked the questions one after the other.
 UPKEEP_DUE = (
     f"SELECT EXISTS ({BROKEN_GRAPHS_SQL}) "
     "OR EXISTS (SELECT 1 FROM memory_vector_models m JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid "
-    "WHERE EXISTS (SELECT 1 FROM unnest(c.reloptions) o WHERE o LIKE 'parallel_workers=%%'))"
+    "WHERE EXISTS (SELECT 1 FROM unnest(c.reloptions) o WHERE o LIKE 'parallel_workers=%%')) "
+    f"OR EXISTS ({REWRITE_DUE_SQL})"
 )
 
 
 def upkeep_due(conn: Any) -> bool:
-    """Whether a graph is pending or a build's table setting left over (``UPKEEP_DUE``)."""
+    """Whether a graph is pending, a build's table setting left over or old rows wait for their
+    rewrite (``UPKEEP_DUE``)."""
     return bool(conn.execute(UPKEEP_DUE, (GRAPH_OPCLASS,)).fetchone()[0])
 
 

@@ -34,7 +34,7 @@ copied into ``memories`` and ``embeddings`` by column name are searchable once a
 the database; the generated columns (``chunk_count``, ``term_count``), the keyword tables
 ``memory_postings``, ``memory_term_stats``, ``memory_scope_slots`` (the triggers fill them as
 rows arrive; ``memory_scope_stats`` is a view over the last) and the tables ``memory_vector_models``, ``memory_vector_state``,
-``memory_graph_scopes`` and ``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
+``memory_graph_scopes``, ``memory_vector_inline`` and ``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
 identity sequence past the highest ``rowid`` copied in.
 """
 
@@ -63,6 +63,7 @@ from ._pg_ingest import (
     memory_mb,
     write_embeddings,
 )
+from ._pg_inline import INLINE_WITH
 from ._pg_recall import CANDIDATES_SQL
 from ._pg_rows import ROWS_WITH_VECTORS_SQL, first_vector, rows_from_table_sql
 from ._pg_term_deltas import FOLD_ROWS, FOLD_SCOPES_SQL
@@ -330,7 +331,8 @@ class PostgresMemoryStore(MemoryRows):
                         f"CREATE TABLE {name} ("
                         "memory_rowid BIGINT NOT NULL REFERENCES memories (rowid) ON DELETE CASCADE, "
                         "chunk INTEGER NOT NULL, scope TEXT NOT NULL, graph BOOLEAN NOT NULL, "
-                        f"embedding vector({int(dim)}) NOT NULL, PRIMARY KEY (memory_rowid, chunk))"
+                        f"embedding vector({int(dim)}) NOT NULL, PRIMARY KEY (memory_rowid, chunk)) "
+                        f"WITH ({INLINE_WITH})"  # each vector in its row, not in TOAST (``_pg_inline``)
                     )
                     conn.execute(f"CREATE INDEX {name}_scope ON {name} (scope) WHERE NOT graph")
                     conn.execute(hnsw_sql(name, int(dim)))
@@ -656,8 +658,9 @@ class PostgresMemoryStore(MemoryRows):
         return self._builds.wait(timeout)
 
     def build_graphs(self) -> None:
-        """Build the pending graphs on this process's background thread (``wait_for_graphs`` to wait), and
-        reset a build's setting left over (``shitsuji serve`` at its start, ``reindex --graph-only``)."""
+        """Build the pending graphs on this process's background thread (``wait_for_graphs`` to wait),
+        reset a build's setting left over and rewrite the vector rows stored before ``_pg_inline``'s
+        migration (``shitsuji serve`` at its start, ``reindex --graph-only``)."""
         if self._upkeep_due or self.graphs_pending():
             self._upkeep_due = False
             self._builds.start()

@@ -24,7 +24,9 @@ the vectors in half precision, so that a 50,000-memory scope's graph fits the de
 ``0020_kt25_term_deltas`` keeps a term's count per
 scope as signed rows added by each write, summed by the search (a bulk load inserts them plainly,
 no conflict check or lock a row: ``_pg_term_deltas``). ``0021_bk25_postings_window`` splits a
-batch's postings in one grouping pass (``_pg_postings_of``).
+batch's postings in one grouping pass (``_pg_postings_of``). ``0022_cs25_inline_vectors`` keeps each vector
+in its row of the vector tables rather than in TOAST (one page read per vector, not three); the rows
+stored before are rewritten in the background (``_pg_inline``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from __future__ import annotations
 from ..store import Migration, Schema
 from ._pg_bm25_top import POSTGRES_BM25_TOP
 from ._pg_halfvec import POSTGRES_HALFVEC_GRAPH
+from ._pg_inline import POSTGRES_INLINE_VECTORS
 from ._pg_keywords import POSTGRES_POSTINGS
 from ._pg_postings_of import POSTGRES_POSTINGS_WINDOW
 from ._pg_postings_order import POSTGRES_SORTED_POSTINGS
@@ -164,5 +167,6 @@ MEMORY_SCHEMA = Schema(
         Migration("0019_hv25_halfvec_graph", "", postgres=POSTGRES_HALFVEC_GRAPH),
         Migration("0020_kt25_term_deltas", "", postgres=POSTGRES_TERM_DELTAS),
         Migration("0021_bk25_postings_window", "", postgres=POSTGRES_POSTINGS_WINDOW),
+        Migration("0021_cs25_inline_vectors", "", postgres=POSTGRES_INLINE_VECTORS),
     ),
 )
