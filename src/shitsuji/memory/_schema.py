@@ -167,6 +167,6 @@ MEMORY_SCHEMA = Schema(
         Migration("0019_hv25_halfvec_graph", "", postgres=POSTGRES_HALFVEC_GRAPH),
         Migration("0020_kt25_term_deltas", "", postgres=POSTGRES_TERM_DELTAS),
         Migration("0021_bk25_postings_window", "", postgres=POSTGRES_POSTINGS_WINDOW),
-        Migration("0021_cs25_inline_vectors", "", postgres=POSTGRES_INLINE_VECTORS),
+        Migration("0022_cs25_inline_vectors", "", postgres=POSTGRES_INLINE_VECTORS),
     ),
 )
