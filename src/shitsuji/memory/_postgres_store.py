@@ -260,6 +260,7 @@ class PostgresMemoryStore(MemoryRows):
         from pgvector.psycopg import register_vector  # type: ignore[import-untyped]
 
         register_vector(conn)
+        db.adapters_changed(conn)  # the statements of the store layer on it see the vector types too
         _registered[conn] = True
 
     def _table(self, model_id: str, conn: Any = None) -> tuple[str, int] | None:
