@@ -129,3 +129,39 @@ def test_a_recall_sends_its_two_searches_as_one_statement(pg_url: str) -> None:
     searching = ("memory_bm25", "<#>", "<=>", "<->")
     assert not [sql for sql in sent if any(s in sql for s in searching)], sent
     assert len(sent) <= 3, sent
+
+
+def test_a_model_with_no_vectors_yet_is_looked_up_inside_the_recall_statement(pg_url: str) -> None:
+    """While the database holds no vector of the recall's model (a new household; ``bench scale``'s chat),
+    each recall read ``memory_vector_models`` in a statement of its own before its searches: one round
+    trip of eight in a turn. The model is now asked for inside the candidates statement, the first
+    vector another process writes is found by the next recall, and from then on the model is kept."""
+    with counting(pg_url) as (proxied, seen):
+        db = open_database(proxied, MEMORY_SCHEMA)
+        engine = MemoryEngine(PostgresMemoryStore(db), HashEmbedder())
+        engine.add_many([NewMemory(content=f"tea garden note {i}", scope="s", id=f"n{i}") for i in range(3)])
+        seen.mark()
+        for _ in range(2):  # not kept while there is none: asked again, inside the one statement
+            hits = engine.recall("tea garden", "s", k=3)
+            assert {h.memory.id for h in hits} == {"n0", "n1", "n2"}  # by their words
+        sent = [s.sql for s in seen.snapshot()]
+        alone = [
+            sql for sql in sent if "memory_vector_models" in sql and "memory_recall_candidates" not in sql
+        ]
+        assert not alone, sent
+        assert sum("memory_recall_candidates" in sql for sql in sent) == 2, sent
+
+        other = open_database(pg_url, MEMORY_SCHEMA)  # another process's store writes the first vectors
+        writer = MemoryEngine(PostgresMemoryStore(other), HashEmbedder())
+        writer.index_pending()
+        assert other.execute("SELECT count(*) FROM memory_vector_models").fetchone()[0] == 1
+        model = engine.embedder.model_id
+        vector = engine.embedder.embed_query("tea garden")
+        store = engine.store
+        found = store.candidates(query_terms("tea garden"), model, vector, ["s"], 3)
+        assert {m.memory_id for m in found["vector"]} == {"n0", "n1", "n2"}
+        seen.mark()
+        assert engine.recall("tea garden", "s", k=3)
+        sent = [s.sql for s in seen.snapshot()]
+        assert not [sql for sql in sent if "memory_vector_models" in sql], sent  # the model is kept now
+        db.close()

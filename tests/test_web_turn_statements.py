@@ -27,7 +27,8 @@ MEMORY_TABLES = re.compile(r"\b(memories|embeddings|memory_\w+|index_state)\b")
 # (10); 7 at 0279fba: the three household reads are one, and the anniversaries come with the counts; now 6:
 # the cards come with the claim, in its statement
 MAX_WEB_STATEMENTS = 6
-MAX_WEB_TURN = 8  # issue 25: the whole turn, recall's statements included (9 at 0279fba)
+MAX_WEB_TURN = 7  # issue 25: the whole turn, recall's statements included (9 at 0279fba; 8 at b6d27b8, where
+# a recall read the model's vector table alone while the database held no vector of it, as here)
 HOUSEHOLD_READS = re.compile(r"\b(FROM|JOIN)\s+(households|household_members)\b", re.IGNORECASE)
 
 

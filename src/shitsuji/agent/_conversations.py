@@ -60,17 +60,29 @@ class Conversation:
 _NAMED = "WHERE id = ? AND household IS NOT DISTINCT FROM ? AND owner = ?"  # the member's own, by id
 
 
-def _latest(household: str | None, owner: str, channel: str) -> tuple[str, tuple[str, ...]]:
-    """The member's most recently used conversation in a channel: one probe of ``conversations_pick``.
-    ``household = ?`` (or ``IS NULL``), not ``IS NOT DISTINCT FROM``, which no index serves: with it
-    PostgreSQL scanned every conversation (43 ms at 180k conversations whose owners are called as
-    people call them — "wife" in thousands of households), once per turn, in the turn's claim."""
+def _members(household: str | None, owner: str, channel: str, c: str = "") -> tuple[str, tuple[str, ...]]:
+    """The member's conversations in a channel, as ``conversations_pick`` finds them (``c``: the table's
+    alias and a dot, if any). ``household = ?`` (or ``IS NULL``), not ``IS NOT DISTINCT FROM``, which no
+    index serves: with it PostgreSQL scanned every conversation (43 ms at 180k conversations whose owners
+    are called as people call them — "wife" in thousands of households)."""
     params: tuple[str, ...]
     if household is None:
-        where, params = "owner = ? AND household IS NULL AND channel = ?", (owner, channel)
+        where, params = f"{c}owner = ? AND {c}household IS NULL AND {c}channel = ?", (owner, channel)
     else:
-        where, params = "owner = ? AND household = ? AND channel = ?", (owner, household, channel)
-    return f"WHERE {where} ORDER BY updated_at DESC, rowid DESC LIMIT 1", params
+        where, params = f"{c}owner = ? AND {c}household = ? AND {c}channel = ?", (owner, household, channel)
+    return where, params
+
+
+def _newest_first(c: str = "") -> str:
+    """``conversations_pick``'s own order after its three columns: read in it, nothing is sorted."""
+    return f"ORDER BY {c}updated_at DESC, {c}rowid DESC"
+
+
+def _latest(household: str | None, owner: str, channel: str) -> tuple[str, tuple[str, ...]]:
+    """The member's most recently used conversation in a channel: one probe of ``conversations_pick``
+    (once per turn, in the turn's claim)."""
+    where, params = _members(household, owner, channel)
+    return f"WHERE {where} {_newest_first()} LIMIT 1", params
 
 
 class Conversations(db.Store):
@@ -213,16 +225,7 @@ class Conversations(db.Store):
     ) -> list[dict[str, object]]:
         """The member's latest conversations here that have messages, newest first: id, updated_at,
         messages (how many), and first (the first user message's content)."""
-        cursor = self._conn.execute(
-            "SELECT c.id, c.updated_at, "
-            "(SELECT count(*) FROM conversation_messages m WHERE m.conversation = c.id) AS messages, "
-            "(SELECT m.content FROM conversation_messages m WHERE m.conversation = c.id AND m.role = 'user' "
-            " ORDER BY m.seq LIMIT 1) AS first "
-            "FROM conversations c WHERE c.owner = ? AND c.household IS NOT DISTINCT FROM ? AND c.channel = ? "
-            "AND EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation = c.id) "
-            "ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?",
-            (owner, household, channel, limit),
-        )
+        cursor = self._conn.execute(*self.recent_query(household, owner, channel, limit))
         names = ["id", "updated_at", "messages", "first"]
         out = []
         for row in cursor.fetchall():
@@ -230,6 +233,22 @@ class Conversations(db.Store):
             item["first"] = json.loads(str(item["first"])) if item["first"] is not None else None
             out.append(item)
         return out
+
+    @staticmethod
+    def recent_query(household: str | None, owner: str, channel: str, limit: int) -> tuple[str, db.Params]:
+        """``recent``'s statement: the member's conversations walked in ``conversations_pick``'s order
+        (``_members``), those without a message skipped, each with its count and first user message."""
+        where, params = _members(household, owner, channel, "c.")
+        sql = (
+            "SELECT c.id, c.updated_at, "
+            "(SELECT count(*) FROM conversation_messages m WHERE m.conversation = c.id) AS messages, "
+            "(SELECT m.content FROM conversation_messages m WHERE m.conversation = c.id AND m.role = 'user' "
+            " ORDER BY m.seq LIMIT 1) AS first "
+            f"FROM conversations c WHERE {where} "
+            "AND EXISTS (SELECT 1 FROM conversation_messages m WHERE m.conversation = c.id) "
+            f"{_newest_first('c.')} LIMIT ?"
+        )
+        return sql, (*params, limit)
 
     def rows(self, conversation_id: str) -> list[dict[str, object]]:
         """Every stored message with its metadata, in order."""

@@ -116,3 +116,18 @@ CANDIDATES_SQL: Final = (
     "SELECT signal, memory_id, score, chunk FROM memory_recall_candidates("
     "%s::text[], %s::text[], %s::vector, %s, %s, %s, %s, %s)"
 )
+
+#: ``CANDIDATES_SQL`` for a model this process has not seen vectors of: the model's vector table is looked
+#: up inside the same statement (``memory_vector_models`` by its unique ``model``, the table passed only
+#: when its ``dim`` is the query's), and the model's row, if any, comes first as a row of its own —
+#: ``('model', rowid, dim, 0)`` — for the store to keep. A recall while the database holds no vector of
+#: the model (a new household, ``bench scale``'s chat) asks again each time at no round trip of its own:
+#: another process may write the model's first vector at any moment, and the next recall sees it.
+#: Parameters: model, scopes, terms, query vector, its dimension, model, n, k1, b.
+CANDIDATES_LOOKING_UP_SQL: Final = (
+    "WITH model AS (SELECT rowid, dim FROM memory_vector_models WHERE model = %s) "
+    "SELECT c.signal, c.memory_id, c.score, c.chunk, c.n FROM memory_recall_candidates("
+    "%s::text[], %s::text[], %s::vector, (SELECT 'memory_vectors_' || model.rowid FROM model WHERE model.dim = %s), "
+    "%s, %s, %s, %s) WITH ORDINALITY c(signal, memory_id, score, chunk, n) "
+    "UNION ALL SELECT 'model', model.rowid::text, model.dim, 0, 0 FROM model ORDER BY n"
+)

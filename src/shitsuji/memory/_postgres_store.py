@@ -64,7 +64,7 @@ from ._pg_ingest import (
     write_embeddings,
 )
 from ._pg_inline import INLINE_WITH
-from ._pg_recall import CANDIDATES_SQL
+from ._pg_recall import CANDIDATES_LOOKING_UP_SQL, CANDIDATES_SQL
 from ._pg_rows import ROWS_WITH_VECTORS_SQL, first_vector, rows_from_table_sql
 from ._pg_term_deltas import FOLD_ROWS, FOLD_SCOPES_SQL
 from ._records import Memory
@@ -281,6 +281,7 @@ class PostgresMemoryStore(MemoryRows):
         from pgvector.psycopg import register_vector  # type: ignore[import-untyped]
 
         register_vector(conn)
+        db.adapters_changed(conn)  # the statements of the store layer on it see the vector types too
         _registered[conn] = True
 
     def _table(self, model_id: str, conn: Any = None) -> tuple[str, int] | None:
@@ -292,8 +293,9 @@ class PostgresMemoryStore(MemoryRows):
         into another model adds that model's row beside it — so another process's reindex, import or
         forget cannot make the kept pair wrong. Only a row written in a transaction that may still roll
         back is not kept (``_make_table``). A model without vectors is not kept either: another process
-        may write its first at any time, so the read is repeated (one statement per recall while the
-        database holds no vector of the turn's model at all, as a new one does)."""
+        may write its first at any time, so the read is repeated — by recall inside its candidates
+        statement (``CANDIDATES_LOOKING_UP_SQL``: no round trip of its own while the database holds no
+        vector of the turn's model, as a new one does), here by a statement of its own."""
         found = self._models.get(model_id)
         if found is None:
             sql = "SELECT rowid, dim FROM memory_vector_models WHERE model = %s"
@@ -405,22 +407,33 @@ class PostgresMemoryStore(MemoryRows):
             ranked["keyword"] = []
             words = _searchable(terms)
         table = None
+        known = None
         if vector is not None:
             ranked["vector"] = []
-            found = self._table(model_id)
-            table = found[0] if found is not None and found[1] == len(vector) else None
+            known = self._models.get(model_id)  # unknown: looked up in the statement itself, below
+            table = f"memory_vectors_{known[0]}" if known is not None and known[1] == len(vector) else None
+        looking_up = vector is not None and known is None
         scopes = list(dict.fromkeys(scopes))
-        if not scopes or limit <= 0 or (not words and table is None):
+        if not scopes or limit <= 0 or (not words and table is None and not looking_up):
             return ranked
-        query = None if table is None else np.ascontiguousarray(vector, dtype=np.float32)
-        params = (scopes, words, query, table, model_id, limit, K1, B)
+        query = None if table is None and not looking_up else np.ascontiguousarray(vector, dtype=np.float32)
+        sql: str = CANDIDATES_SQL
+        params: tuple[Any, ...] = (scopes, words, query, table, model_id, limit, K1, B)
+        if looking_up and query is not None:
+            sql = CANDIDATES_LOOKING_UP_SQL
+            params = (model_id, scopes, words, query, len(query), model_id, limit, K1, B)
 
-        def search(conn: Any) -> list[tuple[str, str, float, int]]:
-            rows: list[tuple[str, str, float, int]] = conn.execute(CANDIDATES_SQL, params).fetchall()
+        def search(conn: Any) -> list[tuple[Any, ...]]:
+            rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
             return rows
 
-        for signal, memory_id, score, chunk in self._reading(search):
-            ranked[signal].append(Match(memory_id, float(score), int(chunk)))
+        for signal, memory_id, score, chunk, *_ in self._reading(search):
+            if (
+                signal == "model"
+            ):  # a committed row (read outside any transaction of ours): kept as ``_table`` keeps it
+                self._models[model_id] = (int(memory_id), int(score))
+            else:
+                ranked[signal].append(Match(memory_id, float(score), int(chunk)))
         return ranked
 
     def _graph_search(

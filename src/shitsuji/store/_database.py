@@ -443,8 +443,32 @@ def to_postgres(sql: str) -> str:
 _TUPLES_OK = 2  # libpq's PGRES_TUPLES_OK (``psycopg.pq.ExecStatus.TUPLES_OK``): the statement gave rows
 
 
+_KEPT = "_shitsuji_cursor"  # the connection's attribute that holds its one cursor of ``_fetch``
+
+
+def _cursor(conn: Any) -> Any:
+    """``conn``'s one cursor for ``_fetch``, made at its first statement and kept with it: a cursor
+    is made for each ``conn.execute`` (its adapters copied, its type registry made — a third of the
+    app's CPU for a short statement, measured: docs/benchmarks.md, issue 25 pg25f), and ``_fetch``
+    reads every row before it returns, so one cursor of its own serves each statement in turn (a
+    pooled connection is one thread's at a time). A cursor copies the connection's adapters when it is
+    made: whoever registers more on a connection calls ``adapters_changed`` (pgvector's types)."""
+    cur = getattr(conn, _KEPT, None)
+    if cur is None:
+        cur = conn.cursor()
+        setattr(conn, _KEPT, cur)
+    return cur
+
+
+def adapters_changed(conn: Any) -> None:
+    """After registering adapters on ``conn`` (``register_vector``): its kept cursor is made anew."""
+    if getattr(conn, _KEPT, None) is not None:
+        setattr(conn, _KEPT, None)
+
+
 def _fetch(conn: Any, sql: str, params: Params) -> Rows:
-    cur = conn.execute(to_postgres(sql), tuple(params))
+    cur = _cursor(conn)
+    cur.execute(to_postgres(sql), tuple(params))
     # the result's status, not ``cur.description``: that builds a Column object per column on every
     # statement (10-20 µs of the app's CPU each, measured: docs/benchmarks.md, issue 25 tp25b)
     result = cur.pgresult
@@ -492,8 +516,7 @@ class _PostgresTx:
         self._where = where
 
     def execute(self, sql: str, params: Params = ()) -> Rows:
-        with _translated(self._where):
-            return _fetch(self._conn, sql, params)
+        return _run(self._conn, sql, params, self._where)
 
     def executemany(self, sql: str, rows: Sequence[Params]) -> None:
         if not rows:
@@ -539,8 +562,25 @@ class PostgresDatabase(_Schemas):
             answered, rows = replica.run(lambda conn: _fetch(conn, sql, params))
             if answered and rows is not None:
                 return rows
-        with _translated(self.where), self._pool.connection() as conn:
-            return _fetch(conn, sql, params)
+        return self._one(sql, params)
+
+    def _one(self, sql: str, params: Params, *, wrote: bool = False) -> Rows:
+        """One statement on a pooled connection in autocommit (``wrote``: a write, ``committed`` after it):
+        the connection taken and given back by hand, not through the pool's ``connection()`` (a context
+        manager, and the connection's own, whose exit asks for a commit that autocommit has nothing to
+        do for) — the pool puts a connection left in a transaction or broken right as it would."""
+        pool = self._pool
+        try:
+            conn = pool.getconn()
+        except Exception as exc:
+            raise _translate(exc, self.where) or exc from exc
+        try:
+            rows = _run(conn, sql, params, self.where)
+            if wrote:
+                self.committed(conn)
+            return rows
+        finally:
+            pool.putconn(conn)
 
     @contextmanager
     def write(self) -> Iterator[Tx]:
@@ -572,10 +612,7 @@ class PostgresDatabase(_Schemas):
         if getattr(self._mine, "conn", None) is not None or attached_to(self):
             with self.write() as tx:
                 return tx.execute(sql, params)
-        with _translated(self.where), self._pool.connection() as conn:
-            rows = _fetch(conn, sql, params)
-            self.committed(conn)
-        return rows
+        return self._one(sql, params, wrote=True)
 
     def committed(self, conn: Any) -> None:
         """After a commit on ``conn``: the acting member reads what it wrote from now on (``_replica``)."""
@@ -636,13 +673,28 @@ class PostgresDatabase(_Schemas):
         """The pool stays open for the process's other stores; ``close_pools`` ends it."""
 
 
+def _run(conn: Any, sql: str, params: Params, where: str) -> Rows:
+    """``_fetch`` with psycopg's errors told as ours (``_translate``), without a context manager per statement."""
+    try:
+        return _fetch(conn, sql, params)
+    except Exception as exc:
+        raise _translate(exc, where) or exc from exc
+
+
 @contextmanager
 def _translated(where: str) -> Iterator[None]:
-    import psycopg
-
     try:
         yield
-    except psycopg.errors.LockNotAvailable as exc:
-        raise StoreLockedError(f"{where} is locked by another session: try again") from exc
-    except psycopg.OperationalError as exc:
-        raise StoreError(f"PostgreSQL at {where} cannot be used: {exc}") from exc
+    except Exception as exc:
+        raise _translate(exc, where) or exc from exc
+
+
+def _translate(exc: Exception, where: str) -> StoreError | None:
+    """Ours for psycopg's errors that a caller may act on (a lock not granted, a server out of reach)."""
+    import psycopg
+
+    if isinstance(exc, psycopg.errors.LockNotAvailable):
+        return StoreLockedError(f"{where} is locked by another session: try again")
+    if isinstance(exc, psycopg.OperationalError):
+        return StoreError(f"PostgreSQL at {where} cannot be used: {exc}")
+    return None
