@@ -155,3 +155,16 @@ def test_threads_opening_a_new_sqlite_file_at_once_all_get_it(tmp_path: Path) ->
             problems = [f.exception() for f in done]
         assert problems == [None] * 24
         assert open_database(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_an_error_of_ours_inside_a_write_keeps_its_own_cause(target: str) -> None:
+    """The store translates the driver's lock and connection errors; any other error inside a write
+    block, or from a statement, comes out as it was raised — not made its own ``__cause__``."""
+    db = open_database(target, HOUSEHOLD_SCHEMA)
+    with pytest.raises(ValueError, match="bad argument") as raised, db.write():
+        raise ValueError("bad argument")
+    assert raised.value.__cause__ is None
+    with pytest.raises(Exception) as failed:  # a statement the engine rejects
+        db.execute("SELECT no_such_column FROM schema_migrations")
+    assert failed.value.__cause__ is not failed.value
+    db.close()

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import StoreError, StoreLockedError
@@ -573,7 +573,7 @@ class PostgresDatabase(_Schemas):
         try:
             conn = pool.getconn()
         except Exception as exc:
-            raise _translate(exc, self.where) or exc from exc
+            _raise_as_ours(exc, self.where)
         try:
             rows = _run(conn, sql, params, self.where)
             if wrote:
@@ -678,7 +678,7 @@ def _run(conn: Any, sql: str, params: Params, where: str) -> Rows:
     try:
         return _fetch(conn, sql, params)
     except Exception as exc:
-        raise _translate(exc, where) or exc from exc
+        _raise_as_ours(exc, where)
 
 
 @contextmanager
@@ -686,7 +686,16 @@ def _translated(where: str) -> Iterator[None]:
     try:
         yield
     except Exception as exc:
-        raise _translate(exc, where) or exc from exc
+        _raise_as_ours(exc, where)
+
+
+def _raise_as_ours(exc: Exception, where: str) -> NoReturn:
+    """Raise ours for ``exc`` (``_translate``), with ``exc`` as its cause; any other error as it was
+    (its cause untouched: ``raise exc from exc`` would make an error inside a write block its own cause)."""
+    ours = _translate(exc, where)
+    if ours is None:
+        raise exc
+    raise ours from exc
 
 
 def _translate(exc: Exception, where: str) -> StoreError | None:
