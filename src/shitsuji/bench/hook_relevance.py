@@ -13,6 +13,8 @@ other, and the report gives those held-out figures beside the figures on the who
 A second set of prompts (``data/hook_relevance_heldout.json``, same memories) was written
 after the gates were chosen and is never searched: it is scored with the shipped gate and
 with the gate calibrated on the first set — the figure that says how the gate generalises.
+A third (``data/hook_relevance_fresh.json``, hk23f) was written before the rules of its round were
+tried, and scored only in aggregate: the held-out set had been read while looking for rules.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from .latency import synthetic_memories
 PROJECT = "fs/home/u/projects/acme"
 PARENT = "fs/home/u"
 HELD_OUT = "hook_relevance_heldout.json"  # prompts written after the gates were chosen: never tuned on
+FRESH = "hook_relevance_fresh.json"  # written by hk23f before its rules were tried; never read to design one
 DISTRACTORS = 300
 MAX_NOISE = 0.05
 GRID = [round(0.20 + 0.025 * i, 3) for i in range(21)]  # 0.20 … 0.70
@@ -184,10 +187,13 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
             _case(engine, p["prompt"], p["expect"], semantic=True, second=second) for p in data["prompts"]
         ]
         by_words = [_case(engine, p["prompt"], p["expect"], semantic=False) for p in data["prompts"]]
-        held = [
-            _case(engine, p["prompt"], p["expect"], semantic=True, second=second)
-            for p in load_set(HELD_OUT)["prompts"]
-        ]
+        held, fresh = (
+            [
+                _case(engine, p["prompt"], p["expect"], semantic=True, second=second)
+                for p in load_set(name)["prompts"]
+            ]
+            for name in (HELD_OUT, FRESH)
+        )
         model = engine.embedder.model_id
     result: dict[str, Any] = {
         "embedder": embedder,
@@ -195,22 +201,27 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
         "memories": len(data["memories"]),
         "distractors": DISTRACTORS,
         "words_only": score(by_words, None),
-        "alone": _report(cases, held, GATES.get(model), (0.0,)),
+        "alone": _report(cases, held, fresh, GATES.get(model), (0.0,)),
     }
     if second is not None:
         fused = GATES.get(gate_key(model, second.model_id))
         result["with_second_model"] = {
             "second_model": second.model_id,
-            **_report(cases, held, fused, SECOND_WEIGHTS),
+            **_report(cases, held, fresh, fused, SECOND_WEIGHTS),
         }
     return result
 
 
 def _report(
-    cases: Sequence[Case], held: Sequence[Case], shipped: Gate | None, weights: Sequence[float]
+    cases: Sequence[Case],
+    held: Sequence[Case],
+    fresh: Sequence[Case],
+    shipped: Gate | None,
+    weights: Sequence[float],
 ) -> dict[str, Any]:
     """The shipped gate's figures, the gate calibrated on everything, the two-fold check, and the
-    held-out set scored with the shipped gate and with the one calibrated here (never tuned on it)."""
+    held-out and fresh sets scored with the shipped gate and with the one calibrated here (never
+    tuned on them)."""
     folds = [_fold(cases, 0), _fold(cases, 1)]
     held_out = _two_fold(folds, weights)
     extra: dict[str, Any] = {}
@@ -230,9 +241,12 @@ def _report(
         "shipped": score(cases, shipped) if shipped else None,
         "calibrated_on_all": _gate_json(best := calibrate(cases, weights)),
         "calibrated_on_all_score": score(cases, best),
-        "held_out_set": {
-            "shipped": score(held, shipped) if shipped else None,
-            "calibrated_on_all": score(held, best),
+        **{
+            key: {
+                "shipped": score(unseen, shipped) if shipped else None,
+                "calibrated_on_all": score(unseen, best),
+            }
+            for key, unseen in (("held_out_set", held), ("fresh_set", fresh))
         },
         "two_fold": held_out,
         "two_fold_right": round(sum(f["scored_on_other_fold"]["right"] for f in held_out) / 2, 3),

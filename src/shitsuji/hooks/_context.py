@@ -39,6 +39,8 @@ from ..memory._embedders import Vector
 from ._chatter import chatter_similarity
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from ._second import SecondOpinion
 
 log = logging.getLogger(__name__)
@@ -165,17 +167,28 @@ def relevant_hits(
     """The memories to show for ``prompt``, best first; ``second`` re-scores the candidates (hook server)."""
     model = engine.embedder.model_id
     fused = GATES.get(gate_key(model, second.model_id)) if second is not None else None
-    # the second model embeds the prompt meanwhile (``SecondOpinion.query_ahead``)
-    ahead = second.query_ahead(prompt) if second is not None and fused is not None else None
     vector = prompt_vector(engine, prompt)
-    hits = candidate_hits(engine, prompt, scope, vector)
     gate = GATES.get(model)
     asked = prompt_terms(prompt)  # once: each hit's check compares with them
+    chatter = (
+        vector is not None
+        and gate is not None
+        and chatter_similarity(engine.embedder, vector) >= gate.chatter
+    )
+    # the second model embeds the prompt while the first searches (``SecondOpinion.query_ahead``),
+    # unless the first model already knows it will decide alone: no vector, or chatter
+    ahead = (
+        second.query_ahead(prompt)
+        if second and fused and gate and vector is not None and not chatter
+        else None
+    )
+    hits = candidate_hits(engine, prompt, scope, vector)
     if vector is None or gate is None or not any("vector" in h.signals for h in hits):
+        _drop(ahead)
         return [h for h in hits if is_relevant(h, asked)][
             :k
         ]  # no vectors to compare (model down, none stored)
-    if chatter_similarity(engine.embedder, vector) >= gate.chatter:
+    if chatter:
         return []
     hits = [h for h in hits if "vector" in h.signals]  # searched by meaning: the rest is far in meaning
     if second is None or fused is None:
@@ -186,11 +199,18 @@ def relevant_hits(
         log.warning("second model failed, the hook decides on the first: %s", exc)
         pairs = None
     if pairs is None:  # not all candidates embedded by the second model yet
+        _drop(ahead)
         return [h for h in hits if is_relevant(h, asked, gate)][:k]
     fused_scores = {mid: fused.score(first, other) or 0.0 for mid, (first, other) in pairs.items()}
     scores = dict(zip(fused_scores, fused.against_others(list(fused_scores.values())), strict=True))
     shown = [h for h in hits if passes(fused, scores[h.memory.id], shared_terms(h, asked), len(asked))]
     return sorted(shown, key=lambda h: -scores[h.memory.id])[:k]
+
+
+def _drop(ahead: Future[Vector] | None) -> None:
+    """The second model's prompt embedding is not needed after all: cancelled if it has not started."""
+    if ahead is not None:
+        ahead.cancel()
 
 
 def format_context(hits: Sequence[Hit], scope: str, *, budget: int = DEFAULT_BUDGET) -> str:

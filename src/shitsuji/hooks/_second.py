@@ -167,8 +167,9 @@ class SecondOpinion:
         Why: embedding the prompt is most of a served prompt's work (~17 ms of CPU for a short
         one at 10,000 memories, the first model's embedding and search ~6 ms: docs/benchmarks.md,
         hk23e). The engine's C code releases the GIL, so it runs beside the first model's search
-        instead of after it. A prompt the first model then decides alone (chatter, no candidate)
-        spends it for nothing; a short prompt, a short loss.
+        instead of after it. ``relevant_hits`` asks for it once the first model has embedded the
+        prompt and found it is not chatter (chatter is answered with nothing, and its embedding was
+        spent for nothing: hk23f), and cancels it if the first model then decides alone.
         """
         if not prompt.strip():
             return None
