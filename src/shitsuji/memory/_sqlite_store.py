@@ -149,10 +149,15 @@ class SQLiteMemoryStore(MemoryRows):
         its p95 +6-13 % at 100k memories, in every pair (docs/benchmarks.md, issue 23 fl23c).
         """
         ranked: Ranked = {}
+        scan = None
+        if vector is not None:  # the vectors synced first, as before: a cold scope loads them, then its terms
+            index = self._synced_vectors(model_id, len(vector), scopes)
+            with self._lock:
+                scan = index.scan(scopes)
         if terms is not None:
             ranked["keyword"] = self.keyword_search(terms, scopes, limit)
-        if vector is not None:
-            ranked["vector"] = self.vector_search(model_id, vector, scopes, limit)
+        if scan is not None and vector is not None:
+            ranked["vector"] = scan(vector, limit)
         return ranked
 
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
