@@ -18,7 +18,7 @@ import pytest
 
 from shitsuji.bench._statements import Sent, Statements, counting, watch
 from shitsuji.household import Butler, HouseholdStore
-from shitsuji.llm import ModelRequest, ModelResponse, ScriptedModel, text_response
+from shitsuji.llm import ModelRequest, ModelResponse, ScriptedModel, text_response, tool_use_response
 from shitsuji.memory import MEMORY_SCHEMA, HashEmbedder, MemoryEngine, memory_store
 from shitsuji.store import Database, database
 
@@ -155,3 +155,28 @@ def test_the_scale_bench_reports_a_turns_statements_and_cpu(target: str) -> None
         assert timed["db_cpu_ms_per_turn"] is not None and timed["db_cpu_ms_per_turn"] >= 0
     else:
         assert timed["db_cpu_ms_per_turn"] is None  # in the process: its CPU is the app's
+
+
+def test_a_turn_whose_tools_need_the_zone_reads_it_with_the_member_only(counted: Counted) -> None:
+    # the member's household, its time zone with it, is read when the turn's context is made; the
+    # ``remember`` and ``search_memory`` tools take the zone from there (``ToolContext.zone``) — each read
+    # it again before (``HouseholdStore.zone``: a round trip per tool call on PostgreSQL)
+    HouseholdStore(counted.db).set_time_zone("futari", "Asia/Tokyo")
+    calls = [
+        tool_use_response(("t1", "remember", {"content": "夫は甘酒が好き", "category": "preference"})),
+        tool_use_response(("t2", "search_memory", {"query": "先月買ったもの"})),
+        text_response("覚えました"),
+    ]
+    butler = Butler(counted.db, counted.butler.memory, ScriptedModel(calls))
+    try:
+        counted.statements.mark()
+        last = _turn(butler, "夫は甘酒が好きなの、覚えておいて")
+        assert type(last).__name__ == "Finished", last
+        sent = counted.statements.snapshot()
+    finally:
+        butler.close()
+    zones = [s for s in sent if re.search(r"\btime_zone\s+FROM\s+households\b", s.sql)]
+    assert zones == [], counted.statements.report()
+    wife = counted.butler.memory.list_memories("household/futari/user/wife")
+    (stored,) = [m for m in wife if m.content == "夫は甘酒が好き"]
+    assert stored.provenance["zone"] == "Asia/Tokyo"  # the household's zone, from the context

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from shitsuji.bench._statements import Statements, counting, watch
-from shitsuji.llm import ScriptedModel, text_response
+from shitsuji.llm import ScriptedModel, text_response, tool_use_response
 from shitsuji.store import database
 
 from .web_support import HOME, PASSWORD, Site, make_site
@@ -90,3 +90,37 @@ def test_a_member_removed_from_the_household_chats_no_more(counted: tuple[Site, 
     with database(site.db).write() as tx:  # as removing a member does (no command for it yet)
         tx.execute("DELETE FROM household_members WHERE household = ? AND \"user\" = 'wife'", (HOME,))
     assert _chat(client, csrf, "まだいる？") in (400, 403, 404)
+
+
+def test_a_web_turn_whose_tools_need_the_zone_reads_the_household_with_the_session_only(target: str) -> None:
+    # ``remember`` and ``search_memory`` take the zone from the turn's context (``ToolContext.zone``): the
+    # household is still read once, with the session (each tool read its zone again before)
+    calls = [
+        tool_use_response(("t1", "remember", {"content": "夫は甘酒が好き", "category": "preference"})),
+        tool_use_response(("t2", "search_memory", {"query": "先月買ったもの"})),
+        text_response("覚えました"),
+    ]
+    with counting(target) as (url, statements):
+        site = make_site(url, ScriptedModel(calls))
+        if not url.startswith("postgresql"):
+            watch(database(url), statements)
+        try:
+            client, csrf = _signed_in(site)
+            statements.mark()
+            assert _chat(client, csrf, "夫は甘酒が好きなの") == 200
+            household = [s for s in statements.snapshot() if HOUSEHOLD_READS.search(s.sql)]
+            assert len(household) == 1 and "web_sessions" in household[0].sql, statements.report()
+        finally:
+            site.close()
+
+
+def test_the_memories_page_reads_the_households_zone_once_for_its_words_and_its_search(
+    counted: tuple[Site, Statements],
+) -> None:
+    site, statements = counted
+    client, _ = _signed_in(site)
+    statements.mark()
+    response = client.get("/memories", params={"q": "先月買ったもの"})
+    assert response.status_code == 200, response.text
+    zones = [s for s in statements.snapshot() if re.search(r"\btime_zone\s+FROM\s+households\b", s.sql)]
+    assert len(zones) == 1, statements.report()

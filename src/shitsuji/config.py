@@ -27,6 +27,7 @@ opening memory is ``memory.open_engine``, the LINE channel's own settings are ``
 | LINE pushes a month | — | ``SHITSUJI_LINE_PUSH_BUDGET`` (0: no limit) | 200, the free plan |
 | pushes left when reminders fold into the digest | — | ``SHITSUJI_LINE_FOLD_BELOW`` | a quarter of the budget |
 | requests filed as GitHub issues | — | ``SHITSUJI_GITHUB_REPO``, ``…_TOKEN``, ``…_API_URL`` | off |
+| time zone of ``remember`` / ``recall`` from the command line and the MCP server | — | ``TZ`` (an IANA name, e.g. ``Asia/Tokyo``) | the machine's (``/etc/localtime``) |
 """
 
 from __future__ import annotations
@@ -34,8 +35,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ._paths import default_db_path
 from .errors import UserInputError
@@ -73,6 +76,28 @@ def _github(env: Mapping[str, str]) -> GitHubSettings | None:
     return github_settings(env)
 
 
+LOCALTIME = Path("/etc/localtime")  # a link into the zone database on most Unix systems
+
+
+def local_zone(env: Mapping[str, str], localtime: Path = LOCALTIME) -> tzinfo:
+    """The machine's time zone, by its IANA name when one is known (so a fact keeps "Asia/Tokyo", and a
+    zone with summer time gets each day right): ``TZ`` when it is set, else the zone ``localtime`` links
+    to; a ``TZ`` that names no zone here (a POSIX rule such as ``JST-9``) is the offset the C library
+    reads from it now."""
+    named = env.get("TZ")
+    if named is None and localtime.is_symlink():
+        named = str(localtime.resolve())
+    if named is not None:
+        key = named.removeprefix(":").split("zoneinfo/", 1)[-1]  # a path into the zone database names it
+        if not key:
+            return UTC  # TZ set but empty: UTC for the C library too
+        try:
+            return ZoneInfo(key)
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+    return datetime.now().astimezone().tzinfo or UTC
+
+
 def _pushes(env: Mapping[str, str], name: str, default: int) -> int:
     text = env.get(name) or str(default)
     if not text.isdigit():
@@ -107,6 +132,9 @@ class Settings:
     push_budget: int = FREE_PLAN_PUSHES  # LINE pushes a month (0: no limit)
     fold_below: int = FREE_PLAN_PUSHES // 4  # pushes left when reminders fold into the digest
     github: GitHubSettings | None = None  # where requests for the app are filed (token: not in repr)
+    # the zone a fact remembered or a question asked from the command line or the MCP server is in (the
+    # household's own zone is the household's setting): the day it is indexed under, "last month"
+    time_zone: tzinfo = UTC
 
     @classmethod
     def from_env(
@@ -147,6 +175,7 @@ class Settings:
             push_budget=monthly,
             fold_below=_pushes(env, "SHITSUJI_LINE_FOLD_BELOW", monthly // 4),
             github=_github(env),
+            time_zone=local_zone(env),
         )
 
     @property

@@ -20,6 +20,7 @@ import inspect
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import tzinfo
 from functools import cached_property
 from typing import Any, Generic, Literal, Protocol, TypeVar, get_origin, get_type_hints, runtime_checkable
 
@@ -64,6 +65,9 @@ class ToolContext(Generic[Deps]):
     conversation: str | None = None
     segment: str | None = None
     message: str | None = None  # the person's words this turn answers, as ``conversation:seq``
+    # the asker's time zone as the channel read it with the member (None: not read; a tool that needs
+    # it asks the app): "last month" and the day a fact was said are theirs, at no statement per tool
+    zone: tzinfo | None = None
 
 
 @dataclass(frozen=True, slots=True)

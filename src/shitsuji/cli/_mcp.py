@@ -43,7 +43,7 @@ def mcp_(
         err_console.print(f"shitsuji MCP for {scope} on http://127.0.0.1:{http}/mcp")
     engine = STATE.engine()
     _start_hook_server()
-    serve(engine, scope, root=root, http_port=http)
+    serve(engine, scope, root=root, http_port=http, zone=STATE.settings().time_zone)
 
 
 def _start_hook_server() -> None:

@@ -39,7 +39,9 @@ def remember(
     as_json: JsonFlag = False,
 ) -> None:
     """Store a fact in SCOPE, unless the scope already holds it (then report that one)."""
-    result = STATE.engine().remember(text, scope, category=category, importance=importance)
+    # indexed under the day it was said in the user's zone (the machine's, ``TZ``), not UTC's
+    zone = STATE.settings().time_zone
+    result = STATE.engine().remember(text, scope, category=category, importance=importance, zone=zone)
     if as_json:
         print_json(result.to_json())
     elif result.duplicate:
@@ -61,7 +63,8 @@ def recall(
     if (warning := engine.index_warning()) is not None:
         err_console.print(f"warning: {warning}", markup=False, style="yellow")
     # a hit scored 0 matched nothing (neither words nor meaning): it would only pad the list
-    hits = [h for h in engine.recall(query, scope, k=k) if round(h.score, 4) > 0]
+    zone = STATE.settings().time_zone  # "last month" is the user's
+    hits = [h for h in engine.recall(query, scope, k=k, zone=zone) if round(h.score, 4) > 0]
     if as_json:
         print_json([h.to_json() for h in hits])
         return

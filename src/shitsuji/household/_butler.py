@@ -8,7 +8,6 @@ The edge (the CLI, the web app's start-up) reads the settings once and builds a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from ..agent import (
@@ -32,7 +31,7 @@ from ..memory import MemoryEngine
 from ..safety import InputFilter, Judge, Policy
 from ..store import Database
 from ._anniversary_tools import ANNIVERSARY_TOOLS
-from ._deps import HouseholdDeps
+from ._deps import HouseholdDeps, asker_zone
 from ._edit_tools import EDIT_TOOLS
 from ._index import household_now
 from ._money_tools import MONEY_TOOLS
@@ -44,7 +43,6 @@ from ._routine_tools import ROUTINE_TOOLS
 from ._schema import HOUSEHOLD_SCHEMA
 from ._store import HouseholdStore
 from ._tools import household_toolbox
-from ._values import zone_of
 
 if TYPE_CHECKING:
     from ..memory import ExtractionSettings
@@ -81,11 +79,6 @@ def _home(ctx: ToolContext[Any]) -> Household | None:
     """The household read when the member was verified (``HouseholdDeps.member``), if it is ctx's."""
     home = ctx.deps.home if isinstance(ctx.deps, HouseholdDeps) else None
     return home if home is not None and home.name == ctx.household else None
-
-
-def _zone(store: HouseholdStore, ctx: ToolContext[Any]) -> tzinfo:
-    home = _home(ctx)
-    return zone_of(home.time_zone) if home is not None else store.zone(ctx.household or "")
 
 
 class Butler:
@@ -157,7 +150,7 @@ class Butler:
             proposals=self.proposals,
             router_model=router_model,
             memories=lambda text, ctx: memory.recall(
-                text, ctx.scope, k=RECALLED_MEMORIES, zone=_zone(store, ctx)
+                text, ctx.scope, k=RECALLED_MEMORIES, zone=asker_zone(store, ctx)
             ),
             count_index=lambda ctx: household_now(store, ctx.household or "", ctx.user, home=_home(ctx)),
         )

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import tzinfo
+from typing import Any
 
 from ..agent import ToolContext
 from ..context import Segments
 from ..memory import MemoryEngine
 from ._records import Household
 from ._store import HouseholdStore
+from ._values import zone_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +44,8 @@ class HouseholdDeps:
         pair (household, user) and the user's own memory scope (``household/<name>/user/<user>``;
         the shared ``household/<name>`` is its parent, so recall sees both). ``deps.home`` is the
         household read for the check, for the rest of this request or turn; ``home``: the household as
-        the caller read it already (a web session's, in the session's statement).
+        the caller read it already (a web session's, in the session's statement). Its time zone goes on
+        the context (``ToolContext.zone``): the tools that need it read no statement for it.
         """
         home = self.store.member_home(user, household, read=home)
         return ToolContext(
@@ -51,7 +55,13 @@ class HouseholdDeps:
             deps=replace(self, home=home),
             household=home.name,
             conversation=conversation,
+            zone=zone_of(home.time_zone),
         )
+
+
+def asker_zone(store: HouseholdStore, ctx: ToolContext[Any]) -> tzinfo:
+    """The asker's time zone: as read with the member (``ctx.zone``), else the household's read now."""
+    return ctx.zone if ctx.zone is not None else store.zone(ctx.household or "")
 
 
 Ctx = ToolContext[HouseholdDeps]

@@ -22,7 +22,7 @@ from pydantic import AfterValidator, Field
 
 from ..agent import Toolbox, ToolOutput, tool
 from ..memory import KEYS_DESCRIPTION, MAX_KEY_CHARS, MAX_KEYS
-from ._deps import Ctx
+from ._deps import Ctx, asker_zone
 from ._panels import ShoppingList
 from ._store import HouseholdStore
 from ._values import (
@@ -144,7 +144,7 @@ def list_expenses(ctx: Ctx, month: Month | None = None) -> str:
 @tool(effect="read")
 def search_memory(ctx: Ctx, query: Annotated[str, Field(min_length=1, max_length=200)]) -> str:
     """Search what you remember about the speaker and the household, by meaning and words."""
-    zone = ctx.deps.store.zone(ctx.household or "")  # "last month" is in their calendar
+    zone = asker_zone(ctx.deps.store, ctx)  # "last month" is in their calendar
     hits = ctx.deps.memory.recall(query, ctx.scope, k=MEMORY_HITS, zone=zone)
     if not hits:
         return "nothing remembered about that"
@@ -253,7 +253,7 @@ def remember(
     provenance: dict[str, object] = {"by": ctx.user, "channel": ctx.channel, "conversation": ctx.conversation}
     if ctx.message:  # "why do you know this?" quotes the words it was asked in
         provenance["message_ids"] = [ctx.message]
-    zone = ctx.deps.store.zone(ctx.household or "")  # indexed under the day it was said in their calendar
+    zone = asker_zone(ctx.deps.store, ctx)  # indexed under the day it was said in their calendar
     result = ctx.deps.memory.remember(
         content, ctx.scope, category=category, provenance=provenance, keys=keys, keys_by="model", zone=zone
     )

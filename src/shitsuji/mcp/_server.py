@@ -17,6 +17,7 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
@@ -170,9 +171,14 @@ def _as_tool_error() -> Iterator[None]:
 class ProjectMemory:
     """The tools' logic over one engine and one project scope; no MCP types here."""
 
-    def __init__(self, engine: MemoryEngine, scope: str, *, root: Path | None = None) -> None:
+    def __init__(
+        self, engine: MemoryEngine, scope: str, *, root: Path | None = None, zone: tzinfo = UTC
+    ) -> None:
+        """``zone``: the user's time zone (the machine's, read at start-up): a fact is indexed under the
+        day it was said there, and "last month" is a span of its calendar."""
         self.engine = engine
         self.scope = scope
+        self.zone = zone
         self.visible = lineage(scope)
         self.provenance: dict[str, Any] = {"channel": "mcp"}
         if root is not None:
@@ -180,7 +186,13 @@ class ProjectMemory:
 
     def remember(self, content: str, category: str = "misc", keys: list[str] | None = None) -> RememberResult:
         result = self.engine.remember(
-            content, self.scope, category=category, provenance=self.provenance, keys=keys, keys_by="model"
+            content,
+            self.scope,
+            category=category,
+            provenance=self.provenance,
+            keys=keys,
+            keys_by="model",
+            zone=self.zone,
         )
         m = result.memory
         similarity = None if result.similarity is None else round(result.similarity, 4)
@@ -189,7 +201,7 @@ class ProjectMemory:
         )
 
     def recall(self, query: str, k: int = 5) -> RecallResult:
-        hits = self.engine.recall(query, self.scope, k=k)
+        hits = self.engine.recall(query, self.scope, k=k, zone=self.zone)
         return RecallResult(
             scope=self.scope,
             hits=[
@@ -278,9 +290,11 @@ def _preview(text: str) -> str:
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
 
 
-def build_server(engine: MemoryEngine, scope: str, *, root: Path | None = None) -> MCPServer:
-    """An ``MCPServer`` whose six tools read and write ``scope`` through ``engine``."""
-    memory = ProjectMemory(engine, scope, root=root)
+def build_server(
+    engine: MemoryEngine, scope: str, *, root: Path | None = None, zone: tzinfo = UTC
+) -> MCPServer:
+    """An ``MCPServer`` whose six tools read and write ``scope`` through ``engine`` (in ``zone``, the user's)."""
+    memory = ProjectMemory(engine, scope, root=root, zone=zone)
     server: MCPServer = MCPServer(
         "shitsuji", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
@@ -340,10 +354,15 @@ def warm_up(engine: MemoryEngine, scope: str) -> threading.Thread:
 
 
 def serve(
-    engine: MemoryEngine, scope: str, *, root: Path | None = None, http_port: int | None = None
+    engine: MemoryEngine,
+    scope: str,
+    *,
+    root: Path | None = None,
+    http_port: int | None = None,
+    zone: tzinfo = UTC,
 ) -> None:
     """Run the server on stdio (the default) or streamable HTTP on 127.0.0.1 until the client leaves."""
-    server = build_server(engine, scope, root=root)
+    server = build_server(engine, scope, root=root, zone=zone)
     warm_up(engine, scope)
     if http_port is None:
         server.run("stdio")

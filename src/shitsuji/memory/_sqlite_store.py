@@ -27,7 +27,6 @@ from .. import store as db
 from ..errors import StoreError
 from ._keywords import KeywordIndex, snapshot, well_formed
 from ._rows import MAX_VARS, MemoryRows, chunk_vectors, marks
-from ._scans import scans
 from ._scope_vectors import ScopeVectors
 from ._slots import Asked, Match, Ranked, Slots, Terms
 
@@ -142,25 +141,23 @@ class SQLiteMemoryStore(MemoryRows):
     def candidates(
         self, terms: Terms, model_id: str, vector: Asked, scopes: Sequence[str], limit: int
     ) -> Ranked:
-        """Both searches at once: the vector scan (a matrix product, which lets go of the GIL) runs on
-        a worker thread (``_scans``) while this one searches the keywords."""
+        """Both searches, one after the other on the calling thread.
+
+        The vector scan ran on a worker thread beside the keyword search (issue 23 fl23) until it was
+        measured against this: on two cores the scan's matrix product already takes both (BLAS's own
+        threads), so a third runnable thread only made them wait their turn — recall's CPU +2-3 ms and
+        its p95 +6-13 % at 100k memories, in every pair (docs/benchmarks.md, issue 23 fl23c).
+        """
         ranked: Ranked = {}
-        if vector is None:
-            if terms is not None:
-                ranked["keyword"] = self.keyword_search(terms, scopes, limit)
-            return ranked
-        index = self._synced_vectors(model_id, len(vector), scopes)
-        with self._lock:
-            scan = index.scan(scopes)
-        if terms is None:
-            ranked["vector"] = scan(vector, limit)
-            return ranked
-        scanning = scans().submit(scan, vector, limit)
-        try:
+        scan = None
+        if vector is not None:  # the vectors synced first, as before: a cold scope loads them, then its terms
+            index = self._synced_vectors(model_id, len(vector), scopes)
+            with self._lock:
+                scan = index.scan(scopes)
+        if terms is not None:
             ranked["keyword"] = self.keyword_search(terms, scopes, limit)
-        finally:
-            matches = scanning.result()  # the worker reads no database and takes no lock: it ends
-        ranked["vector"] = matches
+        if scan is not None and vector is not None:
+            ranked["vector"] = scan(vector, limit)
         return ranked
 
     def vectors_of(self, model_id: str, memory_ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:

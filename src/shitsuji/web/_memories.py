@@ -8,6 +8,7 @@ answers exactly like a missing one.
 from __future__ import annotations
 
 import json
+from datetime import tzinfo
 from typing import Any, Literal
 
 from ..agent import Conversations
@@ -63,12 +64,15 @@ class MemoryBrowser:
         scope: Which = "all",
         deleted: bool = False,
         limit: int = 200,
+        zone: tzinfo | None = None,
     ) -> list[dict[str, Any]]:
-        """Visible memories as JSON, newest first; with ``query``, the recall ranking (same hybrid search)."""
+        """Visible memories as JSON, newest first; with ``query``, the recall ranking (same hybrid search).
+        ``zone``: the household's, as the caller read it (None: read here)."""
         own, shared = self.scopes(member)
         wanted = {"own": (own,), "shared": (shared,), "all": (own, shared)}[scope]
         if query and query.strip() and not deleted:
-            zone = self.store.zone(member.household)  # "last month" is a span of their calendar
+            if zone is None:  # "last month" is a span of their calendar
+                zone = self.store.zone(member.household)
             hits = self.memory.recall(query, own, k=max(limit, 1), zone=zone)
             return [
                 memory_json(h.memory, shared, round(h.score, 4))

@@ -46,8 +46,9 @@ Signed = Annotated[Member, Depends(signed_in)]
 
 
 def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+    """The template ``name`` with ``values``; ``t``, the member's words, as the route read them (else read here)."""
     member = values.get("member")
-    t = words(request, member if isinstance(member, Member) else None)
+    t = values.pop("t", None) or words(request, member if isinstance(member, Member) else None)
     backend = backend_of(request)
     context = {
         "t": t,
@@ -353,13 +354,17 @@ def memories_page(
     scope: Literal["own", "shared", "all"] = "all",
     deleted: bool = False,
 ) -> Response:
-    backend = backend_of(request)
+    backend, t = (
+        backend_of(request),
+        words(request, member),
+    )  # the zone read once, for the page and its search
     return page(
         request,
         "memories.html",
+        t=t,
         member=member,
         memories=backend.memories.browse(
-            member, query=q, category=category or None, scope=scope, deleted=deleted
+            member, query=q, category=category or None, scope=scope, deleted=deleted, zone=t.zone
         ),
         categories=backend.memories.categories(member),
         q=q or "",
