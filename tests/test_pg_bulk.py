@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory, open_store
+from shitsuji.memory._pg_inline import INLINE_WITH
 from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.memory._transfer import import_file
@@ -60,8 +61,9 @@ def test_a_bulk_import_joins_the_graph_once_and_recall_is_right_throughout(
     inside, outside, built = _graph(db)
     assert (inside, outside) == (1200, 0) and built != before  # 1,200 rows into an empty graph: built anew
     # the build may use parallel workers, for its own transaction only: the table keeps no such option
+    # (only its own storage setting: each vector kept in its row, ``_pg_inline``)
     assert db.execute("SELECT reloptions FROM pg_class WHERE relname = 'memory_vectors_1'").fetchone() == (
-        None,
+        [INLINE_WITH.replace(" ", "")],
     )
     assert db.execute("SELECT scope FROM memory_graph_scopes").fetchall() == [("big",)]
     assert _nearest(engine, query)[0] == _nearest(lite, query)[0]  # the graph finds the nearest

@@ -110,6 +110,27 @@ POSTGRES_TERM_DELTAS: Final = f"""
     {_delta_apply()};
 """
 
+_FOLD_LOCKS = "                ORDER BY s.scope, s.term FOR UPDATE\n"
+_FOLD_LOCKS_TOTAL = "                ORDER BY s.scope, s.term, s.ctid FOR UPDATE\n"
+
+
+def _total_order_apply() -> str:
+    """``memory_keyword_apply`` of 0020 with its fold's locks taken in a total order (see below)."""
+    text = _delta_apply().replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1)
+    if text.count(_FOLD_LOCKS) != 1:  # the text of 0020 is fixed: a programming error
+        raise RuntimeError("memory_keyword_apply of 0020 is not the one 0023 rewrites")
+    return text.replace(_FOLD_LOCKS, _FOLD_LOCKS_TOTAL)
+
+
+#: Migration ``0023_fold_lock_order`` (PostgreSQL only): a small write's fold locked its pairs' rows
+#: ordered by (scope, term) alone — a pair held in several rows left their order to the sort, which may
+#: put two rows of one pair one way in one transaction and the other way in another (each sorts the rows
+#: it sees, its own new rows among them), so two small writes of the same words could each hold a row the
+#: other waited for: a deadlock, one remember failing (seen once in the suite, four threads remembering
+#: and forgetting the same words). A row's place (``ctid``) breaks the tie: rows here are only inserted
+#: and deleted, never updated, so a row keeps its place and every fold locks shared rows in one order.
+POSTGRES_FOLD_LOCK_ORDER: Final = f"{_total_order_apply()};"
+
 
 #: A bulk load's end folds the pairs of its scopes held in more than this many rows (see above).
 FOLD_ROWS: Final = 32
