@@ -354,10 +354,8 @@ def memories_page(
     scope: Literal["own", "shared", "all"] = "all",
     deleted: bool = False,
 ) -> Response:
-    backend, t = (
-        backend_of(request),
-        words(request, member),
-    )  # the zone read once, for the page and its search
+    backend = backend_of(request)
+    t = words(request, member)  # the household's zone read once, for the page and its search
     return page(
         request,
         "memories.html",
