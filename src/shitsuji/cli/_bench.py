@@ -17,6 +17,17 @@ bench_app = typer.Typer(
 )
 app.add_typer(bench_app, name="bench")
 
+
+@bench_app.callback()
+def _unwind_on_sigterm() -> None:
+    """A benchmark stopped by SIGTERM (``kill``, a CI or shell timeout) unwinds as Ctrl-C does, so the
+    throw-away PostgreSQL servers and app processes it started are stopped in its ``finally`` blocks
+    instead of being left running on the machine."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 FileArg = Annotated[Path, typer.Argument(help="Data file.", exists=True, dir_okay=False, readable=True)]
 PostgresFlag = Annotated[
     bool,
