@@ -96,8 +96,8 @@ def embed_rows(
     mine = {_key(per_row[0]) for per_row in pieces if per_row}
     contexts = [_context_keys(context) for _, context, _ in rows]
     fresh: dict[str, str] = {}  # key -> text, for contexts that quote nothing known
-    for keys, tail in contexts:
-        if keys and not any(k in seen or k in mine for k in keys) and tail:
+    for lines, tail in contexts:  # a context's lines as turn keys (``_key``), not a fact's search keys
+        if lines and not any(k in seen or k in mine for k in lines) and tail:
             fresh.setdefault("\x00" + tail, tail)
     keyed = [(i, text) for i, (_, text) in enumerate(texts_of) if text is not None]
     texts = [p for per_row in pieces for p in per_row] + list(fresh.values()) + [text for _, text in keyed]
@@ -113,10 +113,10 @@ def embed_rows(
             seen[_key(per_row[0])] = vectors[start]
         start += len(per_row)
     out: list[Matrix] = []
-    for i, (own, (keys, tail)) in enumerate(zip(own_vectors, contexts, strict=True)):
+    for i, (own, (lines, tail)) in enumerate(zip(own_vectors, contexts, strict=True)):
         # ``get``, never test-then-index: worker threads share ``cache`` and one may clear it meanwhile
-        quoted = [v for v in (seen.get(k) for k in keys) if v is not None]
-        fallback = seen.get("\x00" + tail) if keys else None
+        quoted = [v for v in (seen.get(k) for k in lines) if v is not None]
+        fallback = seen.get("\x00" + tail) if lines else None
         found = list({id(v): v for v in quoted}.values()) or ([fallback] if fallback is not None else [])
         meant = keys_vectors.get(i)
         if found:
