@@ -37,14 +37,14 @@ def test_each_chat_turn_is_embedded_once_even_when_quoted_as_context() -> None:
     )
     engine.index_pending(batch=16)
     assert sorted(embedder.seen) == sorted(turns)  # no turn twice, no context line of its own
-    lone = embed_rows(embedder, [("a reply", "a question nobody stored\nwith two lines")])
+    lone = embed_rows(embedder, [("a reply", "a question nobody stored\nwith two lines", ())])
     assert embedder.seen[-2:] == ["a reply", "a question nobody stored\nwith two lines"] and len(lone) == 1
 
 
 def test_context_pulls_the_vector_towards_it() -> None:
     embedder = HashEmbedder()
     plain, with_context = embed_rows(
-        embedder, [("yes, I loved it", None), ("yes, I loved it", "did you like the pottery class?")]
+        embedder, [("yes, I loved it", None, ()), ("yes, I loved it", "did you like the pottery class?", ())]
     )
     pottery = embedder.embed_query("pottery class")
     assert float(with_context[0] @ pottery) > float(plain[0] @ pottery) + 0.1
@@ -56,7 +56,7 @@ def test_only_the_first_chunks_get_vectors_and_later_ones_are_found_by_words() -
     filler = "This paragraph is about nothing in particular and goes on for a while. " * 9
     text = "\n".join([filler] * (VECTOR_CHUNKS + 2) + ["The zebra enclosure opens at nine."])
     memory = engine.remember(text, "docs").memory
-    vectors = embed_rows(engine.embedder, [(text, None)])[0]
+    vectors = embed_rows(engine.embedder, [(text, None, ())])[0]
     assert len(vectors) == VECTOR_CHUNKS
     hit = engine.recall("zebra enclosure", "docs", k=1)[0]
     assert hit.memory.id == memory.id and "zebra" in hit.excerpt

@@ -309,7 +309,7 @@ class SecondVectors:
             ids, _ = self.scopes.of(scope)
             file = self.cache / f"e5-{scope.replace('/', '_')}.npy"
             if not file.exists():
-                rows = [(self.scopes.memories[i].content, self.scopes.memories[i].context) for i in ids]
+                rows = [(self.scopes.memories[i].content, self.scopes.memories[i].context, ()) for i in ids]
                 seen: dict[str, np.ndarray] = {}
                 out = []
                 for start in range(0, len(rows), 32):

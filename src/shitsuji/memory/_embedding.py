@@ -14,6 +14,15 @@ cores, close to their arithmetic limit), so two rules keep long chat turns fast:
   of the quoted turns', and each chunk's vector is ``unit(chunk + CONTEXT_WEIGHT *
   context)``. Embedding the context as a text prefix of every chunk cost ~2.7x the
   turn's own text.
+
+A fact with search keys (a model's synonyms and translation, ``Memory.keys``) is also moved
+towards its keys' meaning: the keys are embedded as one text and added with ``KEYS_WEIGHT``
+(``unit(chunk + context + KEYS_WEIGHT * keys)``), so a Japanese question finds an English note
+its model keyed in Japanese even where the note's own words are far from it (issue 23, kv26).
+This costs one more text per keyed fact in the same embedder call; a fact without keys gets
+exactly the vector it had before. ``fact_texts`` is the one place that says which texts a
+fact's vectors are made of: remember, edit, import, reindex and the background indexer all
+come through ``embed_rows``.
 """
 
 from __future__ import annotations
@@ -33,11 +42,22 @@ CONTEXT_WEIGHT = (
 CACHE_LINES = 4096  # context lines kept between batches of one indexing run
 KEY_CHARS = 200  # a context line and the turn it quotes are matched on this much of its first line
 CONTEXT_FALLBACK_CHARS = 400  # embedded when a context quotes no known turn
+KEYS_WEIGHT = 0.5  # of the keys' vector, added to each chunk's (Japanese sets with keys, leave-one-set-out)
+
+#: A row to embed: (content, context, search keys).
+FactText = tuple[str, str | None, Sequence[str]]
 
 
 def vector_pieces(content: str) -> list[str]:
     """The chunks of ``content`` that get vectors."""
     return chunks(content)[:VECTOR_CHUNKS]
+
+
+def fact_texts(content: str, keys: Sequence[str]) -> tuple[list[str], str | None]:
+    """The texts a fact's vectors are made of: the chunks that get vectors, and its keys as one
+    text ("coriander, cilantro, 香草"; None when it has none). Keys are short words, so one text
+    of them is one cheap forward pass, and its meaning is the keys' together."""
+    return vector_pieces(content), ", ".join(keys) if keys else None
 
 
 def _key(text: str) -> str:
@@ -56,30 +76,35 @@ def _context_keys(context: str | None) -> tuple[list[str], str]:
 
 def embed_rows(
     embedder: Embedder,
-    rows: Sequence[tuple[str, str | None]],
+    rows: Sequence[FactText],
     cache: dict[str, Vector] | None = None,
 ) -> list[Matrix]:
-    """Vectors for each (content, context) row, shape (pieces, dim): one embedder call per batch.
+    """Vectors for each (content, context, keys) row, shape (pieces, dim): one embedder call per batch.
 
     The context's vector is the mean of the vectors of the turns it quotes — a line that is
     the first line of an earlier row reuses that row's first vector, so each turn is
     embedded once. A context that quotes no known turn is embedded itself, once (its tail).
-    ``cache`` carries the turn vectors from one batch to the next.
+    A row's keys are embedded as one text (``fact_texts``) and added with ``KEYS_WEIGHT``.
+    ``cache`` carries the turn vectors from one batch to the next (the turns' own vectors,
+    never moved by keys).
     """
     seen = cache if cache is not None else {}
     if len(seen) > CACHE_LINES:
         seen.clear()
-    pieces = [vector_pieces(content) for content, _ in rows]
+    texts_of = [fact_texts(content, keys) for content, _, keys in rows]
+    pieces = [per_row for per_row, _ in texts_of]
     mine = {_key(per_row[0]) for per_row in pieces if per_row}
-    contexts = [_context_keys(context) for _, context in rows]
+    contexts = [_context_keys(context) for _, context, _ in rows]
     fresh: dict[str, str] = {}  # key -> text, for contexts that quote nothing known
-    for keys, tail in contexts:
-        if keys and not any(k in seen or k in mine for k in keys) and tail:
+    for lines, tail in contexts:  # a context's lines as turn keys (``_key``), not a fact's search keys
+        if lines and not any(k in seen or k in mine for k in lines) and tail:
             fresh.setdefault("\x00" + tail, tail)
-    texts = [p for per_row in pieces for p in per_row] + list(fresh.values())
+    keyed = [(i, text) for i, (_, text) in enumerate(texts_of) if text is not None]
+    texts = [p for per_row in pieces for p in per_row] + list(fresh.values()) + [text for _, text in keyed]
     vectors = embedder.embed_documents(texts) if texts else np.zeros((0, 1), dtype=np.float32)
-    n_pieces = len(texts) - len(fresh)
-    seen.update(zip(fresh, vectors[n_pieces:], strict=True))
+    n_pieces = len(texts) - len(fresh) - len(keyed)
+    seen.update(zip(fresh, vectors[n_pieces : n_pieces + len(fresh)], strict=True))
+    keys_vectors = dict(zip((i for i, _ in keyed), vectors[n_pieces + len(fresh) :], strict=True))
     own_vectors: list[Matrix] = []
     start = 0
     for per_row in pieces:
@@ -88,14 +113,18 @@ def embed_rows(
             seen[_key(per_row[0])] = vectors[start]
         start += len(per_row)
     out: list[Matrix] = []
-    for own, (keys, tail) in zip(own_vectors, contexts, strict=True):
+    for i, (own, (lines, tail)) in enumerate(zip(own_vectors, contexts, strict=True)):
         # ``get``, never test-then-index: worker threads share ``cache`` and one may clear it meanwhile
-        quoted = [v for v in (seen.get(k) for k in keys) if v is not None]
-        fallback = seen.get("\x00" + tail) if keys else None
+        quoted = [v for v in (seen.get(k) for k in lines) if v is not None]
+        fallback = seen.get("\x00" + tail) if lines else None
         found = list({id(v): v for v in quoted}.values()) or ([fallback] if fallback is not None else [])
+        meant = keys_vectors.get(i)
         if found:
             mean = np.mean(found, axis=0)
             own = own + CONTEXT_WEIGHT * mean / max(float(np.linalg.norm(mean)), 1e-12)
+        if meant is not None:
+            own = own + KEYS_WEIGHT * meant / max(float(np.linalg.norm(meant)), 1e-12)
+        if found or meant is not None:
             own = own / np.maximum(np.linalg.norm(own, axis=1, keepdims=True), 1e-12)
         out.append(np.ascontiguousarray(own, dtype=np.float32))
     return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, tzinfo
@@ -235,7 +235,7 @@ class MemoryEngine:
             keys=tuple(without_secrets(k) for k in checked_keys),
             keys_by=keys_by if checked_keys else None,
         )
-        vectors = self._try_embed(new.content, new.context)
+        vectors = self._try_embed(new.content, new.context, new.keys)
         # a vector shaped by context says little about the fact alone: exact dedupe only, no supersede
         fact_vectors = None if new.context else vectors
         near = self._neighbours(new.scope, fact_vectors)  # one search serves dedupe and supersede
@@ -270,7 +270,7 @@ class MemoryEngine:
     def find_duplicate(self, text: str, scope: str) -> RememberResult | None:
         """The memory in ``scope`` that ``text`` would duplicate, if any (nothing is written)."""
         content = check_content(text)
-        found = self._duplicate_of(content, normalize_scope(scope), self._try_embed(content, None))
+        found = self._duplicate_of(content, normalize_scope(scope), self._try_embed(content, None, ()))
         if found is None:
             return None
         return RememberResult(found[0], duplicate=True, similarity=found[1])
@@ -401,9 +401,9 @@ class MemoryEngine:
             and same_subject(m.content, new.content)
         ]
 
-    def _try_embed(self, content: str, context: str | None) -> Matrix | None:
+    def _try_embed(self, content: str, context: str | None, keys: Sequence[str]) -> Matrix | None:
         try:
-            return embed_rows(self.embedder, [(content, context)], self._recent)[0]
+            return embed_rows(self.embedder, [(content, context, keys)], self._recent)[0]
         except Exception as exc:  # a broken model must not lose the write
             log.warning("embedding failed, the row will be indexed later: %s", exc)
             return None
@@ -617,7 +617,8 @@ class MemoryEngine:
                 keys_by=old.keys_by if new_content == old.content else None,
             )
         )
-        vectors = self._try_embed(memory.content, memory.context)  # before the transaction: it may be slow
+        # before the transaction (it may be slow); the keys it kept move the vector as they did the old one's
+        vectors = self._try_embed(memory.content, memory.context, memory.keys)
         with self._change() as tx:
             self.store.insert(memory, memory_terms(memory))
             self.store.set_deleted(old.id, now)
@@ -648,7 +649,7 @@ class MemoryEngine:
             position = rows[-1][0]
             try:
                 vectors = embed_rows(
-                    self.embedder, [(content, context) for _, _, content, context in rows], lines
+                    self.embedder, [(content, context, keys) for _, _, content, context, keys in rows], lines
                 )
             except Exception as exc:
                 raise EmbedderError(f"embedding failed after {done} rows: {exc}") from exc

@@ -63,6 +63,11 @@ def _when(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
+def stored_keys(search_keys: str | None) -> tuple[str, ...]:
+    """A row's search keys as stored (one a line: a key never holds a line break, ``check_keys``)."""
+    return tuple(search_keys.split("\n")) if search_keys else ()
+
+
 def to_memory(row: Sequence[Any]) -> Memory:
     """A ``Memory`` from a row of ``SELECT`` (its columns in ``COLUMNS`` order).
 
@@ -102,7 +107,7 @@ def to_memory(row: Sequence[Any]) -> Memory:
         content_hash=content_hash,
         embedding_model=embedding_model,
         context=context,
-        keys=tuple(search_keys.split("\n")) if search_keys else (),
+        keys=stored_keys(search_keys),
         keys_by=search_keys_by,
     )
 
@@ -368,13 +373,15 @@ class MemoryRows:
             params.append(int(limit))
         return map(to_memory, self._read(sql, params))
 
-    def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str, str | None]]:
+    def unindexed(
+        self, model_id: str, limit: int, after: int = 0
+    ) -> list[tuple[int, str, str, str | None, tuple[str, ...]]]:
         rows = self._read(
-            f"SELECT rowid, id, content, context FROM memories WHERE rowid > ? AND {LIVE} "
+            f"SELECT rowid, id, content, context, search_keys FROM memories WHERE rowid > ? AND {LIVE} "
             "AND (embedding_model IS NULL OR embedding_model != ?) ORDER BY rowid LIMIT ?",
             (after, model_id, limit),
         )
-        return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
+        return [(int(r[0]), r[1], r[2], r[3], stored_keys(r[4])) for r in rows]
 
     def count_unindexed(self, model_id: str) -> int:
         rows = self._read(

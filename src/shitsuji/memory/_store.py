@@ -128,8 +128,10 @@ class MemoryStore(Protocol):
         """Store each memory's chunk vectors, shape (chunks, dim)."""
         ...
 
-    def unindexed(self, model_id: str, limit: int, after: int = 0) -> list[tuple[int, str, str, str | None]]:
-        """Up to ``limit`` live rows without a vector from ``model_id``: (position, id, content, context).
+    def unindexed(
+        self, model_id: str, limit: int, after: int = 0
+    ) -> list[tuple[int, str, str, str | None, tuple[str, ...]]]:
+        """Up to ``limit`` live rows without a vector from ``model_id``: (position, id, content, context, keys).
 
         Positions increase; pass the last one seen as ``after`` to continue from there.
         """
