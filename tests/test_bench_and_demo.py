@@ -96,6 +96,10 @@ def test_longmemeval_bench_pooled_and_not(tmp_path: Path) -> None:
         assert overall["recall_any@5"] == overall["recall_all@10"] == overall["ndcg@10"] == 1.0
         assert data["recall_p95_ms"] >= data["recall_p50_ms"] > 0
         assert data["prompt_tokens_p50"] > 0
+    # the product's ranking of conversations beside the field's, from the same hits, per fold
+    both = run_longmemeval(path, embedder="hash", k=1, pooled=True, segments=True)
+    assert both["overall"] == data["overall"] and both["segments"]["overall"]["recall_all@5"] == 1.0
+    assert [f["n"] for f in both["folds"]["segments"]] == [1, 1, 0, 0, 0]
 
 
 def test_session_measures_as_the_field_reports_them() -> None:

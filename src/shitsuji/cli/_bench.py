@@ -120,6 +120,13 @@ def longmemeval(
     spans: Annotated[
         bool, typer.Option("--time-spans/--no-time-spans", help="Favour hits in a span the question names.")
     ] = True,
+    segments: Annotated[
+        bool,
+        typer.Option(
+            "--segments",
+            help="Also rank sessions as the product ranks archived conversations (two best turns), per fold.",
+        ),
+    ] = False,
     postgres: PostgresFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -139,6 +146,7 @@ def longmemeval(
             dates=dates,
             spans=spans,
             database=database,
+            segments=segments,
         )
     if data is None:
         return
@@ -151,6 +159,17 @@ def longmemeval(
         ("recall_any@5", "recall_all@5", "recall_any@10", "recall_all@10", "ndcg@10"),
         "by_type",
     )
+    if segments:
+        _print_quality(
+            "conversations as the product ranks them (two best turns)",
+            {"embedder": data["embedder"], **data["segments"]},
+            ("recall_any@5", "recall_all@5", "recall_any@10", "recall_all@10", "ndcg@10"),
+            "by_type",
+        )
+        for name, per in data["folds"].items():
+            console.print(
+                f"  {name} all@5 by fold " + " ".join(f"{f.get('recall_all@5', 0.0):.3f}" for f in per)
+            )
     console.print(f"  {_cost(data)}")
 
 
