@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import pytest
 
-from shitsuji.agent import ToolContext, ToolInputError, list_segments, load_segment
+from shitsuji.agent import Finished, ToolContext, ToolInputError, list_segments, load_segment
 from shitsuji.context import Segments, Summarizer
 from shitsuji.errors import ModelUnavailableError, NotFoundError, UserInputError
-from shitsuji.household import OpenPanel, open_panel
-from shitsuji.llm import Message, ScriptedModel, text_response
+from shitsuji.household import Butler, HouseholdStore, OpenPanel, open_panel
+from shitsuji.llm import Message, ScriptedModel, text_response, tool_use_response
 from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.store import database
 
@@ -162,3 +163,34 @@ def test_open_panel_asks_the_channel_through_a_typed_effect() -> None:
     assert "panel is open" in str(output.content)
     with pytest.raises(ToolInputError, match="name"):
         asyncio.run(open_panel.run(ctx, {"name": "kitchen"}))
+
+
+def test_the_butler_finds_the_segment_a_remembered_fact_was_said_in(target: str, db_path: Path) -> None:
+    """A fact the butler's ``remember`` kept while the recipes panel was open leads back to that
+    segment once it is archived: its provenance keeps the segment label beside the conversation."""
+    store = HouseholdStore(database(target))
+    store.create("futari", ["wife", "husband"])
+    store.close()
+    model = ScriptedModel(
+        [
+            tool_use_response(("t1", "remember", {"content": "配管工さんは金曜に来る", "category": "event"})),
+            text_response("覚えました"),
+            text_response("来客の予定を話した。"),  # the archived segment's summary: no 配管工 in it
+            text_response("はい"),
+        ]
+    )
+    butler = Butler(database(target), MemoryEngine(open_store(db_path), HashEmbedder()), model)
+    try:
+        ctx = butler.member("wife", "app", household="futari")
+
+        async def turn(text: str, segment: str | None) -> None:
+            events = butler.service.events(butler.service.begin(ctx, text, segment=segment), mode="task")
+            assert isinstance([e async for e in events][-1], Finished)
+
+        asyncio.run(turn("金曜に水道の人が来るって覚えておいて", "household.recipes"))
+        asyncio.run(turn("ありがとう", None))  # the panel closes: the segment is archived
+        [archived] = butler.segments.index("futari", "wife")
+        listed = str(asyncio.run(list_segments.run(ctx, {"query": "配管工"})).content)
+        assert listed.startswith(archived.id) and "household.recipes" in listed
+    finally:
+        butler.close()
