@@ -58,6 +58,9 @@ def test_locomo_bench_scores_evidence(tmp_path: Path) -> None:
     sessions = data["session_level"]
     assert sessions["overall"]["n"] == 2 and sessions["overall"]["recall"] == 1.0
     assert sessions["overall"]["ndcg@1"] == 1.0 and sessions["prompt_tokens_p50"] > 0
+    own = run_locomo(_locomo_file(tmp_path), embedder="hash", k=1, segments=True)["session_level_segments"]
+    assert own["overall"]["n"] == 2 and own["overall"]["recall"] == 1.0 and own["overall"]["ndcg@1"] == 1.0
+    assert list(own["by_category"]) == ["conv-x"]  # by conversation: the left-out folds
 
 
 def test_evidence_ids_are_normalised() -> None:
