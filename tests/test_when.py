@@ -312,6 +312,9 @@ def test_a_time_word_in_kana_inside_another_word_is_no_span(question: str) -> No
         # the same words asking what was said or done: a span
         ("What did I watch tonight?", True),
         ("What did we cook this week?", True),
+        ("How much tip did I leave tonight?", True),
+        ("Can I see what I bought today?", True),
+        ("What can we cook tonight?", False),
         ("今夜何を観た？", True),
         ("今晩の献立は何だった？", True),
         # an advice question that names a past span still asks about it

@@ -244,8 +244,9 @@ _NUM_GROUP_JAGO: Final = _RELATIVE.groupindex["junit"] - 1
 
 # A question that asks for advice ("can you recommend a show to watch tonight?", 「今夜観る映画の
 # おすすめは？」, "what should I cook this week?") names the time of what it plans, not of what was said.
+# Not "tip" (the tip left tonight is a fact) nor "can I" ("can I see what I bought today?" asks for facts).
 _ASKS_ADVICE: Final = re.compile(
-    r"\b(?:recommend\w*|suggest\w*|ideas?|advice|tips?|what to|how about|(?:should|shall|could|can) (?:i|we))\b"
+    r"\b(?:recommend\w*|suggest\w*|ideas?|advice|what to|how about|(?:should|shall) (?:i|we)|what (?:can|could) (?:i|we))\b"
     r"|おすすめ|お勧め|お薦め|オススメ|おススメ|勧めて|薦めて|提案|アイデア|アイディア|何がいい|なにがいい|どれがいい"
     r"|(?:ば|たら)いい|べき",
     re.IGNORECASE,
