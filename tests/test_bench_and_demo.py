@@ -58,6 +58,9 @@ def test_locomo_bench_scores_evidence(tmp_path: Path) -> None:
     sessions = data["session_level"]
     assert sessions["overall"]["n"] == 2 and sessions["overall"]["recall"] == 1.0
     assert sessions["overall"]["ndcg@1"] == 1.0 and sessions["prompt_tokens_p50"] > 0
+    own = run_locomo(_locomo_file(tmp_path), embedder="hash", k=1, segments=True)["session_level_segments"]
+    assert own["overall"]["n"] == 2 and own["overall"]["recall"] == 1.0 and own["overall"]["ndcg@1"] == 1.0
+    assert list(own["by_category"]) == ["conv-x"]  # by conversation: the left-out folds
 
 
 def test_evidence_ids_are_normalised() -> None:
@@ -96,6 +99,10 @@ def test_longmemeval_bench_pooled_and_not(tmp_path: Path) -> None:
         assert overall["recall_any@5"] == overall["recall_all@10"] == overall["ndcg@10"] == 1.0
         assert data["recall_p95_ms"] >= data["recall_p50_ms"] > 0
         assert data["prompt_tokens_p50"] > 0
+    # the product's ranking of conversations beside the field's, from the same hits, per fold
+    both = run_longmemeval(path, embedder="hash", k=1, pooled=True, segments=True)
+    assert both["overall"] == data["overall"] and both["segments"]["overall"]["recall_all@5"] == 1.0
+    assert [f["n"] for f in both["folds"]["segments"]] == [1, 1, 0, 0, 0]
 
 
 def test_session_measures_as_the_field_reports_them() -> None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import pytest
 
-from shitsuji.agent import ToolContext, ToolInputError, list_segments, load_segment
+from shitsuji.agent import Finished, ToolContext, ToolInputError, list_segments, load_segment
 from shitsuji.context import Segments, Summarizer
 from shitsuji.errors import ModelUnavailableError, NotFoundError, UserInputError
-from shitsuji.household import OpenPanel, open_panel
-from shitsuji.llm import Message, ScriptedModel, text_response
+from shitsuji.household import Butler, HouseholdStore, OpenPanel, open_panel
+from shitsuji.llm import Message, ScriptedModel, text_response, tool_use_response
+from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
 from shitsuji.store import database
 
 from .conftest import Clock
@@ -102,6 +104,58 @@ def test_the_segment_tools_see_only_the_speakers_own_segments(segments: Segments
         asyncio.run(load_segment.run(neighbour, {"id": closed.id}))
 
 
+def _archive(segments: Segments, conversation: str, owner: str, label: str, *pairs: tuple[str, str]) -> str:
+    asyncio.run(segments.open_segment(conversation, "futari", owner, label, []))
+    closed = asyncio.run(segments.close_segment(conversation, talk(*pairs)))
+    assert closed is not None
+    return closed.id
+
+
+def test_list_segments_finds_the_segment_a_fact_was_said_in(
+    segments: Segments, target: str, clock: Clock
+) -> None:
+    """ "When did we talk about the plumber?": the facts the extractor kept (their provenance names
+    the conversation and the segment label) lead to segments whose summaries never say the word;
+    in English and Japanese; another member's segment stays theirs though the fact is shared.
+    Before issue 23 (sg26) only summaries were searched: "no earlier segments match"."""
+    pipes = _archive(segments, "c1", "wife", "chat", ("The pipes guy comes Friday", "Noted"))
+    water = _archive(segments, "c2", "wife", "household.calendar", ("金曜の朝に来てもらう", "承知しました"))
+    tea = _archive(segments, "c3", "wife", "chat", ("We bought green tea", "Nice"))
+    theirs = _archive(segments, "c9", "husband", "chat", ("the plumber again", "ok"))
+    store = open_store(target)
+    memory = MemoryEngine(store, HashEmbedder(), clock=clock)
+    facts = [
+        ("The plumber comes on Friday to fix the kitchen sink", "h/u/wife", "c1", "chat"),
+        ("水道屋さんが金曜の朝に台所の水漏れを直しに来る", "h/u/wife", "c2", "household.calendar"),
+        ("We like green tea from Uji", "h/u/wife", "c3", "chat"),
+        ("The plumber's number is on the fridge", "h", "c9", "chat"),  # the husband's, shared
+    ]
+    for text, scope, conversation, label in facts:
+        memory.remember(text, scope, provenance={"conversation": conversation, "segment": label})
+
+    @dataclass(frozen=True)
+    class Deps:
+        segments: Segments
+        memory: MemoryEngine
+
+    ctx = ToolContext(
+        deps=Deps(segments, memory), user="wife", scope="h/u/wife", channel="app", household="futari"
+    )
+    try:
+        english = str(asyncio.run(list_segments.run(ctx, {"query": "plumber"})).content)
+        assert english.splitlines()[0].startswith(pipes) and theirs not in english
+        japanese = str(asyncio.run(list_segments.run(ctx, {"query": "水道屋さん"})).content)
+        assert japanese.splitlines()[0].startswith(water) and theirs not in japanese
+        # a label narrows it; summary words still find what no fact names
+        narrowed = str(
+            asyncio.run(list_segments.run(ctx, {"query": "plumber", "label": "household.calendar"})).content
+        )
+        assert pipes not in narrowed
+        assert str(asyncio.run(list_segments.run(ctx, {"query": "tea"})).content).startswith(tea)
+    finally:
+        store.close()
+
+
 def test_open_panel_asks_the_channel_through_a_typed_effect() -> None:
     ctx = ToolContext(deps=None, user="wife", scope="h/u/wife", channel="app", household="futari")
     output = asyncio.run(open_panel.run(ctx, {"name": "shopping"}))
@@ -109,3 +163,34 @@ def test_open_panel_asks_the_channel_through_a_typed_effect() -> None:
     assert "panel is open" in str(output.content)
     with pytest.raises(ToolInputError, match="name"):
         asyncio.run(open_panel.run(ctx, {"name": "kitchen"}))
+
+
+def test_the_butler_finds_the_segment_a_remembered_fact_was_said_in(target: str, db_path: Path) -> None:
+    """A fact the butler's ``remember`` kept while the recipes panel was open leads back to that
+    segment once it is archived: its provenance keeps the segment label beside the conversation."""
+    store = HouseholdStore(database(target))
+    store.create("futari", ["wife", "husband"])
+    store.close()
+    model = ScriptedModel(
+        [
+            tool_use_response(("t1", "remember", {"content": "配管工さんは金曜に来る", "category": "event"})),
+            text_response("覚えました"),
+            text_response("来客の予定を話した。"),  # the archived segment's summary: no 配管工 in it
+            text_response("はい"),
+        ]
+    )
+    butler = Butler(database(target), MemoryEngine(open_store(db_path), HashEmbedder()), model)
+    try:
+        ctx = butler.member("wife", "app", household="futari")
+
+        async def turn(text: str, segment: str | None) -> None:
+            events = butler.service.events(butler.service.begin(ctx, text, segment=segment), mode="task")
+            assert isinstance([e async for e in events][-1], Finished)
+
+        asyncio.run(turn("金曜に水道の人が来るって覚えておいて", "household.recipes"))
+        asyncio.run(turn("ありがとう", None))  # the panel closes: the segment is archived
+        [archived] = butler.segments.index("futari", "wife")
+        listed = str(asyncio.run(list_segments.run(ctx, {"query": "配管工"})).content)
+        assert listed.startswith(archived.id) and "household.recipes" in listed
+    finally:
+        butler.close()

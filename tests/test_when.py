@@ -297,3 +297,43 @@ def test_a_time_word_in_kana_inside_another_word_is_no_span(question: str) -> No
     assert asked_span(question, NOW, TOKYO) is None
     assert asked_span("きょうは何を食べた？", NOW, TOKYO) == (tokyo(2026, 12, 1), tokyo(2026, 12, 2))
     assert asked_span("きのうの夕飯は？", NOW, TOKYO) == (tokyo(2026, 11, 30), tokyo(2026, 12, 1))
+
+
+@pytest.mark.parametrize(
+    ("question", "span"),
+    [
+        # the time of what the asker plans, not of what was said: no span
+        ("Can you recommend a show or movie for me to watch tonight?", False),
+        ("What should I cook this week?", False),
+        ("Any ideas for a trip this summer?", False),
+        ("今夜観る映画のおすすめは？", False),
+        ("今晩は何を作ればいい？", False),
+        ("今年の夏に行くべき場所は？", False),
+        # the same words asking what was said or done: a span
+        ("What did I watch tonight?", True),
+        ("What did we cook this week?", True),
+        ("How much tip did I leave tonight?", True),
+        ("Can I see what I bought today?", True),
+        ("What can we cook tonight?", False),
+        ("今夜何を観た？", True),
+        ("今晩の献立は何だった？", True),
+        # an advice question that names a past span still asks about it
+        ("What should I make, given what I ate yesterday?", True),
+        ("昨日食べたものを考えると、今夜のおすすめは？", True),
+    ],
+)
+def test_a_time_word_of_a_plan_is_no_span(question: str, span: bool) -> None:
+    assert (asked_span(question, NOW, TOKYO) is not None) == span
+
+
+def test_a_recommendation_for_tonight_finds_the_taste_said_days_before(fixed: MemoryEngine) -> None:
+    """ "A show to watch tonight" asks what the asker likes, said whenever: what was said tonight
+    (the same evening's chatter) no longer goes first. Until issue 23 (sg26) it did: the pooled
+    LongMemEval dev question's answer session, said two days before, was 27th."""
+    taste = _said(fixed, "I love sci-fi movies, Interstellar is my favourite movie", tokyo(2026, 11, 28, 21))
+    _said(fixed, "Dinner tonight was curry with the kids", tokyo(2026, 12, 1, 0, 10))
+    hits = fixed.recall("Can you recommend a movie for me to watch tonight?", SCOPE, zone=TOKYO)
+    assert hits[0].memory.id == taste
+    ja_taste = _said(fixed, "SF映画が大好きで、インターステラーが一番好きな映画", tokyo(2026, 11, 28, 21))
+    _said(fixed, "今夜の夕飯は子どもとカレーだった", tokyo(2026, 12, 1, 0, 15))
+    assert fixed.recall("今夜観る映画のおすすめは？", SCOPE, zone=TOKYO)[0].memory.id == ja_taste

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..memory import Embedder, MemoryEngine
+from ..memory import Embedder, Hit, MemoryEngine, sources_ranked
 from ._common import BM25, bench_engine, bm25_tokens, checked_shape, read_records, turn_context
 from ._measures import Cost, ndcg, sessions_in_order
 
@@ -113,11 +113,15 @@ def run_locomo(
     k: int = 10,
     progress: Callable[[str], None] | None = None,
     database: str | None = None,
+    segments: bool = False,
 ) -> dict[str, Any]:
+    """``segments``: the session level also as the product ranks conversations (``memory.sources_ranked``:
+    a session by its two best turns), from the same pool, per conversation (the folds)."""
     samples = load(path)
     tally: dict[str, dict[str, list[float]]] = {
         "shitsuji": defaultdict(list),
         "session": defaultdict(list),
+        "segments": defaultdict(list),
         "bm25": defaultdict(list),
     }
     costs = {"turn": Cost(), "session": Cost()}
@@ -143,7 +147,9 @@ def run_locomo(
                 costs["turn"].add(time.perf_counter() - start, (h.memory.content for h in hits))
                 found = set().union(*(dia_of_memory[h.memory.id] for h in hits)) if hits else set()
                 _score(tally["shitsuji"], category, evidence, found)
-                sessions.score(qa["question"], evidence, category, tally["session"], costs["session"])
+                pool = sessions.score(qa["question"], evidence, category, tally["session"], costs["session"])
+                if segments:
+                    sessions.score_as_segments(pool, evidence, scope.rsplit("/", 1)[-1], tally["segments"])
                 by_conversation[scope.rsplit("/", 1)[-1]].append(
                     sum(e in found for e in evidence) / len(evidence)
                 )
@@ -170,6 +176,10 @@ def run_locomo(
             "bm25": _summary(tally["bm25"]),
         }
     )
+    if segments:  # "category" here is the conversation: what leaving one out scores
+        summary["session_level_segments"] = _summary(tally["segments"])
+        ndcgs = tally["segments"]["overall|ndcg"]
+        summary["session_level_segments"]["overall"][f"ndcg@{k}"] = round(sum(ndcgs) / max(len(ndcgs), 1), 4)
     return summary
 
 
@@ -210,7 +220,8 @@ class _Sessions:
 
     def score(
         self, question: str, evidence: list[str], category: str, tally: dict[str, list[float]], cost: Cost
-    ) -> None:
+    ) -> list[Hit]:
+        """Score the field's way (a session by its first turn in the pool); the pool, for ``score_as_segments``."""
         start = time.perf_counter()
         pool = self.engine.recall(question, self.scope, k=self.k * SESSION_POOL)
         ranked = sessions_in_order(
@@ -219,6 +230,16 @@ class _Sessions:
         cost.add(time.perf_counter() - start, (self.text[s] for s in ranked))
         wanted = sorted({_session(e) for e in evidence})
         _score(tally, category, wanted, set(ranked))
+        tally["overall|ndcg"].append(ndcg(ranked, set(wanted), self.k))
+        return pool
+
+    def score_as_segments(
+        self, pool: list[Hit], evidence: list[str], conversation: str, tally: dict[str, list[float]]
+    ) -> None:
+        """The same pool ranked as the product ranks conversations: a session by its two best turns."""
+        ranked = sources_ranked(pool, lambda h: _session(min(self.dia_of_memory[h.memory.id])))[: self.k]
+        wanted = sorted({_session(e) for e in evidence})
+        _score(tally, conversation, wanted, set(ranked))
         tally["overall|ndcg"].append(ndcg(ranked, set(wanted), self.k))
 
 

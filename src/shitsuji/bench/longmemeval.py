@@ -16,6 +16,12 @@ recall latency (p50 / p95) and the tokens the top ``k`` turns would put in a pro
 (``haystack_dates``) and asks each question at its ``question_date``, so "a week ago",
 "last Tuesday" and "most recently" mean what they meant to the asker; ``spans=False``
 switches the time-span rule off (``memory._when``) to measure what it adds.
+
+The session figures above map turns to sessions as LongMemEval's own evaluation does (a
+session ranks by its first turn in the list), so they stay comparable with published ones.
+``segments`` adds the product's own ranking of conversations from the same hits beside them
+(``memory.sources_ranked``: a session by the sum of its two best turns, as the butler ranks
+archived segments), with each figure per fold (question ``n`` in fold ``n % 5``).
 """
 
 from __future__ import annotations
@@ -29,13 +35,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..memory import Embedder, Hit, MemoryEngine, NewMemory
+from ..memory import Embedder, Hit, MemoryEngine, NewMemory, sources_ranked
 from ..memory._when import asked_span
 from ._common import bench_engine, checked_shape, read_records, turn_context
 from ._measures import Cost, mean_scores, session_scores, sessions_in_order
 
 SESSIONS_PER_HIT_POOL = 20  # turns recalled per wanted session before grouping
 FIELD_KS = (5, 10)  # the cut-offs published LongMemEval retrieval figures use
+FOLDS = 5  # question n in fold n % 5, as scripts/recall_folds.py splits them
 
 
 def _field(value: Any) -> Any:
@@ -141,15 +148,20 @@ def run_longmemeval(
     spans: bool = True,
     progress: Callable[[str], None] | None = None,
     database: str | None = None,
+    segments: bool = False,
 ) -> dict[str, Any]:
     """``limit``: the first N questions only (a subset to iterate on); ``context=False``: turns
-    are imported without the turns before them; ``dates``, ``spans``: see the module doc."""
+    are imported without the turns before them; ``dates``, ``spans``, ``segments``: see the module doc."""
     questions = [q for q in load(path) if not q["id"].endswith("_abs")][:limit]
     tally: dict[str, list[dict[str, float]]] = defaultdict(list)
     meter = Ingest()
     cost = Cost()
     clock = AskedAt()
     spanned: list[tuple[dict[str, float], dict[str, float]]] = []
+    folds: dict[str, list[list[dict[str, float]]]] = {
+        "turn_to_session": [[] for _ in range(FOLDS)],
+        "segments": [[] for _ in range(FOLDS)],
+    }
     with bench_engine(embedder, clock=clock, database=database) as engine:
         engine.weights = replace(engine.weights, favour_span=spans)
         session_of: dict[str, str] = {}
@@ -161,7 +173,7 @@ def run_longmemeval(
             session_of = _ingest(engine, "bench/lme/pooled", everything, meter, context=context, dates=said)
             if progress:
                 progress(f"pooled: {len(everything)} sessions, {len(session_of)} turns")
-        for q in questions:
+        for n, q in enumerate(questions):
             scope = "bench/lme/pooled" if pooled else f"bench/lme/{q['id']}"
             if not pooled:
                 sessions = dict(zip(q["session_ids"], q["sessions"], strict=True))
@@ -173,11 +185,17 @@ def run_longmemeval(
             row = _row([session_of[h.memory.id] for h in hits], q["answers"], k)
             tally["overall"].append(row)
             tally[q["type"]].append(row)
+            folds["turn_to_session"][n % FOLDS].append(row)
+            if segments:  # the product's ranking of conversations, from the same hits
+                own = _row(sources_ranked(hits, lambda h: session_of[h.memory.id]), q["answers"], k)
+                tally["segments"].append(own)
+                tally[f"segments/{q['type']}"].append(own)
+                folds["segments"][n % FOLDS].append(own)
             if spans and asked_span(q["question"], clock(), UTC) is not None:  # the same, without the rule
                 plain = _without_spans(engine, q["question"], scope, k * SESSIONS_PER_HIT_POOL)
                 spanned.append((row, _row([session_of[h.memory.id] for h in plain], q["answers"], k)))
 
-    return {
+    report = {
         "k": k,
         "pooled": pooled,
         "context": context,
@@ -189,13 +207,24 @@ def run_longmemeval(
         "ingest_chars_per_s": round(meter.chars / meter.seconds) if meter.seconds else 0,
         **cost.report(),
         "overall": mean_scores(tally.pop("overall")),
-        "by_type": {t: mean_scores(rows) for t, rows in sorted(tally.items())},
+        "by_type": {
+            t: mean_scores(rows) for t, rows in sorted(tally.items()) if not t.startswith("segments")
+        },
         # the questions that name a time span, scored with the span rule and without it
         "span_questions": {
             "with_rule": mean_scores([a for a, _ in spanned]),
             "without_rule": mean_scores([b for _, b in spanned]),
         },
     }
+    if segments:
+        report["segments"] = {
+            "overall": mean_scores(tally["segments"]),
+            "by_type": {
+                t.split("/", 1)[1]: mean_scores(rows) for t, rows in sorted(tally.items()) if "/" in t
+            },
+        }
+        report["folds"] = {name: [mean_scores(rows) for rows in per] for name, per in folds.items()}
+    return report
 
 
 def _said_at(questions: list[dict[str, Any]]) -> dict[str, datetime | None]:

@@ -87,6 +87,12 @@ def _print_quality(title: str, data: dict[str, Any], metrics: tuple[str, ...], g
 def locomo(
     file: FileArg,
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="Turns recalled per question.")] = 10,
+    segments: Annotated[
+        bool,
+        typer.Option(
+            "--segments", help="Also rank sessions as the product ranks conversations (two best turns)."
+        ),
+    ] = False,
     postgres: PostgresFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -94,7 +100,9 @@ def locomo(
     from ..bench import run_locomo
 
     with _bench_database(postgres) as database:
-        data = _measure(as_json, run_locomo, file, embedder=_embedder(), k=k, database=database)
+        data = _measure(
+            as_json, run_locomo, file, embedder=_embedder(), k=k, database=database, segments=segments
+        )
     if data is None:
         return
     _print_quality(f"LoCoMo recall@{k}", data, ("recall", "hit"), "by_category")
@@ -106,6 +114,13 @@ def locomo(
         f"  session level recall@{k} {overall['recall']:.3f}  hit {overall['hit']:.3f}  "
         f"NDCG@{k} {overall[f'ndcg@{k}']:.3f}"
     )
+    if segments:
+        own = data["session_level_segments"]
+        console.print(
+            f"  sessions as the product ranks them (two best turns) recall@{k} {own['overall']['recall']:.3f}  "
+            f"hit {own['overall']['hit']:.3f}  NDCG@{k} {own['overall'][f'ndcg@{k}']:.3f}  by conversation "
+            + " ".join(f"{c} {b['recall']:.3f}" for c, b in own["by_category"].items())
+        )
     for level, block in (("turns", data), ("sessions", sessions)):
         console.print(f"  {level}: {_cost(block)}")
     console.print(f"  unresolved evidence ids skipped: {data['unresolved_evidence']}")
@@ -131,6 +146,13 @@ def longmemeval(
     spans: Annotated[
         bool, typer.Option("--time-spans/--no-time-spans", help="Favour hits in a span the question names.")
     ] = True,
+    segments: Annotated[
+        bool,
+        typer.Option(
+            "--segments",
+            help="Also rank sessions as the product ranks archived conversations (two best turns), per fold.",
+        ),
+    ] = False,
     postgres: PostgresFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -150,6 +172,7 @@ def longmemeval(
             dates=dates,
             spans=spans,
             database=database,
+            segments=segments,
         )
     if data is None:
         return
@@ -162,6 +185,17 @@ def longmemeval(
         ("recall_any@5", "recall_all@5", "recall_any@10", "recall_all@10", "ndcg@10"),
         "by_type",
     )
+    if segments:
+        _print_quality(
+            "conversations as the product ranks them (two best turns)",
+            {"embedder": data["embedder"], **data["segments"]},
+            ("recall_any@5", "recall_all@5", "recall_any@10", "recall_all@10", "ndcg@10"),
+            "by_type",
+        )
+        for name, per in data["folds"].items():
+            console.print(
+                f"  {name} all@5 by fold " + " ".join(f"{f.get('recall_all@5', 0.0):.3f}" for f in per)
+            )
     console.print(f"  {_cost(data)}")
 
 

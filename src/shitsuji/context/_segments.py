@@ -6,6 +6,11 @@ only open one through the explicit ``open_panel`` tool. Closing a segment archiv
 messages (they stay stored) with a short summary from the cheap model, or a truncated
 digest when that fails. ``list_segments`` and ``load_segment`` bring them back. A segment
 belongs to the pair (household, owner): two households may both have a ``wife``.
+
+Which earlier segment a fact was said in: a fact the extractor wrote keeps the conversation
+and the segment label it came from (``memory._jobs``: its provenance), so the segments of
+recalled facts are found without searching archived messages again (``said_in``), ranked as
+the benches measure it (``memory.sources_ranked``: two best facts per segment).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,6 +26,7 @@ from .. import store as db
 from .._offload import off_loop
 from ..errors import ModelError, NotFoundError, UserInputError
 from ..llm import Message
+from ..memory import Hit, sources_ranked
 from ._schema import CONTEXT_SCHEMA
 from ._window import Summarizer, _plain
 
@@ -180,6 +186,38 @@ class Segments(db.Store):
             found = [s for s in found if any(w in f"{s.label} {s.summary or ''}".casefold() for w in words)]
         return found[:limit]
 
+    def said_in(
+        self,
+        household: str | None,
+        owner: str,
+        hits: Iterable[Hit],
+        *,
+        label: str | None = None,
+        limit: int = 20,
+    ) -> list[Segment]:
+        """The member's closed segments the recalled facts ``hits`` were said in, best first.
+
+        A fact names its conversation and segment label (``_said_in``); a segment ranks by its two
+        best facts (``sources_ranked``), and a label opened twice in one conversation lists its
+        segments newest first. Facts of other members (the household's shared scope) lead to no
+        segment of theirs: only the pair's own are read."""
+        ranked = sources_ranked(hits, _said_in)
+        if label:
+            ranked = [key for key in ranked if key[1] == label]
+        if not ranked:
+            return []
+        conversations = sorted({conversation for conversation, _ in ranked})
+        marks = ", ".join("?" for _ in conversations)
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM segments WHERE household IS NOT DISTINCT FROM ? AND owner = ? "
+            f"AND closed_at IS NOT NULL AND conversation IN ({marks}) ORDER BY opened_at DESC, id",
+            [household, owner, *conversations],
+        ).fetchall()
+        place = {key: n for n, key in enumerate(ranked)}
+        found = [s for s in map(_row, rows) if (s.conversation, s.label) in place]
+        found.sort(key=lambda s: place[(s.conversation, s.label)])  # stable: newest first within a key
+        return found[:limit]
+
     def load(self, segment_id: str, household: str | None, owner: str) -> list[Message]:
         """The archived messages of a closed segment of this member."""
         self.get(segment_id, household, owner)
@@ -198,6 +236,12 @@ async def _summarize(messages: Sequence[Message], summarizer: Summarizer | None)
         except ModelError as exc:
             log.warning("summarising a closed segment failed, keeping a digest: %s", exc)
     return digest[:DIGEST_CHARS] + ("…" if len(digest) > DIGEST_CHARS else "")
+
+
+def _said_in(hit: Hit) -> tuple[str, str] | None:
+    """The (conversation, segment label) a fact was said in, as its provenance keeps them."""
+    conversation, label = hit.memory.provenance.get("conversation"), hit.memory.provenance.get("segment")
+    return (conversation, label) if isinstance(conversation, str) and isinstance(label, str) else None
 
 
 _COLUMNS = "id, conversation, household, owner, label, opened_at, closed_at, first_message, last_message, summary, untrusted"

@@ -253,6 +253,8 @@ def remember(
     provenance: dict[str, object] = {"by": ctx.user, "channel": ctx.channel, "conversation": ctx.conversation}
     if ctx.message:  # "why do you know this?" quotes the words it was asked in
         provenance["message_ids"] = [ctx.message]
+    if ctx.segment:  # "when did we talk about it?" finds the segment it was said in (list_segments)
+        provenance["segment"] = ctx.segment
     zone = asker_zone(ctx.deps.store, ctx)  # indexed under the day it was said in their calendar
     result = ctx.deps.memory.remember(
         content, ctx.scope, category=category, provenance=provenance, keys=keys, keys_by="model", zone=zone

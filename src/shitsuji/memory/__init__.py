@@ -53,6 +53,7 @@ __all__ = [
     "open_engine",
     "open_store",
     "parse_lines",
+    "sources_ranked",
     "terms",
 ]
 
@@ -84,6 +85,7 @@ if TYPE_CHECKING:
     )
     from ._schema import MEMORY_SCHEMA
     from ._scopes import distance, lineage, normalize_scope
+    from ._sources import sources_ranked
     from ._sqlite_store import SQLiteMemoryStore
     from ._store import MemoryStore, StoreStats
     from ._text import content_hash, normalize, terms
@@ -119,6 +121,7 @@ __getattr__ = lazy_exports(
         "distance": "._scopes",
         "lineage": "._scopes",
         "normalize_scope": "._scopes",
+        "sources_ranked": "._sources",
         "SQLiteMemoryStore": "._sqlite_store",
         "MemoryStore": "._store",
         "StoreStats": "._store",

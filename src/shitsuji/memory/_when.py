@@ -242,10 +242,40 @@ _NUM_GROUP_AGO: Final = _RELATIVE.groupindex["unit"] - 1
 _NUM_GROUP_JAGO: Final = _RELATIVE.groupindex["junit"] - 1
 
 
+# A question that asks for advice ("can you recommend a show to watch tonight?", 「今夜観る映画の
+# おすすめは？」, "what should I cook this week?") names the time of what it plans, not of what was said.
+# Not "tip" (the tip left tonight is a fact) nor "can I" ("can I see what I bought today?" asks for facts).
+_ASKS_ADVICE: Final = re.compile(
+    r"\b(?:recommend\w*|suggest\w*|ideas?|advice|what to|how about|(?:should|shall) (?:i|we)|what (?:can|could) (?:i|we))\b"
+    r"|おすすめ|お勧め|お薦め|オススメ|おススメ|勧めて|薦めて|提案|アイデア|アイディア|何がいい|なにがいい|どれがいい"
+    r"|(?:ば|たら)いい|べき",
+    re.IGNORECASE,
+)
+# the spans that hold today and what is still to come: the only ones a plan can be made for
+_NOW_OR_LATER: Final = ("today", "thisweek", "thismonth", "thisyear")
+
+
+def _plans_ahead(m: re.Match[str], asks_advice: bool) -> bool:
+    """Whether the time word ``m`` qualifies a planned activity rather than when facts were said:
+    the question asks for advice, and the word names a span that holds today or later (tonight,
+    this week, this summer, 今夜, 今週, 今年の夏) — "yesterday" in an advice question still is a span."""
+    g = m.groupdict()
+    this_season = g["season"] is not None and ((g["which"] or "").lower() == "this" or g["jwhich"] == "今年")
+    return asks_advice and (this_season or any(g[name] for name in _NOW_OR_LATER))
+
+
 def asked_span(query: str, now: datetime, zone: tzinfo = UTC) -> Span | None:
-    """The span of the asker's calendar the question names ("last month", 先週, 去年の夏), or None."""
-    m = _RELATIVE.search(query)
-    return _relative(m, now.astimezone(zone).date(), zone) if m else None
+    """The span of the asker's calendar the question names ("last month", 先週, 去年の夏), or None.
+
+    A time word that qualifies what the asker plans ("a show to watch tonight", 今夜観る映画の
+    おすすめ: ``_plans_ahead``) is no span: the answer is what they like, said whenever. Until
+    issue 23 (sg26) "tonight" put everything said that evening first for such a question (pooled
+    LongMemEval dev: its answer session, said two days before, was 27th)."""
+    advice = _ASKS_ADVICE.search(query) is not None
+    for m in _RELATIVE.finditer(query):
+        if not _plans_ahead(m, advice):
+            return _relative(m, now.astimezone(zone).date(), zone)
+    return None
 
 
 def mentioned_spans(text: str, said: datetime, zone: tzinfo = UTC) -> Iterator[Span]:
