@@ -32,6 +32,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from typing import TYPE_CHECKING, Final
 
 from ..memory import Hit, MemoryEngine, terms
@@ -120,17 +121,20 @@ def prompt_vector(engine: MemoryEngine, prompt: str) -> Vector | None:
         return None
 
 
-def candidate_hits(engine: MemoryEngine, prompt: str, scope: str, vector: Vector | None) -> list[Hit]:
+def candidate_hits(
+    engine: MemoryEngine, prompt: str, scope: str, vector: Vector | None, zone: tzinfo = UTC
+) -> list[Hit]:
     """Memories visible from ``scope`` ranked for the prompt: by meaning when ``vector`` is given
     (the gate shows nothing without a cosine, so the keyword index is not even loaded), else by words.
+    ``zone`` is the user's (``Settings.time_zone``): "yesterday" in a prompt is their day.
     """
     if not prompt.strip() or (vector is None and not terms(prompt)):
         return []
     if vector is not None:
-        hits = engine.recall(prompt, scope, k=CANDIDATES, lexical=False, vector=vector)
+        hits = engine.recall(prompt, scope, k=CANDIDATES, lexical=False, vector=vector, zone=zone)
         if hits:
             return hits
-    return engine.recall(prompt, scope, k=CANDIDATES, semantic=False)  # no vectors stored (yet)
+    return engine.recall(prompt, scope, k=CANDIDATES, semantic=False, zone=zone)  # no vectors stored (yet)
 
 
 def prompt_terms(text: str) -> set[str]:
@@ -162,9 +166,16 @@ def is_relevant(
 
 
 def relevant_hits(
-    engine: MemoryEngine, prompt: str, scope: str, *, k: int = DEFAULT_K, second: SecondOpinion | None = None
+    engine: MemoryEngine,
+    prompt: str,
+    scope: str,
+    *,
+    k: int = DEFAULT_K,
+    second: SecondOpinion | None = None,
+    zone: tzinfo = UTC,
 ) -> list[Hit]:
-    """The memories to show for ``prompt``, best first; ``second`` re-scores the candidates (hook server)."""
+    """The memories to show for ``prompt``, best first; ``second`` re-scores the candidates (hook server);
+    ``zone``: the user's time zone, read once at start-up (``Settings.time_zone``)."""
     model = engine.embedder.model_id
     fused = GATES.get(gate_key(model, second.model_id)) if second is not None else None
     vector = prompt_vector(engine, prompt)
@@ -182,7 +193,7 @@ def relevant_hits(
         if second and fused and gate and vector is not None and not chatter
         else None
     )
-    hits = candidate_hits(engine, prompt, scope, vector)
+    hits = candidate_hits(engine, prompt, scope, vector, zone)
     if vector is None or gate is None or not any("vector" in h.signals for h in hits):
         _drop(ahead)
         return [h for h in hits if is_relevant(h, asked)][

@@ -31,6 +31,7 @@ import os
 import signal
 import socket
 import time
+from datetime import UTC, tzinfo
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -70,8 +71,10 @@ class HookServer:
         idle_timeout: float,
         second: SecondOpinion | None = None,
         identity: tuple[int, int] | None = None,
+        zone: tzinfo = UTC,
     ) -> None:
         self.engine = engine
+        self.zone = zone  # the user's, read once at start-up (``Settings.time_zone``)
         self.second = second
         self.db = db
         self.path = path
@@ -151,7 +154,9 @@ class HookServer:
             cwd = request.get("cwd")
             event = parse_payload(str(request.get("payload", "")), cwd if isinstance(cwd, str) else None)
             plain = bool(request.get("plain"))
-            out = answer_event(self.engine, event, k=k, budget=budget, plain=plain, second=self.second)
+            out = answer_event(
+                self.engine, event, k=k, budget=budget, plain=plain, second=self.second, zone=self.zone
+            )
         except ShitsujiError as exc:
             return {"error": str(exc)}
         except (TypeError, ValueError) as exc:
@@ -172,11 +177,14 @@ def run_server(
     idle_timeout: float,
     second: SecondOpinion | None = None,
     identity: tuple[int, int] | None = None,
+    zone: tzinfo = UTC,
 ) -> int:
     """Load, bind, serve, remove the socket. The caller holds the socket's lock (``_client.hold_lock``);
-    ``identity``: the database file's, taken before the engine opened it."""
+    ``identity``: the database file's, taken before the engine opened it; ``zone``: the user's."""
     signal.signal(signal.SIGTERM, _stop)
-    server = HookServer(engine, db, path, idle_timeout=idle_timeout, second=second, identity=identity)
+    server = HookServer(
+        engine, db, path, idle_timeout=idle_timeout, second=second, identity=identity, zone=zone
+    )
     server.warm_up()
     settle_heap()  # a full collection over the loaded model and indexes would slow a prompt (``_heap``)
     with contextlib.suppress(FileNotFoundError):
