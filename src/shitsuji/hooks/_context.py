@@ -9,7 +9,8 @@ Why a relevance gate: ranked search always returns its top k, so without one eve
 ("thanks!", 「もう少し短く説明して」) would drag memories along. A memory is shown when the
 cosine between the prompt and its best passage reaches the model's ``Gate.meaning``, or
 reaches the lower ``Gate.meaning_with_words`` while the two also share at least two
-distinct keyword terms; and nothing at all is shown for a prompt that is conversation
+distinct keyword terms (of the passage, or of the search keys a model wrote for the memory:
+``shared_terms``); and nothing at all is shown for a prompt that is conversation
 chatter (``_chatter``: close to reference sentences such as "please continue",
 「もっと簡潔にまとめて」). The thresholds were calibrated on a labelled set of prompts that
 need a memory and prompts that must get nothing (``bench hook-relevance``, figures in
@@ -143,10 +144,26 @@ def prompt_terms(text: str) -> set[str]:
 
 
 def shared_terms(hit: Hit, prompt: str | set[str]) -> int:
-    """Distinct keyword terms the matched passage shares with the prompt (single kanji not counted);
-    ``prompt`` may be given as its ``prompt_terms`` already, as the hook server does once per prompt."""
+    """Distinct keyword terms the matched passage and its memory's search keys share with the prompt
+    (single kanji not counted); ``prompt`` may be given as its ``prompt_terms`` already, as the hook
+    server does once per prompt.
+
+    Why the keys: they are the words a model wrote for the fact when it was saved (ky23: synonyms,
+    the category, a translation — "formatter" and フォーマッタ for a note that says "ruff does both
+    linting and formatting"), tokenised as the keyword index tokenises them. A prompt that shares two
+    of them with a note is one the note was written to answer, though its own words differ; the
+    meaning-only search finds the candidate, the keys let ``meaning_with_words`` show it. Measured
+    with hand-written keys standing in for a model's (``bench hook-relevance``, ``with_keys``).
+    """
     asked = prompt_terms(prompt) if isinstance(prompt, str) else prompt
-    return len(asked & set(terms(hit.excerpt, readings=False)))
+    return len(asked & note_terms(hit))
+
+
+def note_terms(hit: Hit) -> set[str]:
+    """The keyword terms of the matched passage and of its memory's search keys."""
+    found = set(terms(hit.excerpt, readings=False))
+    keys = hit.memory.keys
+    return found | set(terms("\n".join(keys), readings=False)) if keys else found
 
 
 def passes(gate: Gate | None, cosine: float | None, shared: int, prompt_terms: int) -> bool:

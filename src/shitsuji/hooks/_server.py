@@ -59,6 +59,25 @@ def file_identity(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+def warm_up(engine: MemoryEngine, second: SecondOpinion | None) -> None:
+    """One prompt through the hook (the model, the chatter vectors), then the second model started on
+    every memory: the server's start-up, and ``bench hook-relevance``'s, so the thresholds are
+    calibrated on the centring the server uses.
+
+    The first model's memory means (``SecondOpinion.start``) are taken from the vectors this process
+    has loaded, and the warm-up prompt searches the scope ``fs``, where no project's memories sit:
+    they are the reference bank's alone, in the server as in the bench (hk26 checked: every centred
+    cosine of the three labelled sets is the same whether a project scope was searched first or not).
+    """
+    from ._context import relevant_hits
+
+    relevant_hits(engine, "warm up", "fs")
+    if second is not None:
+        model = engine.embedder.model_id
+        memories = [(m.id, m.content) for m in engine.list_memories()]
+        second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
+
+
 class HookServer:
     """Answers prompt hooks from ``engine`` on the unix socket at ``path`` (see the module doc)."""
 
@@ -85,15 +104,8 @@ class HookServer:
 
     def warm_up(self) -> None:
         """Load the model, the vector index and the chatter vectors before the first prompt, and set
-        the second model embedding the memories in the background."""
-        from ._context import relevant_hits
-
-        relevant_hits(self.engine, "warm up", "fs")
-        if self.second is not None:
-            engine = self.engine
-            model = engine.embedder.model_id
-            memories = [(m.id, m.content) for m in engine.list_memories()]
-            self.second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
+        the second model embedding the memories in the background (``warm_up``)."""
+        warm_up(self.engine, self.second)
 
     def same_database(self) -> bool:
         """The database file is still the one the engine opened (not deleted, not replaced)."""
