@@ -16,6 +16,8 @@ with bench_engine("use") as engine:
     second = load_second_opinion()
     if sys.argv[2] == "server":
         relevant_hits(engine, "warm up", "fs")
+    if sys.argv[2] == "project":  # first-model means over the project's memories too (not what the server does)
+        relevant_hits(engine, "warm up", PROJECT)
     mems = list(engine.list_memories())
     second.start([(m.id, m.content) for m in mems], engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
     second.wait_idle(900)

@@ -2,7 +2,7 @@ import pickle, re, json, sys
 sys.path.insert(0,'/tmp/hk26')
 from shitsuji.memory import terms
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
-d=pickle.load(open('/tmp/hk26/dump_server.pkl','rb'))
+d=pickle.load(open(sys.argv[1] if len(sys.argv)>1 else '/tmp/hk26/dump_server.pkl','rb'))
 KEYS=json.load(open('src/shitsuji/bench/data/hook_relevance_keys.json'))['keys']
 kterms={l:set(terms(" ".join(ks),readings=False)) for l,ks in KEYS.items()}
 SETS={'dev':'hook_relevance.json','held':'hook_relevance_heldout.json','fresh':'hook_relevance_fresh.json'}

@@ -1,6 +1,6 @@
 import pickle, re, sys
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
-d=pickle.load(open('/tmp/hk26/dump_server.pkl','rb'))
+d=pickle.load(open(sys.argv[1] if len(sys.argv)>1 else '/tmp/hk26/dump_server.pkl','rb'))
 df=d['df']
 SETS={'dev':'hook_relevance.json','held':'hook_relevance_heldout.json','fresh':'hook_relevance_fresh.json'}
 def ja(s): return CJK.search(s) is not None
