@@ -15,21 +15,28 @@ after the gates were chosen and is never searched: it is scored with the shipped
 with the gate calibrated on the first set — the figure that says how the gate generalises.
 A third (``data/hook_relevance_fresh.json``, hk23f) was written before the rules of its round were
 tried, and scored only in aggregate: the held-out set had been read while looking for rules.
+
+``with_keys`` scores the shipped gates as if each note had been saved with search keys
+(``data/hook_relevance_keys.json``, written by hand as a model would write them: the bench has no
+model at ingest). The hook searches by meaning, so the candidates are the same; a note's keys only
+add to the words it shares with a prompt. The engine starts as the hook server does
+(``hooks._server.warm_up``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
 from ..hooks import DEFAULT_K, GATES, Gate, candidate_hits, passes, prompt_vector, shared_terms
 from ..hooks._chatter import chatter_similarity
-from ..hooks._context import gate_key, prompt_terms
+from ..hooks._context import gate_key, note_terms, prompt_terms
 from ..hooks._second import SECOND_MODEL, SecondOpinion, load_second_opinion
-from ..memory import MemoryEngine, NewMemory
+from ..hooks._server import warm_up
+from ..memory import MemoryEngine, NewMemory, terms
 from ._common import bench_engine
 from .latency import synthetic_memories
 
@@ -37,6 +44,7 @@ PROJECT = "fs/home/u/projects/acme"
 PARENT = "fs/home/u"
 HELD_OUT = "hook_relevance_heldout.json"  # prompts written after the gates were chosen: never tuned on
 FRESH = "hook_relevance_fresh.json"  # written by hk23f before its rules were tried; never read to design one
+KEYS = "hook_relevance_keys.json"  # search keys for the notes, written by hand as a model would (hk26)
 DISTRACTORS = 300
 MAX_NOISE = 0.05
 GRID = [round(0.20 + 0.025 * i, 3) for i in range(21)]  # 0.20 … 0.70
@@ -58,6 +66,7 @@ class Scored:
     shared: int
     second: float | None = None  # language-centred cosines (hook server), when scored with a second model
     centred: float | None = None
+    shared_with_keys: int = 0  # ``shared`` had the memory been saved with its keys (``data/…_keys.json``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,22 +187,18 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
         if progress:
             progress(f"ranking {len(data['prompts'])} prompts")
         second = load_second_opinion() if embedder != SECOND_MODEL else None
+        warm_up(engine, second)  # the hook server's start-up, in its order (``hooks._server.warm_up``)
         if second is not None:  # as the hook server does: every memory embedded ahead
-            model = engine.embedder.model_id
-            memories = [(m.id, m.content) for m in engine.list_memories()]
-            second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
             second.wait_idle(600)
-        cases = [
-            _case(engine, p["prompt"], p["expect"], semantic=True, second=second) for p in data["prompts"]
-        ]
-        by_words = [_case(engine, p["prompt"], p["expect"], semantic=False) for p in data["prompts"]]
-        held, fresh = (
+        keys = load_set(KEYS)["keys"]
+        cases, held, fresh = (
             [
-                _case(engine, p["prompt"], p["expect"], semantic=True, second=second)
+                _case(engine, p["prompt"], p["expect"], semantic=True, second=second, keys=keys)
                 for p in load_set(name)["prompts"]
             ]
-            for name in (HELD_OUT, FRESH)
+            for name in ("hook_relevance.json", HELD_OUT, FRESH)
         )
+        by_words = [_case(engine, p["prompt"], p["expect"], semantic=False) for p in data["prompts"]]
         model = engine.embedder.model_id
     result: dict[str, Any] = {
         "embedder": embedder,
@@ -203,12 +208,22 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
         "words_only": score(by_words, None),
         "alone": _report(cases, held, fresh, GATES.get(model), (0.0,)),
     }
+    gates = {"alone": GATES.get(model)}
     if second is not None:
         fused = GATES.get(gate_key(model, second.model_id))
         result["with_second_model"] = {
             "second_model": second.model_id,
             **_report(cases, held, fresh, fused, SECOND_WEIGHTS),
         }
+        gates["with_second_model"] = fused
+    result["with_keys"] = {  # the shipped gates, had the notes been saved with keys (``data/…_keys.json``)
+        name: {
+            key: score([with_keys(c) for c in unseen], gate)
+            for key, unseen in (("first_set", cases), ("held_out_set", held), ("fresh_set", fresh))
+        }
+        for name, gate in gates.items()
+        if gate is not None
+    }
     return result
 
 
@@ -271,8 +286,11 @@ def _case(
     *,
     semantic: bool,
     second: SecondOpinion | None = None,
+    keys: Mapping[str, Sequence[str]] | None = None,
 ) -> Case:
-    """The prompt ranked as the hook ranks it (by meaning, or by words alone), reduced to gate inputs."""
+    """The prompt ranked as the hook ranks it (by meaning, or by words alone), reduced to gate inputs;
+    ``keys``: search keys by label, counted in ``shared_with_keys`` only."""
+    keys = keys or {}
     vector = prompt_vector(engine, prompt) if semantic else None
     hits = candidate_hits(engine, prompt, PROJECT, vector)
     pairs = (
@@ -284,9 +302,23 @@ def _case(
     for h in hits:
         centred, other = pairs.get(h.memory.id, (None, None))
         label = h.memory.provenance["label"]
-        scored.append(Scored(label, h.signals.get("vector"), shared_terms(h, prompt), other, centred))
+        shared = shared_terms(h, prompt)
+        keyed = len(prompt_terms(prompt) & (note_terms(h) | key_terms(keys.get(label, ()))))
+        scored.append(Scored(label, h.signals.get("vector"), shared, other, centred, keyed))
     chatter = chatter_similarity(engine.embedder, vector) if vector is not None else 0.0
     return Case(prompt, frozenset(expect), scored, len(prompt_terms(prompt)), chatter)
+
+
+def key_terms(keys: Sequence[str]) -> set[str]:
+    """The keyword terms of search keys, as the hook reads a memory's (``hooks._context.note_terms``)."""
+    return set(terms("\n".join(keys), readings=False)) if keys else set()
+
+
+def with_keys(case: Case) -> Case:
+    """The case as it would be had every note been saved with its keys: the same candidates (the hook
+    searches by meaning, and keys are words), each sharing ``shared_with_keys`` terms with the prompt."""
+    hits = [replace(h, shared=h.shared_with_keys) for h in case.hits]
+    return replace(case, hits=hits, ranked={})
 
 
 def _fold(cases: Sequence[Case], which: int) -> list[Case]:

@@ -62,7 +62,13 @@ def prompt(
 
         one_blas_thread()  # a one-shot process: see its doc
         out = answer_prompt(
-            payload, settings.database, embedder=settings.embedder, k=k, budget=budget, plain=plain
+            payload,
+            settings.database,
+            embedder=settings.embedder,
+            k=k,
+            budget=budget,
+            plain=plain,
+            zone=settings.time_zone,
         )
         if path is not None:
             start_server(path, settings.db, settings.embedder)

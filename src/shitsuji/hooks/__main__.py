@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
+    from ..config import Settings
+
 __all__ = ["DEFAULT_BUDGET", "DEFAULT_K", "main", "prompt", "serve"]
 
 
@@ -105,9 +107,11 @@ def _answer_alone(payload: str, db: str | Path, args: PromptArgs) -> int:
     from ._prompt import answer_prompt, one_blas_thread
 
     one_blas_thread()
-    _use_caches(db)
+    settings = _use_caches(db)
     try:
-        out = answer_prompt(payload, db, k=args.k, budget=args.budget, plain=args.plain)
+        out = answer_prompt(
+            payload, db, k=args.k, budget=args.budget, plain=args.plain, zone=settings.time_zone
+        )
     except ShitsujiError as exc:  # the embedder comes from SHITSUJI_EMBEDDER
         print(f"shitsuji hook: {exc}", file=sys.stderr)
         return 1
@@ -115,12 +119,15 @@ def _answer_alone(payload: str, db: str | Path, args: PromptArgs) -> int:
     return 0
 
 
-def _use_caches(db: str | Path) -> None:
+def _use_caches(db: str | Path) -> Settings:
+    """The settings (read once: the user's time zone among them), their cache folders put to use: the
+    chatter check and the mapped model find their cache files there."""
     from ..config import Settings
     from ..store import is_postgres
 
-    # the chatter check and the mapped model find their cache files there
-    Settings.from_env(db=None if is_postgres(db) else db).use_caches()
+    settings = Settings.from_env(db=None if is_postgres(db) else db)
+    settings.use_caches()
+    return settings
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -155,14 +162,16 @@ def _serve_locked(db: Path, embedder: str | None, path: Path, idle_timeout: floa
     # e5's engine (OpenMP) takes every core while it embeds the memories in the background;
     # one thread leaves the other core to the prompts (read when the library loads, below)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    _use_caches(db)
+    zone = _use_caches(db).time_zone
     identity = file_identity(db)  # before opening: a file replaced meanwhile is noticed
     engine = open_memory(db, embedder)
     model = engine.embedder.model_id
     fused = any(key.startswith(f"{model}+") for key in GATES)  # a gate calibrated with a second model
     try:
         second = load_second_opinion(file=path.with_name(path.stem + ".second.arrays")) if fused else None
-        return run_server(engine, db, path, idle_timeout=idle_timeout, second=second, identity=identity)
+        return run_server(
+            engine, db, path, idle_timeout=idle_timeout, second=second, identity=identity, zone=zone
+        )
     finally:
         engine.store.close()
 

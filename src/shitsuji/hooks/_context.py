@@ -9,7 +9,8 @@ Why a relevance gate: ranked search always returns its top k, so without one eve
 ("thanks!", 「もう少し短く説明して」) would drag memories along. A memory is shown when the
 cosine between the prompt and its best passage reaches the model's ``Gate.meaning``, or
 reaches the lower ``Gate.meaning_with_words`` while the two also share at least two
-distinct keyword terms; and nothing at all is shown for a prompt that is conversation
+distinct keyword terms (of the passage, or of the search keys a model wrote for the memory:
+``shared_terms``); and nothing at all is shown for a prompt that is conversation
 chatter (``_chatter``: close to reference sentences such as "please continue",
 「もっと簡潔にまとめて」). The thresholds were calibrated on a labelled set of prompts that
 need a memory and prompts that must get nothing (``bench hook-relevance``, figures in
@@ -32,6 +33,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, tzinfo
 from typing import TYPE_CHECKING, Final
 
 from ..memory import Hit, MemoryEngine, terms
@@ -120,17 +122,20 @@ def prompt_vector(engine: MemoryEngine, prompt: str) -> Vector | None:
         return None
 
 
-def candidate_hits(engine: MemoryEngine, prompt: str, scope: str, vector: Vector | None) -> list[Hit]:
+def candidate_hits(
+    engine: MemoryEngine, prompt: str, scope: str, vector: Vector | None, zone: tzinfo = UTC
+) -> list[Hit]:
     """Memories visible from ``scope`` ranked for the prompt: by meaning when ``vector`` is given
     (the gate shows nothing without a cosine, so the keyword index is not even loaded), else by words.
+    ``zone`` is the user's (``Settings.time_zone``): "yesterday" in a prompt is their day.
     """
     if not prompt.strip() or (vector is None and not terms(prompt)):
         return []
     if vector is not None:
-        hits = engine.recall(prompt, scope, k=CANDIDATES, lexical=False, vector=vector)
+        hits = engine.recall(prompt, scope, k=CANDIDATES, lexical=False, vector=vector, zone=zone)
         if hits:
             return hits
-    return engine.recall(prompt, scope, k=CANDIDATES, semantic=False)  # no vectors stored (yet)
+    return engine.recall(prompt, scope, k=CANDIDATES, semantic=False, zone=zone)  # no vectors stored (yet)
 
 
 def prompt_terms(text: str) -> set[str]:
@@ -139,10 +144,26 @@ def prompt_terms(text: str) -> set[str]:
 
 
 def shared_terms(hit: Hit, prompt: str | set[str]) -> int:
-    """Distinct keyword terms the matched passage shares with the prompt (single kanji not counted);
-    ``prompt`` may be given as its ``prompt_terms`` already, as the hook server does once per prompt."""
+    """Distinct keyword terms the matched passage and its memory's search keys share with the prompt
+    (single kanji not counted); ``prompt`` may be given as its ``prompt_terms`` already, as the hook
+    server does once per prompt.
+
+    Why the keys: they are the words a model wrote for the fact when it was saved (ky23: synonyms,
+    the category, a translation — "formatter" and フォーマッタ for a note that says "ruff does both
+    linting and formatting"), tokenised as the keyword index tokenises them. A prompt that shares two
+    of them with a note is one the note was written to answer, though its own words differ; the
+    meaning-only search finds the candidate, the keys let ``meaning_with_words`` show it. Measured
+    with hand-written keys standing in for a model's (``bench hook-relevance``, ``with_keys``).
+    """
     asked = prompt_terms(prompt) if isinstance(prompt, str) else prompt
-    return len(asked & set(terms(hit.excerpt, readings=False)))
+    return len(asked & note_terms(hit))
+
+
+def note_terms(hit: Hit) -> set[str]:
+    """The keyword terms of the matched passage and of its memory's search keys."""
+    found = set(terms(hit.excerpt, readings=False))
+    keys = hit.memory.keys
+    return found | set(terms("\n".join(keys), readings=False)) if keys else found
 
 
 def passes(gate: Gate | None, cosine: float | None, shared: int, prompt_terms: int) -> bool:
@@ -162,9 +183,16 @@ def is_relevant(
 
 
 def relevant_hits(
-    engine: MemoryEngine, prompt: str, scope: str, *, k: int = DEFAULT_K, second: SecondOpinion | None = None
+    engine: MemoryEngine,
+    prompt: str,
+    scope: str,
+    *,
+    k: int = DEFAULT_K,
+    second: SecondOpinion | None = None,
+    zone: tzinfo = UTC,
 ) -> list[Hit]:
-    """The memories to show for ``prompt``, best first; ``second`` re-scores the candidates (hook server)."""
+    """The memories to show for ``prompt``, best first; ``second`` re-scores the candidates (hook server);
+    ``zone``: the user's time zone, read once at start-up (``Settings.time_zone``)."""
     model = engine.embedder.model_id
     fused = GATES.get(gate_key(model, second.model_id)) if second is not None else None
     vector = prompt_vector(engine, prompt)
@@ -182,7 +210,7 @@ def relevant_hits(
         if second and fused and gate and vector is not None and not chatter
         else None
     )
-    hits = candidate_hits(engine, prompt, scope, vector)
+    hits = candidate_hits(engine, prompt, scope, vector, zone)
     if vector is None or gate is None or not any("vector" in h.signals for h in hits):
         _drop(ahead)
         return [h for h in hits if is_relevant(h, asked)][

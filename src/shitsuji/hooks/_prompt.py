@@ -7,6 +7,7 @@ saved there is simply nothing to say.
 
 from __future__ import annotations
 
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,15 +63,17 @@ def answer_prompt(
     k: int = DEFAULT_K,
     budget: int = DEFAULT_BUDGET,
     plain: bool = False,
+    zone: tzinfo = UTC,
 ) -> str:
-    """What the hook prints for this payload: hook JSON (or plain text), or "" when nothing is relevant."""
+    """What the hook prints for this payload: hook JSON (or plain text), or "" when nothing is relevant.
+    ``zone``: the user's time zone (``Settings.time_zone``), in which a prompt's "yesterday" is read."""
     check_limits(k, budget)
     event = parse_payload(payload)
     if not is_postgres(db) and not Path(db).exists():
         return ""
     engine = open_memory(db, embedder)
     try:
-        return answer_event(engine, event, k=k, budget=budget, plain=plain)
+        return answer_event(engine, event, k=k, budget=budget, plain=plain, zone=zone)
     finally:
         engine.store.close()
 
@@ -90,9 +93,10 @@ def answer_event(
     budget: int = DEFAULT_BUDGET,
     plain: bool = False,
     second: SecondOpinion | None = None,
+    zone: tzinfo = UTC,
 ) -> str:
     """The answer for one prompt from an open engine (the hook's own, or the hook server's)."""
     scope = project_scope(event.cwd)
-    hits = relevant_hits(engine, event.prompt, scope, k=k, second=second)
+    hits = relevant_hits(engine, event.prompt, scope, k=k, second=second, zone=zone)
     context = format_context(hits, scope, budget=budget)
     return context if plain else hook_output(context, event.event)

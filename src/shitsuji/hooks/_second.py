@@ -17,7 +17,10 @@ mean direction. Each vector has its language's mean subtracted before the cosine
 memories, the mean of the database's memories in that language together with a fixed
 **reference bank** of ``BANK`` plausible one-fact notes (a third in Japanese); for prompts,
 the mean of the chatter sentences (``_chatter.CHATTER``, prompts of both languages) — the
-usual centring of multilingual embeddings for cross-lingual retrieval.
+usual centring of multilingual embeddings for cross-lingual retrieval. The first model's
+memory vectors are those the process has loaded when ``start`` runs: after the server's
+warm-up (``_server.warm_up``) no project's, so its memory means are the bank's alone — the
+centring the gates were calibrated on (hk26, docs/benchmarks.md).
 
 Why the bank: the mean of a database's own memories is that memory when there is one, so
 centring erased it (cosine 0 with every prompt), and a small project got nothing from the

@@ -31,6 +31,7 @@ import os
 import signal
 import socket
 import time
+from datetime import UTC, tzinfo
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -58,6 +59,25 @@ def file_identity(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+def warm_up(engine: MemoryEngine, second: SecondOpinion | None) -> None:
+    """One prompt through the hook (the model, the chatter vectors), then the second model started on
+    every memory: the server's start-up, and ``bench hook-relevance``'s, so the thresholds are
+    calibrated on the centring the server uses.
+
+    The first model's memory means (``SecondOpinion.start``) are taken from the vectors this process
+    has loaded, and the warm-up prompt searches the scope ``fs``, where no project's memories sit:
+    they are the reference bank's alone, in the server as in the bench (hk26 checked: every centred
+    cosine of the three labelled sets is the same whether a project scope was searched first or not).
+    """
+    from ._context import relevant_hits
+
+    relevant_hits(engine, "warm up", "fs")
+    if second is not None:
+        model = engine.embedder.model_id
+        memories = [(m.id, m.content) for m in engine.list_memories()]
+        second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
+
+
 class HookServer:
     """Answers prompt hooks from ``engine`` on the unix socket at ``path`` (see the module doc)."""
 
@@ -70,8 +90,10 @@ class HookServer:
         idle_timeout: float,
         second: SecondOpinion | None = None,
         identity: tuple[int, int] | None = None,
+        zone: tzinfo = UTC,
     ) -> None:
         self.engine = engine
+        self.zone = zone  # the user's, read once at start-up (``Settings.time_zone``)
         self.second = second
         self.db = db
         self.path = path
@@ -82,15 +104,8 @@ class HookServer:
 
     def warm_up(self) -> None:
         """Load the model, the vector index and the chatter vectors before the first prompt, and set
-        the second model embedding the memories in the background."""
-        from ._context import relevant_hits
-
-        relevant_hits(self.engine, "warm up", "fs")
-        if self.second is not None:
-            engine = self.engine
-            model = engine.embedder.model_id
-            memories = [(m.id, m.content) for m in engine.list_memories()]
-            self.second.start(memories, engine.embedder, lambda ids: engine.store.vectors_of(model, ids))
+        the second model embedding the memories in the background (``warm_up``)."""
+        warm_up(self.engine, self.second)
 
     def same_database(self) -> bool:
         """The database file is still the one the engine opened (not deleted, not replaced)."""
@@ -151,7 +166,9 @@ class HookServer:
             cwd = request.get("cwd")
             event = parse_payload(str(request.get("payload", "")), cwd if isinstance(cwd, str) else None)
             plain = bool(request.get("plain"))
-            out = answer_event(self.engine, event, k=k, budget=budget, plain=plain, second=self.second)
+            out = answer_event(
+                self.engine, event, k=k, budget=budget, plain=plain, second=self.second, zone=self.zone
+            )
         except ShitsujiError as exc:
             return {"error": str(exc)}
         except (TypeError, ValueError) as exc:
@@ -172,11 +189,14 @@ def run_server(
     idle_timeout: float,
     second: SecondOpinion | None = None,
     identity: tuple[int, int] | None = None,
+    zone: tzinfo = UTC,
 ) -> int:
     """Load, bind, serve, remove the socket. The caller holds the socket's lock (``_client.hold_lock``);
-    ``identity``: the database file's, taken before the engine opened it."""
+    ``identity``: the database file's, taken before the engine opened it; ``zone``: the user's."""
     signal.signal(signal.SIGTERM, _stop)
-    server = HookServer(engine, db, path, idle_timeout=idle_timeout, second=second, identity=identity)
+    server = HookServer(
+        engine, db, path, idle_timeout=idle_timeout, second=second, identity=identity, zone=zone
+    )
     server.warm_up()
     settle_heap()  # a full collection over the loaded model and indexes would slow a prompt (``_heap``)
     with contextlib.suppress(FileNotFoundError):
