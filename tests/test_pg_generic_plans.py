@@ -28,9 +28,9 @@ GENERIC_PARAM = "{PARAM :paramkind 0"  # a parameter left in a plan tree: planne
 
 
 def _idle_connections(url: str) -> list[Any]:
+    """Every connection the pool holds idle (a turn's statements ran on any of them)."""
     pool = _pool(url)
-    taken = [pool.getconn(timeout=10) for _ in range(pool.get_stats()["pool_available"])]
-    return taken
+    return [pool.getconn(timeout=10) for _ in range(pool.get_stats()["pool_available"])]
 
 
 def test_a_chat_turns_prepared_statements_are_planned_generic_from_their_first_execution(pg_url: str) -> None:
