@@ -28,12 +28,15 @@ batch's postings in one grouping pass (``_pg_postings_of``). ``0022_cs25_inline_
 in its row of the vector tables rather than in TOAST (one page read per vector, not three); the rows
 stored before are rewritten in the background (``_pg_inline``). ``0023_fold_lock_order`` takes a small
 write's fold's row locks in a total order (``_pg_term_deltas``: two writes of the same words deadlocked).
+``0024_cl26_scope_gather`` keeps the mark of the background upkeep that moves a scattered scope's vector
+rows onto adjacent pages (``_pg_gather``).
 """
 
 from __future__ import annotations
 
 from ..store import Migration, Schema
 from ._pg_bm25_top import POSTGRES_BM25_TOP
+from ._pg_gather import POSTGRES_SCOPE_GATHER
 from ._pg_halfvec import POSTGRES_HALFVEC_GRAPH
 from ._pg_inline import POSTGRES_INLINE_VECTORS
 from ._pg_keywords import POSTGRES_POSTINGS
@@ -170,5 +173,6 @@ MEMORY_SCHEMA = Schema(
         Migration("0021_bk25_postings_window", "", postgres=POSTGRES_POSTINGS_WINDOW),
         Migration("0022_cs25_inline_vectors", "", postgres=POSTGRES_INLINE_VECTORS),
         Migration("0023_fold_lock_order", "", postgres=POSTGRES_FOLD_LOCK_ORDER),
+        Migration("0024_cl26_scope_gather", "", postgres=POSTGRES_SCOPE_GATHER),
     ),
 )
