@@ -145,6 +145,20 @@ class GraphBuilds:
                     return
                 self._again = False
 
+    def _build_pending(self, conn: Any) -> None:
+        """Build each pending graph, one after the other, until cancelled."""
+        for name in broken_graphs(conn):
+            if self._cancelled:
+                return
+            dim, rows = conn.execute(
+                f"SELECT m.dim, (SELECT count(*) FROM {name} WHERE graph) FROM memory_vector_models m "
+                "WHERE 'memory_vectors_' || m.rowid = %s",
+                (name,),
+            ).fetchone()
+            build_graph(
+                conn, name, self._create_sql(name, int(dim)), 2 * int(rows), int(dim)
+            )  # as the fold sized it
+
     def _build(self, conn: Any) -> None:
         if (
             not broken_graphs(conn)
@@ -157,20 +171,13 @@ class GraphBuilds:
                 return
             time.sleep(0.2)
         try:
-            for name in broken_graphs(conn):
-                if self._cancelled:
-                    return
-                dim, rows = conn.execute(
-                    f"SELECT m.dim, (SELECT count(*) FROM {name} WHERE graph) FROM memory_vector_models m "
-                    "WHERE 'memory_vectors_' || m.rowid = %s",
-                    (name,),
-                ).fetchone()
-                build_graph(
-                    conn, name, self._create_sql(name, int(dim)), 2 * int(rows), int(dim)
-                )  # as the fold sized it
+            self._build_pending(conn)
             # rows stored before ``0022_cs25_inline_vectors`` moved into their rows (``_pg_inline``),
-            # after the graphs: a search of a pending graph's scopes reads every one of their rows
-            rewrite_old_rows(conn, lambda: self._cancelled)
+            # after the graphs: a search of a pending graph's scopes reads every one of their rows. A
+            # graph with many such rows is dropped for the rewrite and built again once, over the new
+            # rows, rather than each rewritten row inserted into it (``_pg_inline.rewrite_old_rows``)
+            if rewrite_old_rows(conn, lambda: self._cancelled):
+                self._build_pending(conn)
             # then each scattered scope's rows onto adjacent pages (``_pg_gather``)
             gather_scopes(conn, lambda: self._cancelled)
         finally:
