@@ -84,7 +84,10 @@ def move_sql(table: str) -> str:
     delete, a fold's ``graph = true``) then follows the row to its new version and acts on it; after a
     delete it would find the row gone and skip it, and the moved row would outlive its forget. The new
     version goes to another page because the old one is full (three 512-d rows leave ~1.8 KB, less than
-    a row); it is no HOT update (a full page), so each index gets the new place. Run with hash and
+    a row); it is no HOT update (a full page), so each index gets the new place. A row on a page with
+    room for it (another row's hole) stays there (a HOT update): a scope moved again, among pages with
+    holes, ended at ~0.44 pages per row, not ~0.34 (docs/benchmarks.md, cl26; the share of each cause
+    not measured). Run with hash and
     merge joins off: a nested loop over ``held`` writes the rows in its order (a hash join over the
     table would write them in the table's scattered order)."""
     return (
