@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from shitsuji.memory._pg_graph_builds import build_running, leftover_workers
+from shitsuji.memory._pg_graph_builds import build_running, leftover_settings
 from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._transfer import import_file
 from shitsuji.store import Database
@@ -113,7 +113,7 @@ def test_doctor_names_a_pending_graph_and_reindex_graph_only_builds_it(
     assert "vector search graph built" in built.stdout
     assert _index(db) == (True, True)
     with psycopg.connect(pg_url) as conn:
-        assert leftover_workers(conn) == []  # the build's setting reset
+        assert leftover_settings(conn) == []  # the build's setting reset
     line = _graph_line(env)
     assert line["status"] == "ok", line
     again = _shitsuji(env, "reindex", "--graph-only", "--json")
@@ -230,7 +230,7 @@ def test_ctrl_c_while_waiting_cancels_the_build_and_leaves_the_graph_pending(
     _until(lambda: _building(db) is None, "the cancelled build gone")
     assert _index(db) in (None, (False, True), (False, False))
     with psycopg.connect(pg_url) as conn:
-        assert leftover_workers(conn) == [], err
+        assert leftover_settings(conn) == [], err
     db.close()
 
 
@@ -245,7 +245,7 @@ def test_a_build_outliving_its_killed_process_leaves_parallel_workers_which_the_
             doomed = _start(_env(pg_url, tmp_path), "reindex", "--graph-only")
             try:
                 pid = _until(lambda: _commands_build(db), "the command's own build under way")
-                assert leftover_workers(conn) == [_TABLE]  # set for the build
+                assert leftover_settings(conn) == [_TABLE]  # set for the build
                 doomed.send_signal(signal.SIGKILL)  # no atexit, no reset sent
                 doomed.communicate(timeout=60)
             finally:
@@ -254,12 +254,12 @@ def test_a_build_outliving_its_killed_process_leaves_parallel_workers_which_the_
             old.rollback()
         # the server finishes the statement it was given; the reset never comes
         _until(lambda: _building(db) is None, "the orphaned build ended")
-        assert pid and leftover_workers(conn) == [_TABLE]
+        assert pid and leftover_settings(conn) == [_TABLE]
         reader = PostgresMemoryStore(db)  # the next opening: a reader's leaves it (it writes nothing)
-        assert reader.wait_for_graphs(0) and leftover_workers(conn) == [_TABLE]
+        assert reader.wait_for_graphs(0) and leftover_settings(conn) == [_TABLE]
         reader.build_graphs()  # a writer's first write, `serve`, `reindex --graph-only`
         assert reader.wait_for_graphs(600)
-        assert leftover_workers(conn) == []
+        assert leftover_settings(conn) == []
     db.close()
 
 

@@ -15,7 +15,7 @@ from shitsuji.cli._doctor_graphs import graph_checks
 from shitsuji.config import Settings
 from shitsuji.memory import HashEmbedder, MemoryEngine, NewMemory
 from shitsuji.memory._pg_ingest import ADVISORY_BUILD
-from shitsuji.memory._pg_inline import rewrite_old_rows
+from shitsuji.memory._pg_inline import REBUILD_GRAPH_ROWS, rewrite_old_rows
 from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.store import close_pools, open_database
@@ -151,3 +151,42 @@ def test_the_rewrite_skips_a_row_a_writer_holds_and_never_waits(pg_url: str, clo
         writer.rollback()
         assert _toasted(conn, "memory_vectors_1") == (1, 60)  # the held row as it was: read as before
         assert conn.execute("SELECT count(*) FROM memory_vector_inline").fetchone() == (0,)
+
+
+def test_a_graph_with_many_old_rows_is_built_again_not_fed_row_by_row(pg_url: str, clock: Clock) -> None:
+    count = REBUILD_GRAPH_ROWS
+    rng = np.random.default_rng(26)
+    store = PostgresMemoryStore(open_database(pg_url, MEMORY_SCHEMA))
+    ids = [f"g{i:05d}" for i in range(count)]
+    MemoryEngine(store, HashEmbedder(), clock=clock).add_many(
+        [NewMemory(content=f"n {m}", scope="g", id=m) for m in ids]
+    )
+    vectors = {mid: _unit(rng, 1, 512) for mid in ids}
+    store.put_vectors(_MODEL, list(vectors.items()))
+    store.close()
+    close_pools()
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # a graph scope of a database from before
+        conn.execute("UPDATE memory_vectors_1 SET graph = true")
+        conn.execute("INSERT INTO memory_graph_scopes (model, scope) VALUES (%s, 'g')", (_MODEL,))
+        conn.execute("ALTER TABLE memory_vectors_1 RESET (toast_tuple_target)")
+        conn.execute("UPDATE memory_vectors_1 SET embedding = embedding::real[]::vector")  # anew: in TOAST
+        conn.execute("ALTER TABLE memory_vectors_1 SET (toast_tuple_target = 8160)")
+        conn.execute("INSERT INTO memory_vector_inline VALUES ('memory_vectors_1', 1, %s)", (count,))
+        graph = conn.execute("SELECT to_regclass('memory_vectors_1_hnsw')::oid").fetchone()[0]
+        assert graph is not None and _toasted(conn, "memory_vectors_1") == (count, count)
+        before = _stored(conn, "memory_vectors_1")
+    store = PostgresMemoryStore(open_database(pg_url, MEMORY_SCHEMA))
+    try:
+        store.build_graphs()
+        assert store.wait_for_graphs(600)
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            assert _toasted(conn, "memory_vectors_1") == (0, count)
+            assert _stored(conn, "memory_vectors_1") == before
+            built = conn.execute(
+                "SELECT c.oid, i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
+                "WHERE c.relname = 'memory_vectors_1_hnsw'"
+            ).fetchone()
+            assert built[1] and built[0] != graph  # on 6e9f104 the same index, fed each rewritten row
+        assert store.vector_search(_MODEL, vectors["g00042"][0], ["g"], 3)[0].memory_id == "g00042"
+    finally:
+        store.close()

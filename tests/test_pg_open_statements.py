@@ -19,7 +19,7 @@ def test_opening_asks_the_graph_questions_in_one_statement_and_starts_nothing(pg
         sent = [s.sql for s in statements.snapshot()]
         db.close()
     graph = [sql for sql in sent if "memory_vector_models" in sql]
-    assert len(graph) == 1, sent  # on 0279fba: leftover_workers, then broken_graphs
+    assert len(graph) == 1, sent  # on 0279fba: leftover_settings, then broken_graphs
     assert "indisvalid" in graph[0] and "parallel_workers" in graph[0]
     assert len(sent) == 4, sent  # with fill_derived's three (the identity, the mark, the top seq)
     assert store.wait_for_graphs(0)  # no build thread started

@@ -47,6 +47,7 @@ from typing import Any
 
 import psycopg
 
+from ._pg_gather import GATHER_DUE_SQL, gather_scopes
 from ._pg_halfvec import GRAPH_OPCLASS
 from ._pg_ingest import ADVISORY_BUILD, BROKEN_GRAPHS_SQL, broken_graphs, build_graph
 from ._pg_inline import REWRITE_DUE_SQL, rewrite_old_rows
@@ -144,34 +145,46 @@ class GraphBuilds:
                     return
                 self._again = False
 
+    def _build_pending(self, conn: Any) -> None:
+        """Build each pending graph, one after the other, until cancelled."""
+        for name in broken_graphs(conn):
+            if self._cancelled:
+                return
+            dim, rows = conn.execute(
+                f"SELECT m.dim, (SELECT count(*) FROM {name} WHERE graph) FROM memory_vector_models m "
+                "WHERE 'memory_vectors_' || m.rowid = %s",
+                (name,),
+            ).fetchone()
+            build_graph(
+                conn, name, self._create_sql(name, int(dim)), 2 * int(rows), int(dim)
+            )  # as the fold sized it
+
     def _build(self, conn: Any) -> None:
-        if not broken_graphs(conn) and conn.execute(REWRITE_DUE_SQL).fetchone() is None:
-            _tidy_on(conn)  # nothing to build or rewrite: still reset a setting a killed build left
+        if (
+            not broken_graphs(conn)
+            and conn.execute(f"{REWRITE_DUE_SQL} UNION ALL {GATHER_DUE_SQL}").fetchone() is None
+        ):
+            _tidy_on(conn)  # nothing to build, rewrite or gather: still reset a setting a killed run left
             return
         while not _try_lock(conn):
             if self._cancelled:  # another process builds: polled (see ``build_lock``), given up on cancel
                 return
             time.sleep(0.2)
         try:
-            for name in broken_graphs(conn):
-                if self._cancelled:
-                    return
-                dim, rows = conn.execute(
-                    f"SELECT m.dim, (SELECT count(*) FROM {name} WHERE graph) FROM memory_vector_models m "
-                    "WHERE 'memory_vectors_' || m.rowid = %s",
-                    (name,),
-                ).fetchone()
-                build_graph(
-                    conn, name, self._create_sql(name, int(dim)), 2 * int(rows), int(dim)
-                )  # as the fold sized it
+            self._build_pending(conn)
             # rows stored before ``0022_cs25_inline_vectors`` moved into their rows (``_pg_inline``),
-            # after the graphs: a search of a pending graph's scopes reads every one of their rows
-            rewrite_old_rows(conn, lambda: self._cancelled)
+            # after the graphs: a search of a pending graph's scopes reads every one of their rows. A
+            # graph with many such rows is dropped for the rewrite and built again once, over the new
+            # rows, rather than each rewritten row inserted into it (``_pg_inline.rewrite_old_rows``)
+            if rewrite_old_rows(conn, lambda: self._cancelled):
+                self._build_pending(conn)
+            # then each scattered scope's rows onto adjacent pages (``_pg_gather``)
+            gather_scopes(conn, lambda: self._cancelled)
         finally:
             with self._lock:  # the reset and unlock are not the build: ``cancel`` no longer reaches them
                 self._conn = None
-            for name in leftover_workers(conn):  # a reset cancelled at exit, or a process killed mid-build
-                conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
+            for name in leftover_settings(conn):  # a reset cancelled at exit, or a process killed mid-run
+                conn.execute(f"ALTER TABLE {name} RESET ({RUN_SETTINGS})")
             conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
 
 
@@ -227,25 +240,32 @@ def build_progress(conn: Any) -> str | None:
     return str(phase)
 
 
-def leftover_workers(conn: Any) -> list[str]:
-    """Vector tables that still carry a build's ``parallel_workers`` setting."""
-    rows = conn.execute(
-        "SELECT 'memory_vectors_' || m.rowid FROM memory_vector_models m "
-        "JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid "
-        "WHERE EXISTS (SELECT 1 FROM unnest(c.reloptions) o WHERE o LIKE 'parallel_workers=%%')"
-    ).fetchall()
+#: The table settings a background run sets for a while: a build's ``parallel_workers``, a gather's
+#: ``autovacuum_enabled`` (``_pg_gather``).
+RUN_SETTINGS = "parallel_workers, autovacuum_enabled"
+#: A vector table that still carries one of them.
+_LEFTOVER = (
+    "SELECT 'memory_vectors_' || m.rowid FROM memory_vector_models m "
+    "JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid "
+    "WHERE EXISTS (SELECT 1 FROM unnest(c.reloptions) o "
+    "WHERE o LIKE 'parallel_workers=%%' OR o = 'autovacuum_enabled=false')"
+)
+
+
+def leftover_settings(conn: Any) -> list[str]:
+    """Vector tables that still carry a run's setting (``RUN_SETTINGS``)."""
+    rows = conn.execute(_LEFTOVER).fetchall()
     return [r[0] for r in rows]
 
 
 #: Whether a store's opening leaves work for the background run (``GraphBuilds.start``): a pending graph
 #: (``_pg_ingest.broken_graphs``), a table still carrying a build's ``parallel_workers``
-#: (``leftover_workers``), rows stored before their vectors were kept in the row (``_pg_inline``). One
+#: (``leftover_settings``: a build's or a gather's), rows stored before their vectors were kept in the row (``_pg_inline``). One
 #: statement, where the opening asked the questions one after the other.
 UPKEEP_DUE = (
     f"SELECT EXISTS ({BROKEN_GRAPHS_SQL}) "
-    "OR EXISTS (SELECT 1 FROM memory_vector_models m JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid "
-    "WHERE EXISTS (SELECT 1 FROM unnest(c.reloptions) o WHERE o LIKE 'parallel_workers=%%')) "
-    f"OR EXISTS ({REWRITE_DUE_SQL})"
+    f"OR EXISTS ({_LEFTOVER}) "
+    f"OR EXISTS ({REWRITE_DUE_SQL}) OR EXISTS ({GATHER_DUE_SQL})"
 )
 
 
@@ -267,9 +287,9 @@ def _tidy_on(conn: Any) -> list[str]:
     if not _try_lock(conn):
         return []
     try:
-        tables = leftover_workers(conn)
+        tables = leftover_settings(conn)
         for name in tables:
-            conn.execute(f"ALTER TABLE {name} RESET (parallel_workers)")
+            conn.execute(f"ALTER TABLE {name} RESET ({RUN_SETTINGS})")
         return tables
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))

@@ -31,7 +31,9 @@ progress, so a process that stops leaves the rest to the next run. A batch skips
 (``SKIP LOCKED``: the upkeep never waits on a writer, so it can take part in no deadlock); such a row is
 being written anew anyway, or stays in TOAST (read as before, only slower). A rewritten graph row is
 inserted into its HNSW index again (a changed value is no HOT update): 477 s for a 52,000-row graph scope
-under load, then the vacuum's graph repair — the background's time, not a search's.
+under load, then the vacuum's graph repair. So a table with ``REBUILD_GRAPH_ROWS`` graph rows to rewrite
+has its graph dropped first and built once after the rewrite (its scopes searched exactly meanwhile, as
+after a bulk load).
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ log = logging.getLogger(__name__)
 INLINE_WITH: Final = "toast_tuple_target = 8160"
 #: Rowids a rewrite batch covers (at 100 a scope, one batch is ~2,000 rows, well under a second).
 BATCH: Final = 2000
+#: Graph rows waiting for the rewrite from which the graph is dropped and built again once after it
+#: (as a bulk load does from ``REBUILD_MIN``): each rewritten row would otherwise be inserted into the
+#: HNSW index again (477 s for a 52,000-row graph scope under load, then a vacuum's graph repair).
+REBUILD_GRAPH_ROWS: Final = 2000
 
 #: Migration ``0022_cs25_inline_vectors`` (PostgreSQL only): every vector table keeps new vectors in
 #: their rows, and the rows stored before are noted for the background rewrite.
@@ -85,11 +91,21 @@ def rewrites_left(conn: Any) -> int:
 
 def rewrite_old_rows(conn: Any, cancelled: Callable[[], bool]) -> int:
     """Rewrite, batch by batch, the rows each vector table held before the migration, so that their
-    vectors move into the rows; the rows rewritten (``conn``: autocommit, the build lock held)."""
+    vectors move into the rows; the rows rewritten (``conn``: autocommit, the build lock held). A table
+    with ``REBUILD_GRAPH_ROWS`` graph rows to rewrite has its graph dropped first (``DROP INDEX
+    CONCURRENTLY``: readers and writers go on) — pending, its scopes searched exactly until the caller
+    builds it again once the rows are rewritten."""
     done = 0
     for table, start, last in conn.execute(
         "SELECT tbl, next_rowid, last_rowid FROM memory_vector_inline"
     ).fetchall():
+        if conn.execute("SELECT to_regclass(%s)", (f"{table}_hnsw",)).fetchone()[0] is not None and (
+            conn.execute(
+                f"SELECT count(*) FROM {table} WHERE graph AND memory_rowid BETWEEN %s AND %s", (start, last)
+            ).fetchone()[0]
+            >= REBUILD_GRAPH_ROWS
+        ):  # pending from here (its scopes searched exactly); the caller builds it after the rewrite
+            conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {table}_hnsw")
         while not cancelled():
             if start > last or conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0] is None:
                 conn.execute("DELETE FROM memory_vector_inline WHERE tbl = %s", (table,))

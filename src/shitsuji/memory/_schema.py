@@ -29,7 +29,8 @@ in its row of the vector tables rather than in TOAST (one page read per vector, 
 stored before are rewritten in the background (``_pg_inline``). ``0023_fold_lock_order`` takes a small
 write's fold's row locks in a total order (``_pg_term_deltas``: two writes of the same words deadlocked).
 ``0024_gp26_function_plans`` keeps our PL/pgSQL functions' plans as they were under the app sessions'
-generic plans (``_pg_function_plans``).
+generic plans (``_pg_function_plans``). ``0025_cl26_scope_gather`` keeps the mark of the background
+upkeep that moves a scattered scope's vector rows onto adjacent pages (``_pg_gather``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from __future__ import annotations
 from ..store import Migration, Schema
 from ._pg_bm25_top import POSTGRES_BM25_TOP
 from ._pg_function_plans import POSTGRES_FUNCTION_PLANS
+from ._pg_gather import POSTGRES_SCOPE_GATHER
 from ._pg_halfvec import POSTGRES_HALFVEC_GRAPH
 from ._pg_inline import POSTGRES_INLINE_VECTORS
 from ._pg_keywords import POSTGRES_POSTINGS
@@ -174,5 +176,6 @@ MEMORY_SCHEMA = Schema(
         Migration("0022_cs25_inline_vectors", "", postgres=POSTGRES_INLINE_VECTORS),
         Migration("0023_fold_lock_order", "", postgres=POSTGRES_FOLD_LOCK_ORDER),
         Migration("0024_gp26_function_plans", "", postgres=POSTGRES_FUNCTION_PLANS),
+        Migration("0025_cl26_scope_gather", "", postgres=POSTGRES_SCOPE_GATHER),
     ),
 )
