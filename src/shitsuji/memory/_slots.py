@@ -172,16 +172,19 @@ class Slots:
 
 def top_slots(scores: npt.NDArray[np.floating], mask: npt.NDArray[np.bool_], limit: int) -> list[int]:
     """Indices of the ``limit`` best scores among masked slots, best first."""
-    candidates = np.flatnonzero(mask)
-    if limit <= 0 or candidates.size == 0:
+    masked = int(np.count_nonzero(mask))
+    if limit <= 0 or masked == 0:
         return []
-    # every slot masked in (one scope holds the index): the scores themselves, not a copy of them
-    picked = scores if candidates.size == scores.size else scores[candidates]
-    if candidates.size > limit:
+    # every slot masked in (one scope holds the index): the scores themselves, and a slot is its
+    # position — no list of every slot's index (100k at 100k memories, the vector scan's case)
+    candidates = None if masked == scores.size else np.flatnonzero(mask)
+    picked = scores if candidates is None else scores[candidates]
+    if masked > limit:
         part = np.argpartition(-picked, limit - 1)[:limit]
-        candidates, picked = candidates[part], picked[part]
+        candidates, picked = (part if candidates is None else candidates[part]), picked[part]
     order = np.argsort(-picked, kind="stable")
-    return [int(i) for i in candidates[order]]
+    best: list[int] = (order if candidates is None else candidates[order]).tolist()
+    return best
 
 
 def grown(array: npt.NDArray[G]) -> npt.NDArray[G]:
