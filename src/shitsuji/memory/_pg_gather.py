@@ -11,8 +11,8 @@ btree; a graph scope is walked through its HNSW index, and a moved graph row wou
 graph again), when the scope holds at least ``MIN_ROWS`` rows and spans more than one page per
 ``SPREAD`` rows (``ctid`` page counts): a scattered scope (one row a page) moves, a gathered one (three
 a page) does not until a third of its rows again arrived scattered. A move is one statement per batch of
-scopes: their rows deleted and inserted again, ordered by scope, in one short transaction; values,
-keys and flags unchanged.
+scopes: their rows written again (an update of each row onto itself, so the new versions are appended in
+scope order) in one short transaction; values, keys and flags unchanged.
 
 **Which scopes are looked at**: those with rows of memories written since the last look (a mark per
 table in ``memory_vector_gather``, the highest ``memories.rowid`` looked at; none at first: every
