@@ -50,6 +50,7 @@ import psycopg
 from ._pg_halfvec import GRAPH_OPCLASS
 from ._pg_ingest import ADVISORY_BUILD, BROKEN_GRAPHS_SQL, broken_graphs, build_graph
 from ._pg_inline import REWRITE_DUE_SQL, rewrite_old_rows
+from ._pg_term_upkeep import FOLD_DUE_SQL, fold_due_scopes
 
 log = logging.getLogger(__name__)
 
@@ -145,8 +146,12 @@ class GraphBuilds:
                 self._again = False
 
     def _build(self, conn: Any) -> None:
-        if not broken_graphs(conn) and conn.execute(REWRITE_DUE_SQL).fetchone() is None:
-            _tidy_on(conn)  # nothing to build or rewrite: still reset a setting a killed build left
+        if (
+            not broken_graphs(conn)
+            and conn.execute(REWRITE_DUE_SQL).fetchone() is None
+            and conn.execute(FOLD_DUE_SQL).fetchone() is None
+        ):
+            _tidy_on(conn)  # nothing to build, fold or rewrite: still reset a setting a killed build left
             return
         while not _try_lock(conn):
             if self._cancelled:  # another process builds: polled (see ``build_lock``), given up on cancel
@@ -164,6 +169,9 @@ class GraphBuilds:
                 build_graph(
                     conn, name, self._create_sql(name, int(dim)), 2 * int(rows), int(dim)
                 )  # as the fold sized it
+            # the term-count rows of scopes many small loads filled (``_pg_term_upkeep``): every keyword
+            # search of such a scope sums them, and a pass is short beside the rewrite below
+            fold_due_scopes(conn, lambda: self._cancelled)
             # rows stored before ``0022_cs25_inline_vectors`` moved into their rows (``_pg_inline``),
             # after the graphs: a search of a pending graph's scopes reads every one of their rows
             rewrite_old_rows(conn, lambda: self._cancelled)
@@ -239,19 +247,20 @@ def leftover_workers(conn: Any) -> list[str]:
 
 #: Whether a store's opening leaves work for the background run (``GraphBuilds.start``): a pending graph
 #: (``_pg_ingest.broken_graphs``), a table still carrying a build's ``parallel_workers``
-#: (``leftover_workers``), rows stored before their vectors were kept in the row (``_pg_inline``). One
-#: statement, where the opening asked the questions one after the other.
+#: (``leftover_workers``), rows stored before their vectors were kept in the row (``_pg_inline``), scopes
+#: whose term-count rows wait for their fold (``_pg_term_upkeep``). One statement, where the opening asked
+#: the questions one after the other.
 UPKEEP_DUE = (
     f"SELECT EXISTS ({BROKEN_GRAPHS_SQL}) "
     "OR EXISTS (SELECT 1 FROM memory_vector_models m JOIN pg_class c ON c.relname = 'memory_vectors_' || m.rowid "
     "WHERE EXISTS (SELECT 1 FROM unnest(c.reloptions) o WHERE o LIKE 'parallel_workers=%%')) "
-    f"OR EXISTS ({REWRITE_DUE_SQL})"
+    f"OR EXISTS ({REWRITE_DUE_SQL}) OR EXISTS ({FOLD_DUE_SQL})"
 )
 
 
 def upkeep_due(conn: Any) -> bool:
-    """Whether a graph is pending, a build's table setting left over or old rows wait for their
-    rewrite (``UPKEEP_DUE``)."""
+    """Whether a graph is pending, a build's table setting left over, old rows wait for their
+    rewrite or term-count rows for their fold (``UPKEEP_DUE``)."""
     return bool(conn.execute(UPKEEP_DUE, (GRAPH_OPCLASS,)).fetchone()[0])
 
 

@@ -66,7 +66,8 @@ from ._pg_ingest import (
 from ._pg_inline import INLINE_WITH
 from ._pg_recall import CANDIDATES_LOOKING_UP_SQL, CANDIDATES_SQL
 from ._pg_rows import ROWS_WITH_VECTORS_SQL, first_vector, rows_from_table_sql
-from ._pg_term_deltas import FOLD_ROWS, FOLD_SCOPES_SQL
+from ._pg_term_deltas import COMPACT_MAX, FOLD_ROWS, FOLD_SCOPES_SQL
+from ._pg_term_upkeep import note_statements
 from ._records import Memory
 from ._rows import COLUMNS, MemoryRows, chunk_vectors, to_memory, values
 from ._slots import Asked, Match, Ranked, Terms
@@ -183,16 +184,21 @@ class PostgresMemoryStore(MemoryRows):
         """Rows by one COPY: the keyword triggers then run once for the batch, not once a row."""
         if not rows:
             return
-        with (
-            self.write() as tx,
-            tx.conn.cursor() as cur,
-            cur.copy(f"COPY memories ({', '.join(COLUMNS)}, terms) FROM STDIN") as copy,
-        ):
-            for memory, terms in rows:
-                copy.write_row((*values(memory), terms))
         statements = getattr(self._bulk, "statements", None)
+        due = False
+        with self.write() as tx:
+            with (
+                tx.conn.cursor() as cur,
+                cur.copy(f"COPY memories ({', '.join(COLUMNS)}, terms) FROM STDIN") as copy,
+            ):
+                for memory, terms in rows:
+                    copy.write_row((*values(memory), terms))
+            if statements is None and len(rows) > COMPACT_MAX:  # folds nothing: noted for the upkeep
+                due = note_statements(tx.conn, dict.fromkeys({memory.scope for memory, _ in rows}, 1))
         if statements is not None:  # a bulk load: its statements a scope (each added a row a term there)
             statements.update(set(memory.scope for memory, _ in rows))
+        if due:
+            self._builds.start()
 
     @contextmanager
     def bulk(self) -> Iterator[None]:
@@ -212,20 +218,28 @@ class PostgresMemoryStore(MemoryRows):
                 written: set[tuple[str, str]] = self._bulk.written
                 statements: Counter[str] = self._bulk.statements
                 self._bulk.written = self._bulk.statements = None
-                self._fold_terms(sorted(scope for scope, n in statements.items() if n > self.fold_rows))
+                self._fold_terms(statements)
                 for model_id in sorted({model for model, _ in written}):
                     self._fold(model_id, sorted(scope for model, scope in written if model == model_id))
                 self._durable()
 
-    def _fold_terms(self, scopes: list[str]) -> None:
-        """Each (scope, term) pair of ``scopes`` — those more than ``fold_rows`` of the load's statements
-        wrote — held in more than ``fold_rows`` rows (one per bulk statement that touched it) folded into
-        one, so that a keyword search sums few rows a pair (``_pg_term_deltas.FOLD_SCOPES_SQL``: beside
-        concurrent writers, nothing waited on, no count lost). Scopes fewer statements wrote are not read:
-        finding their pairs cost a load into 2,000 small scopes 1.2-1.7 s for nothing to fold."""
-        if scopes:
+    def _fold_terms(self, statements: Counter[str]) -> None:
+        """Each (scope, term) pair of the scopes more than ``fold_rows`` of the load's ``statements`` wrote
+        held in more than ``fold_rows`` rows (one per bulk statement that touched it) folded into one, so
+        that a keyword search sums few rows a pair (``_pg_term_deltas.FOLD_SCOPES_SQL``: beside concurrent
+        writers, nothing waited on, no count lost). Scopes fewer statements wrote are not read here (finding
+        their pairs cost a load into 2,000 small scopes 1.2-1.7 s for nothing to fold): every scope's
+        statements are noted, and the background upkeep folds a scope many such loads filled
+        (``_pg_term_upkeep``)."""
+        scopes = sorted(scope for scope, n in statements.items() if n > self.fold_rows)
+        due = False
+        if statements:
             with self.write() as tx:
-                tx.conn.execute(FOLD_SCOPES_SQL, {"scopes": scopes, "rows": self.fold_rows})
+                if scopes:
+                    tx.conn.execute(FOLD_SCOPES_SQL, {"scopes": scopes, "rows": self.fold_rows})
+                due = note_statements(tx.conn, statements)
+        if due:
+            self._builds.start()
 
     def _durable(self) -> None:
         """Wait until every commit of this bulk load is on disk: a commit that waits for its WAL (a

@@ -28,6 +28,8 @@ batch's postings in one grouping pass (``_pg_postings_of``). ``0022_cs25_inline_
 in its row of the vector tables rather than in TOAST (one page read per vector, not three); the rows
 stored before are rewritten in the background (``_pg_inline``). ``0023_fold_lock_order`` takes a small
 write's fold's row locks in a total order (``_pg_term_deltas``: two writes of the same words deadlocked).
+``0024_sc26_term_fold_due`` notes the scopes that large statements wrote, whose term-count rows the
+background upkeep folds (``_pg_term_upkeep``: many separate small imports into one scope).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from ._pg_postings_order import POSTGRES_SORTED_POSTINGS
 from ._pg_recall import POSTGRES_RECALL_ONE_TRIP
 from ._pg_scope_totals import POSTGRES_SCOPE_SLOTS
 from ._pg_term_deltas import POSTGRES_FOLD_LOCK_ORDER, POSTGRES_TERM_DELTAS
+from ._pg_term_upkeep import POSTGRES_TERM_FOLD_DUE
 
 # a lexeme is a whole stored term (split on white space), never re-parsed: what the engine made is
 # what is matched, in any language; the scope lexeme starts with a space, which no term holds
@@ -170,5 +173,6 @@ MEMORY_SCHEMA = Schema(
         Migration("0021_bk25_postings_window", "", postgres=POSTGRES_POSTINGS_WINDOW),
         Migration("0022_cs25_inline_vectors", "", postgres=POSTGRES_INLINE_VECTORS),
         Migration("0023_fold_lock_order", "", postgres=POSTGRES_FOLD_LOCK_ORDER),
+        Migration("0024_sc26_term_fold_due", "", postgres=POSTGRES_TERM_FOLD_DUE),
     ),
 )
