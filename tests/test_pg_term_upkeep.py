@@ -1,0 +1,164 @@
+"""The background fold of term-count rows (``_pg_term_upkeep``, migration ``0024_sc26_term_fold_due``) on a real
+PostgreSQL: scopes filled by many separate small imports keep few rows a pair once the upkeep has run, ``shitsuji
+doctor`` says when scopes wait for it, a database from before is folded after its migration, and the fold beside
+threads remembering and forgetting the same words loses no count."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from shitsuji.cli._doctor_graphs import graph_checks
+from shitsuji.config import Settings
+from shitsuji.memory import HashEmbedder, MemoryEngine
+from shitsuji.memory._pg_ingest import ADVISORY_BUILD
+from shitsuji.memory._pg_term_upkeep import UPKEEP_ROWS, due_scopes, fold_due_scopes
+from shitsuji.memory._postgres_store import PostgresMemoryStore
+from shitsuji.memory._schema import MEMORY_SCHEMA
+from shitsuji.memory._transfer import import_file
+from shitsuji.store import Database, open_database
+
+from .conftest import Clock
+from .test_pg_keywords import HOME, WIFE, _text
+from .test_pg_term_deltas import _assert_same, _lines, _rows_per_pair
+
+#: Imports of ``_LINES`` lines each: one statement each (more than ``COMPACT_MAX``, fewer than ``FOLD_ROWS``).
+_IMPORTS, _LINES = 20, 100
+
+
+@pytest.fixture
+def pg(pg_url: str, clock: Clock) -> Iterator[tuple[MemoryEngine, Database]]:
+    db = open_database(pg_url, MEMORY_SCHEMA)
+    yield MemoryEngine(PostgresMemoryStore(db), HashEmbedder(), clock=clock), db
+    db.close()
+
+
+def _imports(engine: MemoryEngine, count: int, tag: str) -> None:
+    for k in range(count):
+        import_file(engine, _lines(random.Random(k), _LINES, f"{tag}{k}-", (HOME, WIFE)), index=False)
+
+
+def _term_line(pg_url: str) -> list[str]:
+    return [
+        c.detail for c in graph_checks(Settings.from_env({}, database_url=pg_url)) if c.name == "term counts"
+    ]
+
+
+def test_many_small_imports_leave_few_rows_a_pair_once_the_upkeep_ran(
+    pg: tuple[MemoryEngine, Database], pg_url: str
+) -> None:
+    """20 imports of 100 lines into two scopes (a statement each: no import folds, a row a pair a statement
+    — 20 on 6e9f104): while the upkeep waits (another process's build lock) the doctor says the two scopes
+    wait; once it ran, no pair holds more than twice the bound and the sums equal a recount."""
+    engine, db = pg
+    store = engine.store
+    assert isinstance(store, PostgresMemoryStore)
+    with psycopg.connect(pg_url, autocommit=True) as holder:
+        holder.execute("SELECT pg_advisory_lock(%s)", (ADVISORY_BUILD,))  # the upkeep waits for it
+        _imports(engine, _IMPORTS, "a")
+        assert _rows_per_pair(db) == _IMPORTS  # as the imports left them: one row a statement
+        (line,) = _term_line(pg_url)
+        assert line.startswith("2 scope(s)")  # shitsuji doctor: behind
+        holder.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
+    assert store.wait_for_graphs(600)
+    assert _rows_per_pair(db) <= 2 * UPKEEP_ROWS  # 6e9f104: 20
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert due_scopes(conn) == (0, 0)
+    assert _term_line(pg_url) == []
+    _assert_same(store, db)
+
+
+def test_a_database_from_before_is_folded_after_its_migration(pg_url: str, clock: Clock) -> None:
+    """A database whose scopes many imports filled before the migration: the migration notes every scope,
+    and the first write's upkeep folds every pair of more than the bound."""
+    db = open_database(pg_url, MEMORY_SCHEMA)
+    engine = MemoryEngine(PostgresMemoryStore(db), HashEmbedder(), clock=clock)
+    with psycopg.connect(pg_url, autocommit=True) as holder:
+        holder.execute("SELECT pg_advisory_lock(%s)", (ADVISORY_BUILD,))  # no upkeep: as before the change
+        _imports(engine, _IMPORTS, "old")
+        engine.store.close()
+        db.close()
+        with psycopg.connect(pg_url, autocommit=True) as conn:  # the database as 6e9f104 left it
+            conn.execute("DROP TABLE memory_term_fold_due")
+            conn.execute("DELETE FROM schema_migrations WHERE name = '0024_sc26_term_fold_due'")
+        holder.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
+    db = open_database(pg_url, MEMORY_SCHEMA)  # migrates
+    store = PostgresMemoryStore(db)
+    try:
+        assert _rows_per_pair(db) == _IMPORTS
+        assert len(_term_line(pg_url)) == 1
+        MemoryEngine(store, HashEmbedder(), clock=clock).remember(f"{_text(random.Random(3))} new", HOME)
+        assert store.wait_for_graphs(600)  # the first write started the upkeep
+        assert _rows_per_pair(db) <= UPKEEP_ROWS
+        assert _term_line(pg_url) == []
+        _assert_same(store, db)
+    finally:
+        store.close()
+        db.close()
+
+
+def test_the_upkeep_beside_remember_and_forget_threads_loses_no_count(
+    pg: tuple[MemoryEngine, Database], pg_url: str
+) -> None:
+    """Imports while two threads remember and forget facts of the same words in the same scopes and a third
+    folds every pair of more than one row again and again (its scopes kept due): the small writes' folds
+    and the upkeep's meet on the same rows — no deadlock, nothing waited on for good, no count lost; a last
+    pass leaves one row a pair."""
+    engine, db = pg
+    done = threading.Event()
+    errors: list[BaseException] = []
+    passes = [0]
+
+    def keep_due(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+        conn.execute(
+            "INSERT INTO memory_term_fold_due (scope, statements) SELECT unnest(%s::text[]), 1000 "
+            "ON CONFLICT (scope) DO UPDATE SET statements = 1000",
+            ([HOME, WIFE],),
+        )
+
+    def upkeep() -> None:
+        try:
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                while not done.is_set():
+                    keep_due(conn)
+                    fold_due_scopes(conn, done.is_set, rows=1)
+                    passes[0] += 1
+        except BaseException as exc:
+            errors.append(exc)
+
+    def small(worker: int) -> None:
+        rng = random.Random(worker)
+        try:
+            i = 0
+            while not done.is_set():
+                kept = engine.remember(f"{_text(rng)} #{worker}-{i}", (HOME, WIFE)[i % 2])
+                if i % 3 == 0 and not kept.duplicate:
+                    engine.forget(kept.memory.id)
+                i += 1
+        except BaseException as exc:  # a deadlock would surface here
+            errors.append(exc)
+
+    threads = [threading.Thread(target=upkeep), *(threading.Thread(target=small, args=(w,)) for w in (1, 2))]
+    for thread in threads:
+        thread.start()
+    try:
+        _imports(engine, 6, "b")
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join(timeout=600)
+    assert not errors and not any(t.is_alive() for t in threads), errors
+    assert passes[0] >= 1
+    store = engine.store
+    assert isinstance(store, PostgresMemoryStore)
+    assert store.wait_for_graphs(600)
+    _assert_same(store, db)  # the sums: a recount from the live rows; BM25 as the Python scorer's
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        keep_due(conn)
+        fold_due_scopes(conn, lambda: False, rows=1)
+    assert _rows_per_pair(db) == 1  # 6e9f104: a row a pair a statement
+    _assert_same(store, db)
