@@ -15,7 +15,6 @@ import pytest
 from shitsuji.cli._doctor_graphs import graph_checks
 from shitsuji.config import Settings
 from shitsuji.memory import HashEmbedder, MemoryEngine
-from shitsuji.memory._pg_ingest import ADVISORY_BUILD
 from shitsuji.memory._pg_term_upkeep import UPKEEP_ROWS, due_scopes, fold_due_scopes
 from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._schema import MEMORY_SCHEMA
@@ -52,48 +51,46 @@ def test_many_small_imports_leave_few_rows_a_pair_once_the_upkeep_ran(
     pg: tuple[MemoryEngine, Database], pg_url: str
 ) -> None:
     """20 imports of 100 lines into two scopes (a statement each: no import folds, a row a pair a statement
-    — 20 on 6e9f104): while the upkeep waits (another process's build lock) the doctor says the two scopes
-    wait; once it ran, no pair holds more than twice the bound and the sums equal a recount."""
+    — 20 on 6e9f104): once the upkeep the imports started has run, no pair holds more than twice the bound,
+    no scope waits and the sums equal a recount."""
     engine, db = pg
     store = engine.store
     assert isinstance(store, PostgresMemoryStore)
-    with psycopg.connect(pg_url, autocommit=True) as holder:
-        holder.execute("SELECT pg_advisory_lock(%s)", (ADVISORY_BUILD,))  # the upkeep waits for it
-        _imports(engine, _IMPORTS, "a")
-        assert _rows_per_pair(db) == _IMPORTS  # as the imports left them: one row a statement
-        (line,) = _term_line(pg_url)
-        assert line.startswith("2 scope(s)")  # shitsuji doctor: behind
-        holder.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
+    _imports(engine, _IMPORTS, "a")
     assert store.wait_for_graphs(600)
     assert _rows_per_pair(db) <= 2 * UPKEEP_ROWS  # 6e9f104: 20
     with psycopg.connect(pg_url, autocommit=True) as conn:
         assert due_scopes(conn) == (0, 0)
-    assert _term_line(pg_url) == []
+    assert _term_line(pg_url) == []  # shitsuji doctor: nothing behind
     _assert_same(store, db)
 
 
 def test_a_database_from_before_is_folded_after_its_migration(pg_url: str, clock: Clock) -> None:
-    """A database whose scopes many imports filled before the migration: the migration notes every scope,
-    and the first write's upkeep folds every pair of more than the bound."""
+    """A database whose pairs many writes left in 19 rows or more each before the migration (a pair's count split
+    into rows of +1 and -1, as signed writes leave them): the migration notes every scope, the doctor
+    says they wait (opening starts nothing), and the first write's upkeep folds every pair."""
     db = open_database(pg_url, MEMORY_SCHEMA)
     engine = MemoryEngine(PostgresMemoryStore(db), HashEmbedder(), clock=clock)
-    with psycopg.connect(pg_url, autocommit=True) as holder:
-        holder.execute("SELECT pg_advisory_lock(%s)", (ADVISORY_BUILD,))  # no upkeep: as before the change
-        _imports(engine, _IMPORTS, "old")
-        engine.store.close()
-        db.close()
-        with psycopg.connect(pg_url, autocommit=True) as conn:  # the database as 6e9f104 left it
-            conn.execute("DROP TABLE memory_term_fold_due")
-            conn.execute("DELETE FROM schema_migrations WHERE name = '0024_sc26_term_fold_due'")
-        holder.execute("SELECT pg_advisory_unlock(%s)", (ADVISORY_BUILD,))
+    _imports(engine, 2, "old")
+    assert engine.store.wait_for_graphs(600)
+    engine.store.close()
+    db.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # the database as 6e9f104 left it
+        conn.execute(
+            "INSERT INTO memory_term_stats (scope, term, chunks) SELECT s.scope, s.term, (-1) ^ g "
+            "FROM memory_term_stats s, generate_series(1, 18) g"
+        )
+        conn.execute("DROP TABLE memory_term_fold_due")
+        conn.execute("DELETE FROM schema_migrations WHERE name = '0024_sc26_term_fold_due'")
     db = open_database(pg_url, MEMORY_SCHEMA)  # migrates
     store = PostgresMemoryStore(db)
     try:
-        assert _rows_per_pair(db) == _IMPORTS
-        assert len(_term_line(pg_url)) == 1
+        assert _rows_per_pair(db) >= 19
+        (line,) = _term_line(pg_url)
+        assert line.startswith("2 scope(s)")  # shitsuji doctor: behind
         MemoryEngine(store, HashEmbedder(), clock=clock).remember(f"{_text(random.Random(3))} new", HOME)
         assert store.wait_for_graphs(600)  # the first write started the upkeep
-        assert _rows_per_pair(db) <= UPKEEP_ROWS
+        assert _rows_per_pair(db) == 1
         assert _term_line(pg_url) == []
         _assert_same(store, db)
     finally:

@@ -146,12 +146,15 @@ class GraphBuilds:
                 self._again = False
 
     def _build(self, conn: Any) -> None:
-        if (
-            not broken_graphs(conn)
-            and conn.execute(REWRITE_DUE_SQL).fetchone() is None
-            and conn.execute(FOLD_DUE_SQL).fetchone() is None
-        ):
-            _tidy_on(conn)  # nothing to build, fold or rewrite: still reset a setting a killed build left
+        # the term-count rows of scopes many small loads filled (``_pg_term_upkeep``), first and without
+        # the build lock: a pass is seconds, never waits on a writer and is exact beside another process's
+        # (so a load's end that waits for the lock to move rows into the graph never waits for it)
+        if conn.execute(FOLD_DUE_SQL).fetchone() is not None:
+            fold_due_scopes(conn, lambda: self._cancelled)
+        if self._cancelled:
+            return
+        if not broken_graphs(conn) and conn.execute(REWRITE_DUE_SQL).fetchone() is None:
+            _tidy_on(conn)  # nothing to build or rewrite: still reset a setting a killed build left
             return
         while not _try_lock(conn):
             if self._cancelled:  # another process builds: polled (see ``build_lock``), given up on cancel
@@ -169,9 +172,6 @@ class GraphBuilds:
                 build_graph(
                     conn, name, self._create_sql(name, int(dim)), 2 * int(rows), int(dim)
                 )  # as the fold sized it
-            # the term-count rows of scopes many small loads filled (``_pg_term_upkeep``): every keyword
-            # search of such a scope sums them, and a pass is short beside the rewrite below
-            fold_due_scopes(conn, lambda: self._cancelled)
             # rows stored before ``0022_cs25_inline_vectors`` moved into their rows (``_pg_inline``),
             # after the graphs: a search of a pending graph's scopes reads every one of their rows
             rewrite_old_rows(conn, lambda: self._cancelled)

@@ -16,7 +16,8 @@ A scope noted more than ``UPKEEP_ROWS`` times since its last fold may hold pairs
 (Large forgets and moves — rare, administrative — are not noted: a pair gets one row from each.)
 
 **The fold runs in the background** (``fold_due_scopes``: the graph-build thread of ``_pg_graph_builds``,
-on its own connection, after the pending graphs): scope by scope, the pairs held in more than
+on its own connection, before the pending graphs and without their build lock — a load's end that waits
+for that lock to move rows into a graph never waits for a fold): scope by scope, the pairs held in more than
 ``UPKEEP_ROWS`` rows folded into one as a small write's fold does — the rows locked in that fold's order
 (scope, term, ctid; migration ``0023_fold_lock_order``) with ``SKIP LOCKED``, deleted, their sum
 inserted (none for 0). It never waits on a writer (a row a small write's fold holds is that fold's, and
