@@ -81,6 +81,20 @@ def _rows_pairs(conn: Any) -> list[int]:
 def run(url: str, mode: str, n: int, count: int, passes: int = 4) -> dict[str, Any]:
     store: Any = open_store(url)
     live = mode == "live"
+    spent: list[float] = []
+    if HAS_UPKEEP and live:  # the background passes timed where the upkeep calls them
+        from shitsuji.memory import _pg_graph_builds
+
+        fold = _pg_graph_builds.fold_due_scopes
+
+        def timed(*args: Any, **kwargs: Any) -> int:
+            t0 = time.perf_counter()
+            try:
+                return fold(*args, **kwargs)
+            finally:
+                spent.append(time.perf_counter() - t0)
+
+        _pg_graph_builds.fold_due_scopes = timed  # type: ignore[assignment]
     if HAS_UPKEEP and not live:
         store._builds.start = lambda: None  # the upkeep held back: the table as the loads left it
     loaded, samples = _load(store, n, count)
@@ -90,6 +104,9 @@ def run(url: str, mode: str, n: int, count: int, passes: int = 4) -> dict[str, A
     queries = _queries(samples, 100)
     out: dict[str, Any] = {"mode": mode, "n": n, "loads": count, "upkeep_in_code": HAS_UPKEEP}
     out["load_s"], out["wait_after_s"] = round(loaded, 1), round(waited, 2)
+    if spent:
+        out["upkeep_passes"], out["upkeep_s"] = len(spent), round(sum(spent), 1)
+        out["upkeep_pass_median_s"] = round(sorted(spent)[len(spent) // 2], 2)
     with psycopg.connect(url, autocommit=True) as conn:
         out["rows_pairs_as_loaded"] = _rows_pairs(conn)
         sides = ["as loaded"]

@@ -38,6 +38,8 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from ._pg_term_deltas import FOLDED_SQL
+
 log = logging.getLogger(__name__)
 
 #: A scope noted by more large statements than this is due; its pairs of more rows than this are folded.
@@ -76,7 +78,7 @@ _NEXT_TERMS_SQL: Final = """
 #: rows, folded: locked in the small write's fold order with ``SKIP LOCKED``, deleted, their sum inserted.
 #: The rows are read once (a window counts each term's) and locked by their places: a join of the pairs
 #: found back to the table was planned as a nested loop over the scope's rows (333 s for 9,000 rows).
-_FOLD_RANGE_SQL: Final = """
+_FOLD_RANGE_SQL: Final = f"""
     WITH counted AS (
         SELECT s.ctid AS place, count(*) OVER (PARTITION BY s.term) AS n FROM memory_term_stats s
         WHERE s.scope = %(scope)s AND s.term > %(after)s AND s.term <= %(last)s
@@ -84,14 +86,7 @@ _FOLD_RANGE_SQL: Final = """
         SELECT s.ctid AS place FROM memory_term_stats s
         WHERE s.ctid = ANY (ARRAY(SELECT c.place FROM counted c WHERE c.n > %(rows)s))
         ORDER BY s.scope, s.term, s.ctid FOR UPDATE SKIP LOCKED
-    ), folded AS (
-        DELETE FROM memory_term_stats s WHERE s.ctid = ANY (ARRAY(SELECT locked.place FROM locked))
-        RETURNING s.scope, s.term, s.chunks
-    )
-    INSERT INTO memory_term_stats (scope, term, chunks)
-    SELECT f.scope, f.term, sum(f.chunks) FROM folded f GROUP BY f.scope, f.term
-    HAVING sum(f.chunks) <> 0 ORDER BY f.scope COLLATE "C", f.term COLLATE "C"
-"""
+{FOLDED_SQL}"""
 
 #: The scope's count lowered by what its fold read (``SKIP LOCKED``: a load's end noting it now is left
 #: alone, and the scope stays due); a count of 0 or less leaves no row.
