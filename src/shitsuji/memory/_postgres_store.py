@@ -34,7 +34,7 @@ copied into ``memories`` and ``embeddings`` by column name are searchable once a
 the database; the generated columns (``chunk_count``, ``term_count``), the keyword tables
 ``memory_postings``, ``memory_term_stats``, ``memory_scope_slots`` (the triggers fill them as
 rows arrive; ``memory_scope_stats`` is a view over the last) and the tables ``memory_vector_models``, ``memory_vector_state``,
-``memory_graph_scopes``, ``memory_vector_inline`` and ``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
+``memory_graph_scopes``, ``memory_vector_inline``, ``memory_term_fold_due`` and ``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
 identity sequence past the highest ``rowid`` copied in.
 """
 
