@@ -218,37 +218,35 @@ class PostgresMemoryStore(MemoryRows):
                 written: set[tuple[str, str]] = self._bulk.written
                 statements: Counter[str] = self._bulk.statements
                 self._bulk.written = self._bulk.statements = None
-                self._fold_terms(statements)
+                self._fold_terms(sorted(scope for scope, n in statements.items() if n > self.fold_rows))
                 for model_id in sorted({model for model, _ in written}):
                     self._fold(model_id, sorted(scope for model, scope in written if model == model_id))
-                self._durable()
+                if self._durable(statements):
+                    self._builds.start()  # a scope many loads filled is due: the upkeep folds it
 
-    def _fold_terms(self, statements: Counter[str]) -> None:
-        """Each (scope, term) pair of the scopes more than ``fold_rows`` of the load's ``statements`` wrote
-        held in more than ``fold_rows`` rows (one per bulk statement that touched it) folded into one, so
-        that a keyword search sums few rows a pair (``_pg_term_deltas.FOLD_SCOPES_SQL``: beside concurrent
-        writers, nothing waited on, no count lost). Scopes fewer statements wrote are not read here (finding
-        their pairs cost a load into 2,000 small scopes 1.2-1.7 s for nothing to fold): every scope's
-        statements are noted, and the background upkeep folds a scope many such loads filled
-        (``_pg_term_upkeep``)."""
-        scopes = sorted(scope for scope, n in statements.items() if n > self.fold_rows)
-        due = False
-        if statements:
+    def _fold_terms(self, scopes: list[str]) -> None:
+        """Each (scope, term) pair of ``scopes`` — those more than ``fold_rows`` of the load's statements
+        wrote — held in more than ``fold_rows`` rows (one per bulk statement that touched it) folded into
+        one, so that a keyword search sums few rows a pair (``_pg_term_deltas.FOLD_SCOPES_SQL``: beside
+        concurrent writers, nothing waited on, no count lost). Scopes fewer statements wrote are not read
+        here (finding their pairs cost a load into 2,000 small scopes 1.2-1.7 s for nothing to fold): the
+        load's end notes every scope's statements (``_durable``) and the background upkeep folds a scope
+        many such loads filled (``_pg_term_upkeep``)."""
+        if scopes:
             with self.write() as tx:
-                if scopes:
-                    tx.conn.execute(FOLD_SCOPES_SQL, {"scopes": scopes, "rows": self.fold_rows})
-                due = note_statements(tx.conn, statements)
-        if due:
-            self._builds.start()
+                tx.conn.execute(FOLD_SCOPES_SQL, {"scopes": scopes, "rows": self.fold_rows})
 
-    def _durable(self) -> None:
+    def _durable(self, statements: Counter[str]) -> bool:
         """Wait until every commit of this bulk load is on disk: a commit that waits for its WAL (a
         write, so it has a commit record) flushes all the WAL before it, the load's included. It waits
         even where the app's sessions commit without waiting (``SHITSUJI_SYNCHRONOUS_COMMIT=off``, the
-        default): an import that says it is done is on disk."""
+        default): an import that says it is done is on disk. The same transaction notes the load's
+        ``statements`` a scope for the term upkeep (``_pg_term_upkeep``: a commit of its own cost a load
+        of one statement ~12 ms at rest); whether a scope is due now."""
         with self.write() as tx:
             tx.execute("SET LOCAL synchronous_commit = on")
             tx.execute("UPDATE memory_vector_state SET derived_seq = derived_seq WHERE rowid = 1")
+            return note_statements(tx.conn, statements)
 
     # -- index upkeep after row changes (see MemoryRows) -----------------
 
