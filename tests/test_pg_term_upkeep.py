@@ -15,7 +15,7 @@ import pytest
 from shitsuji.cli._doctor_graphs import graph_checks
 from shitsuji.config import Settings
 from shitsuji.memory import HashEmbedder, MemoryEngine
-from shitsuji.memory._pg_term_upkeep import UPKEEP_ROWS, due_scopes, fold_due_scopes
+from shitsuji.memory._pg_term_upkeep import DUE_STATEMENTS, UPKEEP_ROWS, due_scopes, fold_due_scopes
 from shitsuji.memory._postgres_store import PostgresMemoryStore
 from shitsuji.memory._schema import MEMORY_SCHEMA
 from shitsuji.memory._transfer import import_file
@@ -26,7 +26,7 @@ from .test_pg_keywords import HOME, WIFE, _text
 from .test_pg_term_deltas import _assert_same, _lines, _rows_per_pair
 
 #: Imports of ``_LINES`` lines each: one statement each (more than ``COMPACT_MAX``, fewer than ``FOLD_ROWS``).
-_IMPORTS, _LINES = 20, 100
+_IMPORTS, _LINES = 40, 100
 
 
 @pytest.fixture
@@ -50,15 +50,15 @@ def _term_line(pg_url: str) -> list[str]:
 def test_many_small_imports_leave_few_rows_a_pair_once_the_upkeep_ran(
     pg: tuple[MemoryEngine, Database], pg_url: str
 ) -> None:
-    """20 imports of 100 lines into two scopes (a statement each: no import folds, a row a pair a statement
-    — 20 on 6e9f104): once the upkeep the imports started has run, no pair holds more than twice the bound,
-    no scope waits and the sums equal a recount."""
+    """40 imports of 100 lines into two scopes (a statement each: no import folds, a row a pair a statement
+    — 40 on 6e9f104): the 33rd makes the scopes due; once the upkeep it started has run, a pair holds at most
+    the bound plus the statements after, no scope waits and the sums equal a recount."""
     engine, db = pg
     store = engine.store
     assert isinstance(store, PostgresMemoryStore)
     _imports(engine, _IMPORTS, "a")
     assert store.wait_for_graphs(600)
-    assert _rows_per_pair(db) <= 2 * UPKEEP_ROWS  # 6e9f104: 20
+    assert _rows_per_pair(db) <= UPKEEP_ROWS + _IMPORTS - DUE_STATEMENTS - 1  # 15; 6e9f104: 40
     with psycopg.connect(pg_url, autocommit=True) as conn:
         assert due_scopes(conn) == (0, 0)
     assert _term_line(pg_url) == []  # shitsuji doctor: nothing behind

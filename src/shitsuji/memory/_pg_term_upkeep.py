@@ -12,7 +12,7 @@ table's: docs/benchmarks.md, "Issue 25, bk25" and "sc26").
 nothing itself) adds to its scopes' count of such statements in ``memory_term_fold_due`` — a bulk load
 once at its end, for every scope it wrote (``NOTE_SQL``: one upsert in scope order, so two loads' ends
 wait for each other rather than deadlock), a large ``insert_many`` outside a load in its own transaction.
-A scope noted more than ``UPKEEP_ROWS`` times since its last fold may hold pairs of more rows than that.
+A scope noted more than ``DUE_STATEMENTS`` (32) times since its last fold is due.
 (Large forgets and moves — rare, administrative — are not noted: a pair gets one row from each.)
 
 **The fold runs in the background** (``fold_due_scopes``: the graph-build thread of ``_pg_graph_builds``,
@@ -38,12 +38,17 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from ._pg_term_deltas import FOLDED_SQL
+from ._pg_term_deltas import FOLD_ROWS, FOLDED_SQL
 
 log = logging.getLogger(__name__)
 
-#: A scope noted by more large statements than this is due; its pairs of more rows than this are folded.
+#: A due scope's pairs held in more rows than this are folded.
 UPKEEP_ROWS: Final = 8
+#: A scope noted by more large statements than this is due (the bulk load's own bound, ``FOLD_ROWS``): a pass
+#: reads the whole scope, so passing every 8 statements (the first setting) cost a 50k scope filled 100
+#: memories at a time 56 passes, 17-22 s beside 16-23 s of loading (the loads' wall 1.46-1.50x); every 32,
+#: 15 passes, 8.4 s, the wall 1.0x, 75k rows left for 14k pairs rather than 60k (docs/benchmarks.md, sc26).
+DUE_STATEMENTS: Final = FOLD_ROWS
 #: Rows of ``memory_term_stats`` one fold transaction reads (its pairs among them folded).
 SCAN_ROWS: Final = 20_000
 
@@ -53,17 +58,17 @@ POSTGRES_TERM_FOLD_DUE: Final = f"""
         scope TEXT PRIMARY KEY, statements BIGINT NOT NULL
     );
     INSERT INTO memory_term_fold_due (scope, statements)
-    SELECT DISTINCT scope, {UPKEEP_ROWS + 1} FROM memory_scope_slots;
+    SELECT DISTINCT scope, {DUE_STATEMENTS + 1} FROM memory_scope_slots;
 """
 
 #: Add ``%(counts)s`` large statements to each of ``%(scopes)s`` (arrays of one length), in scope order;
-#: the scopes now due (``UPKEEP_ROWS``).
+#: whether each scope is due now (``DUE_STATEMENTS``).
 NOTE_SQL: Final = f"""
     INSERT INTO memory_term_fold_due AS d (scope, statements)
     SELECT u.scope, u.n FROM unnest(%(scopes)s::text[], %(counts)s::bigint[]) AS u (scope, n)
     ORDER BY u.scope COLLATE "C"
     ON CONFLICT (scope) DO UPDATE SET statements = d.statements + excluded.statements
-    RETURNING d.statements > {UPKEEP_ROWS}
+    RETURNING d.statements > {DUE_STATEMENTS}
 """
 
 #: The last term of the next ``%(n)s`` rows of scope ``%(scope)s`` after term ``%(after)s`` (index order).
@@ -101,7 +106,7 @@ _DONE_SQL: Final = """
 """
 
 #: The scopes due and the large statements noted on them (``shitsuji doctor``).
-DUE_SQL: Final = f"SELECT scope, statements FROM memory_term_fold_due WHERE statements > {UPKEEP_ROWS}"
+DUE_SQL: Final = f"SELECT scope, statements FROM memory_term_fold_due WHERE statements > {DUE_STATEMENTS}"
 
 #: Whether any scope is due (``_pg_graph_builds.UPKEEP_DUE``'s fourth question).
 FOLD_DUE_SQL: Final = f"{DUE_SQL} LIMIT 1"
