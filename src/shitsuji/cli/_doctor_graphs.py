@@ -1,5 +1,6 @@
 """``shitsuji doctor``'s line for pending vector search graphs (PostgreSQL), and for vector rows waiting for their
-rewrite into the row (``memory._pg_inline``).
+rewrite into the row (``memory._pg_inline``), and for scopes whose term-count rows wait for their background fold
+(``memory._pg_term_upkeep``).
 
 Why a line: a bulk load on PostgreSQL returns before its HNSW graph is built, and the build runs in the
 background of whichever long-lived process writes to the database or serves it (``memory._pg_graph_builds``); a process that
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
 _FIX = (
     "shitsuji reindex --graph-only (builds it and waits), or keep `shitsuji serve` running until it is built"
 )
+#: What finishes background upkeep that no command waits for.
+_KEEP_SERVING = (
+    "keep `shitsuji serve` (or another long-running process that writes memories) running until it is done"
+)
 
 
 def graph_checks(settings: Settings) -> list[Check]:
@@ -36,6 +41,7 @@ def graph_checks(settings: Settings) -> list[Check]:
     from ..memory._pg_graph_builds import build_progress, build_running, pending_graphs
     from ..memory._pg_halfvec import graph_room
     from ..memory._pg_inline import rewrites_left
+    from ..memory._pg_term_upkeep import due_scopes
 
     try:
         with psycopg.connect(settings.database_url, connect_timeout=int(TIMEOUT_S), autocommit=True) as pg:
@@ -45,9 +51,10 @@ def graph_checks(settings: Settings) -> list[Check]:
             running, progress = build_running(pg), build_progress(pg)
             room = graph_room(pg)
             left = rewrites_left(pg)
+            due = due_scopes(pg)
     except psycopg.Error as exc:  # a refused connection is the database check's finding
         return [Check("vector graph", "warn", f"not looked at: {str(exc).strip() or type(exc).__name__}")]
-    rows = [] if not left else [rewrite_line(left)]
+    rows = ([] if not left else [rewrite_line(left)]) + ([] if not due[0] else [fold_line(*due)])
     if not pending:
         return [built_line(*room), *rows]
     scopes, vectors = sum(p.scopes for p in pending), sum(p.vectors for p in pending)
@@ -72,7 +79,20 @@ def rewrite_line(left: int) -> Check:
         "warn",
         f"{left:,} rowids' vectors stored before this version are read through TOAST (~3 pages a vector, "
         "not 1) until the background rewrite reaches them (the same results, slower in scopes not read lately)",
-        "keep `shitsuji serve` (or another long-running process that writes memories) running until it is done",
+        _KEEP_SERVING,
+    )
+
+
+def fold_line(scopes: int, statements: int) -> Check:
+    """The line of ``scopes`` whose term counts ``statements`` large writes left in rows a search sums,
+    waiting for the background fold (``memory._pg_term_upkeep``)."""
+    return Check(
+        "term counts",
+        "warn",
+        f"{scopes:,} scope(s) written by {statements:,} large statements since their terms' rows were folded: "
+        "their keyword searches sum a row per statement a term (the same results, slower) until the "
+        "background fold reaches them",
+        _KEEP_SERVING,
     )
 
 

@@ -51,6 +51,7 @@ from ._pg_gather import GATHER_DUE_SQL, gather_scopes
 from ._pg_halfvec import GRAPH_OPCLASS
 from ._pg_ingest import ADVISORY_BUILD, BROKEN_GRAPHS_SQL, broken_graphs, build_graph
 from ._pg_inline import REWRITE_DUE_SQL, rewrite_old_rows
+from ._pg_term_upkeep import FOLD_DUE_SQL, fold_due_scopes
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +161,13 @@ class GraphBuilds:
             )  # as the fold sized it
 
     def _build(self, conn: Any) -> None:
+        # the term-count rows of scopes many small loads filled (``_pg_term_upkeep``), first and without
+        # the build lock: a pass is seconds, never waits on a writer and is exact beside another process's
+        # (so a load's end that waits for the lock to move rows into the graph never waits for it)
+        if conn.execute(FOLD_DUE_SQL).fetchone() is not None:
+            fold_due_scopes(conn, lambda: self._cancelled)
+        if self._cancelled:
+            return
         if (
             not broken_graphs(conn)
             and conn.execute(f"{REWRITE_DUE_SQL} UNION ALL {GATHER_DUE_SQL}").fetchone() is None
@@ -260,18 +268,19 @@ def leftover_settings(conn: Any) -> list[str]:
 
 #: Whether a store's opening leaves work for the background run (``GraphBuilds.start``): a pending graph
 #: (``_pg_ingest.broken_graphs``), a table still carrying a build's ``parallel_workers``
-#: (``leftover_settings``: a build's or a gather's), rows stored before their vectors were kept in the row (``_pg_inline``). One
-#: statement, where the opening asked the questions one after the other.
+#: (``leftover_settings``: a build's or a gather's), rows stored before their vectors were kept in the row
+#: (``_pg_inline``), scopes whose term-count rows wait for their fold (``_pg_term_upkeep``). One statement,
+#: where the opening asked the questions one after the other.
 UPKEEP_DUE = (
     f"SELECT EXISTS ({BROKEN_GRAPHS_SQL}) "
     f"OR EXISTS ({_LEFTOVER}) "
-    f"OR EXISTS ({REWRITE_DUE_SQL}) OR EXISTS ({GATHER_DUE_SQL})"
+    f"OR EXISTS ({REWRITE_DUE_SQL}) OR EXISTS ({GATHER_DUE_SQL}) OR EXISTS ({FOLD_DUE_SQL})"
 )
 
 
 def upkeep_due(conn: Any) -> bool:
-    """Whether a graph is pending, a build's table setting left over or old rows wait for their
-    rewrite (``UPKEEP_DUE``)."""
+    """Whether a graph is pending, a build's table setting left over, old rows wait for their
+    rewrite or term-count rows for their fold (``UPKEEP_DUE``)."""
     return bool(conn.execute(UPKEEP_DUE, (GRAPH_OPCLASS,)).fetchone()[0])
 
 

@@ -139,15 +139,9 @@ FOLD_ROWS: Final = 32
 #: ``%(rows)s`` rows:
 #: those rows locked in key order (``SKIP LOCKED``: a row another fold holds is that fold's), deleted,
 #: their sum inserted as one row (none for a sum of 0). See the module's docstring.
-FOLD_SCOPES_SQL: Final = """
-    WITH many AS (
-        SELECT m.scope, m.term FROM memory_term_stats m WHERE m.scope = ANY(%(scopes)s)
-        GROUP BY m.scope, m.term HAVING count(*) > %(rows)s
-    ), locked AS (
-        SELECT s.ctid AS place FROM memory_term_stats s
-        WHERE s.scope = ANY(%(scopes)s) AND (s.scope, s.term) IN (SELECT * FROM many)
-        ORDER BY s.scope, s.term, s.ctid FOR UPDATE SKIP LOCKED
-    ), folded AS (
+#: A fold's end: the rows whose places ``locked`` holds deleted, their sum a pair inserted as one row
+#: (none for a sum of 0), in key order.
+FOLDED_SQL: Final = """    ), folded AS (
         DELETE FROM memory_term_stats s WHERE s.ctid = ANY (ARRAY(SELECT locked.place FROM locked))
         RETURNING s.scope, s.term, s.chunks
     )
@@ -155,3 +149,13 @@ FOLD_SCOPES_SQL: Final = """
     SELECT f.scope, f.term, sum(f.chunks) FROM folded f GROUP BY f.scope, f.term
     HAVING sum(f.chunks) <> 0 ORDER BY f.scope COLLATE "C", f.term COLLATE "C"
 """
+
+FOLD_SCOPES_SQL: Final = f"""
+    WITH many AS (
+        SELECT m.scope, m.term FROM memory_term_stats m WHERE m.scope = ANY(%(scopes)s)
+        GROUP BY m.scope, m.term HAVING count(*) > %(rows)s
+    ), locked AS (
+        SELECT s.ctid AS place FROM memory_term_stats s
+        WHERE s.scope = ANY(%(scopes)s) AND (s.scope, s.term) IN (SELECT * FROM many)
+        ORDER BY s.scope, s.term, s.ctid FOR UPDATE SKIP LOCKED
+{FOLDED_SQL}"""

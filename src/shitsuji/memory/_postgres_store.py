@@ -34,7 +34,8 @@ copied into ``memories`` and ``embeddings`` by column name are searchable once a
 the database; the generated columns (``chunk_count``, ``term_count``), the keyword tables
 ``memory_postings``, ``memory_term_stats``, ``memory_scope_slots`` (the triggers fill them as
 rows arrive; ``memory_scope_stats`` is a view over the last) and the tables ``memory_vector_models``, ``memory_vector_state``,
-``memory_graph_scopes``, ``memory_vector_inline``, ``memory_vector_gather`` and ``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
+``memory_graph_scopes``, ``memory_vector_inline``, ``memory_vector_gather``, ``memory_term_fold_due`` and
+``memory_vectors_<n>`` are derived: never copy them. Opening a store also moves ``memories``'
 identity sequence past the highest ``rowid`` copied in.
 """
 
@@ -66,7 +67,8 @@ from ._pg_ingest import (
 from ._pg_inline import INLINE_WITH
 from ._pg_recall import CANDIDATES_LOOKING_UP_SQL, CANDIDATES_SQL
 from ._pg_rows import ROWS_WITH_VECTORS_SQL, first_vector, rows_from_table_sql
-from ._pg_term_deltas import FOLD_ROWS, FOLD_SCOPES_SQL
+from ._pg_term_deltas import COMPACT_MAX, FOLD_ROWS, FOLD_SCOPES_SQL
+from ._pg_term_upkeep import note_statements
 from ._records import Memory
 from ._rows import COLUMNS, MemoryRows, chunk_vectors, to_memory, values
 from ._slots import Asked, Match, Ranked, Terms
@@ -183,16 +185,21 @@ class PostgresMemoryStore(MemoryRows):
         """Rows by one COPY: the keyword triggers then run once for the batch, not once a row."""
         if not rows:
             return
-        with (
-            self.write() as tx,
-            tx.conn.cursor() as cur,
-            cur.copy(f"COPY memories ({', '.join(COLUMNS)}, terms) FROM STDIN") as copy,
-        ):
-            for memory, terms in rows:
-                copy.write_row((*values(memory), terms))
         statements = getattr(self._bulk, "statements", None)
+        due = False
+        with self.write() as tx:
+            with (
+                tx.conn.cursor() as cur,
+                cur.copy(f"COPY memories ({', '.join(COLUMNS)}, terms) FROM STDIN") as copy,
+            ):
+                for memory, terms in rows:
+                    copy.write_row((*values(memory), terms))
+            if statements is None and len(rows) > COMPACT_MAX:  # folds nothing: noted for the upkeep
+                due = note_statements(tx.conn, dict.fromkeys({memory.scope for memory, _ in rows}, 1))
         if statements is not None:  # a bulk load: its statements a scope (each added a row a term there)
             statements.update(set(memory.scope for memory, _ in rows))
+        if due:
+            self._builds.start()
 
     @contextmanager
     def bulk(self) -> Iterator[None]:
@@ -215,26 +222,32 @@ class PostgresMemoryStore(MemoryRows):
                 self._fold_terms(sorted(scope for scope, n in statements.items() if n > self.fold_rows))
                 for model_id in sorted({model for model, _ in written}):
                     self._fold(model_id, sorted(scope for model, scope in written if model == model_id))
-                self._durable()
+                if self._durable(statements):
+                    self._builds.start()  # a scope many loads filled is due: the upkeep folds it
 
     def _fold_terms(self, scopes: list[str]) -> None:
         """Each (scope, term) pair of ``scopes`` — those more than ``fold_rows`` of the load's statements
         wrote — held in more than ``fold_rows`` rows (one per bulk statement that touched it) folded into
         one, so that a keyword search sums few rows a pair (``_pg_term_deltas.FOLD_SCOPES_SQL``: beside
-        concurrent writers, nothing waited on, no count lost). Scopes fewer statements wrote are not read:
-        finding their pairs cost a load into 2,000 small scopes 1.2-1.7 s for nothing to fold."""
+        concurrent writers, nothing waited on, no count lost). Scopes fewer statements wrote are not read
+        here (finding their pairs cost a load into 2,000 small scopes 1.2-1.7 s for nothing to fold): the
+        load's end notes every scope's statements (``_durable``) and the background upkeep folds a scope
+        many such loads filled (``_pg_term_upkeep``)."""
         if scopes:
             with self.write() as tx:
                 tx.conn.execute(FOLD_SCOPES_SQL, {"scopes": scopes, "rows": self.fold_rows})
 
-    def _durable(self) -> None:
+    def _durable(self, statements: Counter[str]) -> bool:
         """Wait until every commit of this bulk load is on disk: a commit that waits for its WAL (a
         write, so it has a commit record) flushes all the WAL before it, the load's included. It waits
         even where the app's sessions commit without waiting (``SHITSUJI_SYNCHRONOUS_COMMIT=off``, the
-        default): an import that says it is done is on disk."""
+        default): an import that says it is done is on disk. The same transaction notes the load's
+        ``statements`` a scope for the term upkeep (``_pg_term_upkeep``: a commit of its own cost a load
+        of one statement ~12 ms at rest); whether a scope is due now."""
         with self.write() as tx:
             tx.execute("SET LOCAL synchronous_commit = on")
             tx.execute("UPDATE memory_vector_state SET derived_seq = derived_seq WHERE rowid = 1")
+            return note_statements(tx.conn, statements)
 
     # -- index upkeep after row changes (see MemoryRows) -----------------
 
