@@ -5,9 +5,11 @@ threads remembering and forgetting the same words loses no count."""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -22,6 +24,7 @@ from shitsuji.memory._transfer import import_file
 from shitsuji.store import Database, open_database
 
 from .conftest import Clock
+from .test_pg_graph_wait import _env, _shitsuji
 from .test_pg_keywords import HOME, WIFE, _text
 from .test_pg_term_deltas import _assert_same, _lines, _rows_per_pair
 
@@ -65,23 +68,28 @@ def test_many_small_imports_leave_few_rows_a_pair_once_the_upkeep_ran(
     _assert_same(store, db)
 
 
-def test_a_database_from_before_is_folded_after_its_migration(pg_url: str, clock: Clock) -> None:
+def _from_before(pg_url: str, clock: Clock) -> None:
     """A database whose pairs many writes left in 19 rows or more each before the migration (a pair's count split
-    into rows of +1 and -1, as signed writes leave them): the migration notes every scope, the doctor
-    says they wait (opening starts nothing), and the first write's upkeep folds every pair."""
+    into rows of +1 and -1, as signed writes leave them), as 6e9f104 left it."""
     db = open_database(pg_url, MEMORY_SCHEMA)
     engine = MemoryEngine(PostgresMemoryStore(db), HashEmbedder(), clock=clock)
     _imports(engine, 2, "old")
     assert engine.store.wait_for_graphs(600)
     engine.store.close()
     db.close()
-    with psycopg.connect(pg_url, autocommit=True) as conn:  # the database as 6e9f104 left it
+    with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute(
             "INSERT INTO memory_term_stats (scope, term, chunks) SELECT s.scope, s.term, (-1) ^ g "
             "FROM memory_term_stats s, generate_series(1, 18) g"
         )
         conn.execute("DROP TABLE memory_term_fold_due")
         conn.execute("DELETE FROM schema_migrations WHERE name = '0026_sc26_term_fold_due'")
+
+
+def test_a_database_from_before_is_folded_after_its_migration(pg_url: str, clock: Clock) -> None:
+    """A database from before (``_from_before``): the migration notes every scope, the doctor says they wait
+    (opening starts nothing), and the first write's upkeep folds every pair."""
+    _from_before(pg_url, clock)
     db = open_database(pg_url, MEMORY_SCHEMA)  # migrates
     store = PostgresMemoryStore(db)
     try:
@@ -159,3 +167,25 @@ def test_the_upkeep_beside_remember_and_forget_threads_loses_no_count(
         fold_due_scopes(conn, lambda: False, rows=1)
     assert _rows_per_pair(db) == 1  # 6e9f104: a row a pair a statement
     _assert_same(store, db)
+
+
+def test_reindex_graph_only_runs_the_upkeep_when_no_graph_is_pending(
+    pg_url: str, clock: Clock, tmp_path: Path
+) -> None:
+    """The doctor's fix for waiting term counts, on a database only short commands open: `shitsuji reindex
+    --graph-only` folds them and waits for it, though no graph is pending (before, it said "no vector search
+    graph is pending" and left every scope waiting)."""
+    _from_before(pg_url, clock)
+    env = _env(pg_url, tmp_path)
+    done = _shitsuji(env, "reindex", "--graph-only", "--json")  # migrates, then the upkeep opening found due
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["graph_built"] is False and answer["graph_pending"] is False and "upkeep_s" in answer
+    db = open_database(pg_url, MEMORY_SCHEMA)
+    try:
+        assert _rows_per_pair(db) == 1
+        assert _term_line(pg_url) == []
+    finally:
+        db.close()
+    again = _shitsuji(env, "reindex", "--graph-only", "--json")  # nothing left to do
+    assert json.loads(again.stdout) == {"graph_built": False, "graph_pending": False}

@@ -28,7 +28,8 @@ _FIX = (
 )
 #: What finishes background upkeep that no command waits for.
 _KEEP_SERVING = (
-    "keep `shitsuji serve` (or another long-running process that writes memories) running until it is done"
+    "run `shitsuji reindex --graph-only` (it waits until done), or keep `shitsuji serve` (or another "
+    "long-running process that writes memories) running until it is done"
 )
 
 

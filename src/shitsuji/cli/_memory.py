@@ -174,7 +174,8 @@ def reindex(
         bool,
         typer.Option(
             "--graph-only",
-            help="Only build the pending vector search graph (PostgreSQL) and wait for it; re-embed nothing.",
+            help="Only run the background upkeep (PostgreSQL: build a pending vector search graph, rewrite "
+            "or gather vector rows, fold term counts) and wait for it; re-embed nothing.",
         ),
     ] = False,
     wait_graph: Annotated[

@@ -679,6 +679,11 @@ class PostgresMemoryStore(MemoryRows):
         with self._conn() as conn:
             return bool(broken_graphs(conn))
 
+    def upkeep_pending(self) -> bool:
+        """Whether background upkeep waits: a pending graph, or what opening found due (vector rows to
+        rewrite or gather, term counts to fold, a setting a killed run left) and no write has started yet."""
+        return self._upkeep_due or self.graphs_pending()
+
     def wait_for_graphs(self, timeout: float | None = None) -> bool:
         """Wait for this process's background graph build, if one runs; whether none runs now."""
         return self._builds.wait(timeout)
