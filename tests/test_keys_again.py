@@ -83,7 +83,6 @@ def test_a_keyed_fact_from_before_gets_its_keyed_vector_without_a_reindex(target
         assert _stored(engine, keyed_id) == new.tobytes()
         assert _nearest(engine, new) == (keyed_id, pytest.approx(1.0, abs=1e-2))
         assert _stored(engine, plain_id) == plain_vector  # bit for bit
-        assert engine.index_in_background() is None  # nothing left: no thread
         engine.store.close()
     finally:
         db.close()
@@ -149,3 +148,16 @@ def test_a_repeat_without_new_keys_only_touches_the_fact(audited: tuple[MemoryEn
         assert result.duplicate and result.memory.keys == KEYS and result.memory.importance == 0.9
     assert _stored(engine, stored.id) == vector
     assert audit.events(limit=1)[0].action == "memory.remembered"
+
+
+def test_no_background_embedding_over_another_models_vectors(target: str, clock: Clock) -> None:
+    """Vectors of another model (``--embedder hash reindex``, then serve with another embedder): the server
+    embeds nothing in the background — every row again is ``reindex``'s, which recall's warning names."""
+    _as_before(target, clock)
+    db = open_database(target, MEMORY_SCHEMA)
+    try:
+        other = MemoryEngine(memory_store(db), HashEmbedder(dim=64), clock=clock)
+        assert other.pending() == 2 and other.index_in_background() is None
+        other.store.close()
+    finally:
+        db.close()
