@@ -74,11 +74,8 @@ def test_a_keyed_fact_from_before_gets_its_keyed_vector_without_a_reindex(target
         assert _stored(engine, keyed_id) == old.tobytes()  # recall keeps the old vector until then
         assert _nearest(engine, old) == (keyed_id, pytest.approx(1.0, abs=1e-2))  # caches loaded
         indexer = engine.index_in_background()  # what ``serve`` starts
-        assert indexer is not None
-        try:
-            assert indexer.wait_idle(120)
-        finally:
-            indexer.close()
+        indexer.join(120)
+        assert not indexer.is_alive()
         assert engine.pending() == 0
         assert _stored(engine, keyed_id) == new.tobytes()
         assert _nearest(engine, new) == (keyed_id, pytest.approx(1.0, abs=1e-2))
@@ -157,7 +154,9 @@ def test_no_background_embedding_over_another_models_vectors(target: str, clock:
     db = open_database(target, MEMORY_SCHEMA)
     try:
         other = MemoryEngine(memory_store(db), HashEmbedder(dim=64), clock=clock)
-        assert other.pending() == 2 and other.index_in_background() is None
+        indexer = other.index_in_background()
+        indexer.join(120)
+        assert not indexer.is_alive() and other.pending() == 2
         other.store.close()
     finally:
         db.close()

@@ -37,8 +37,7 @@ def main() -> None:
         pending = engine.pending()
         wall, cpu = time.perf_counter(), time.process_time()
         indexer = engine.index_in_background()
-        assert indexer is not None and indexer.wait_idle(3600)
-        indexer.close()
+        indexer.join(3600)
         print(
             json.dumps(
                 {

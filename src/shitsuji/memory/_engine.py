@@ -683,17 +683,23 @@ class MemoryEngine:
                 progress(done, max(total, done))
         return done
 
-    def index_in_background(self) -> BackgroundIndexer | None:
-        """Embed, off the caller's path, the rows left without a vector of this model — a failed embed,
+    def index_in_background(self) -> threading.Thread:
+        """Embed, in a thread of its own, the rows left without a vector of this model — a failed embed,
         the keyed facts ``0027_rk26_keyed_vectors_again`` marked — for a long-running process at its
-        start (``serve``; the thread counts them, off the start: a count is 0.8 s at 1M rows). None when
-        the stored vectors are another model's: switching every row's model is ``reindex``'s, which the
-        recall warning names."""
-        if self.store.embedded_otherwise(self.embedder.model_id):
-            return None
-        indexer = BackgroundIndexer(self)
-        indexer.notify()
-        return indexer
+        start (``serve``): the embedder is made, and the rows counted (0.8 s at 1M), off the start. Not
+        when the stored vectors are another model's: switching every row's model is ``reindex``'s, which
+        the recall warning names. A failure is logged; the rows stay pending for the next run."""
+
+        def run() -> None:
+            try:
+                if not self.store.embedded_otherwise(self.embedder.model_id):
+                    self.index_pending()
+            except Exception:
+                log.exception("embedding the pending rows failed; they stay pending")
+
+        thread = threading.Thread(target=run, name="shitsuji-index-pending", daemon=True)
+        thread.start()
+        return thread
 
     def reindex(self, *, progress: Progress | None = None) -> int:
         """Rebuild every derived index (keyword terms and vectors) from the rows."""
