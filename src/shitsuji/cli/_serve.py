@@ -122,6 +122,7 @@ def serve(
     backend.reminders.budget = STATE.settings().budget()
     if workers == 1:
         _build_graphs(backend)
+        backend.butler.memory.index_in_background()
     line = None
     child = None
     # reminders and digests: a `shitsuji remind run` process beside the server (web notifications
@@ -213,6 +214,7 @@ def worker_app() -> FastAPI:
     backend = Backend(STATE.butler(need_model=False, panels=True))
     backend.reminders.budget = STATE.settings().budget()
     _build_graphs(backend)
+    backend.butler.memory.index_in_background()
     line = None
     if settings.line is not None:
         from ..line import LineApp

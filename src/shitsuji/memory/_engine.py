@@ -40,6 +40,7 @@ from ._records import (
     check_content,
     check_importance,
     check_keys,
+    merged_keys,
 )
 from ._said import said_terms, said_zone, stamp_zone
 from ._scopes import lineage, normalize_scope
@@ -243,8 +244,12 @@ class MemoryEngine:
         if existing is not None:
             memory, similarity = existing
             now = self.clock()
-            self.store.touch(memory.id, now, importance=new.importance)
             refreshed = replace(memory, updated_at=now, importance=max(memory.importance, new.importance))
+            keys = merged_keys(memory.keys, new.keys) if new.keys and similarity == 1.0 else memory.keys
+            if keys != memory.keys:  # an exact repeat with new keys: they describe the same words
+                refreshed = self._keys_added(refreshed, keys, new.keys_by, new.importance)
+            else:
+                self.store.touch(memory.id, now, importance=new.importance)
             return RememberResult(refreshed, duplicate=True, similarity=similarity)
         older = self._superseded_by(new, fact_vectors, near)
         if older:
@@ -259,6 +264,23 @@ class MemoryEngine:
             self._record(tx, action, memory, None, category=memory.category)
         memory = self._put_vector(memory, vectors)
         return RememberResult(memory, duplicate=False, superseded=tuple(older))
+
+    def _keys_added(
+        self, memory: Memory, keys: tuple[str, ...], keys_by: str | None, importance: float
+    ) -> Memory:
+        """``memory`` (touched) with ``keys``: its terms made again and its vector too, with the touch and
+        the audit row in one write (the embedder runs before it; failed, the vector is left for
+        ``index_pending``)."""
+        keyed = replace(memory, keys=keys, keys_by=memory.keys_by or keys_by, embedding_model=None)
+        vectors = self._try_embed(keyed.content, keyed.context, keyed.keys)
+        with self._change() as tx:
+            self.store.touch(memory.id, memory.updated_at, importance=importance)
+            self.store.set_keys(memory.id, keyed.keys, keyed.keys_by, memory_terms(keyed))
+            if vectors is not None:
+                self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
+                keyed = replace(keyed, embedding_model=self.embedder.model_id)
+            self._record(tx, "keys_added", keyed, None, keys=len(keys) - len(memory.keys))
+        return keyed
 
     def _put_vector(self, memory: Memory, vectors: Matrix | None) -> Memory:
         """Store a new row's vector (after its change committed; None: left for ``index_pending``)."""
@@ -660,6 +682,24 @@ class MemoryEngine:
             if progress is not None:
                 progress(done, max(total, done))
         return done
+
+    def index_in_background(self) -> threading.Thread:
+        """Embed, in a thread of its own, the rows left without a vector of this model — a failed embed,
+        the keyed facts ``0027_rk26_keyed_vectors_again`` marked — for a long-running process at its
+        start (``serve``): the embedder is made, and the rows counted (0.8 s at 1M), off the start. Not
+        when the stored vectors are another model's: switching every row's model is ``reindex``'s, which
+        the recall warning names. A failure is logged; the rows stay pending for the next run."""
+
+        def run() -> None:
+            try:
+                if not self.store.embedded_otherwise(self.embedder.model_id):
+                    self.index_pending()
+            except Exception:
+                log.exception("embedding the pending rows failed; they stay pending")
+
+        thread = threading.Thread(target=run, name="shitsuji-index-pending", daemon=True)
+        thread.start()
+        return thread
 
     def reindex(self, *, progress: Progress | None = None) -> int:
         """Rebuild every derived index (keyword terms and vectors) from the rows."""

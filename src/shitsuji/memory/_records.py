@@ -167,6 +167,18 @@ def check_source(source: str) -> Source:
     raise UserInputError(f"source {source!r} is not valid: use one of {', '.join(SOURCES)}")
 
 
+def merged_keys(stored: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
+    """A stored fact's keys with a repeat's new ones (both checked, ``check_keys``): the stored ones
+    first, then each new one not among them, until ``MAX_KEYS``."""
+    out = list(stored)
+    for key in new:
+        if len(out) >= MAX_KEYS:
+            break
+        if key not in out:
+            out.append(key)
+    return tuple(out)
+
+
 def check_keys(keys: object) -> tuple[str, ...]:
     """Search keys as stored: each stripped, white space collapsed, duplicates dropped, order kept.
 

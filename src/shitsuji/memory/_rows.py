@@ -200,6 +200,18 @@ class MemoryRows:
                 (at.isoformat(), importance, importance, memory_id),
             )
 
+    def set_keys(self, memory_id: str, keys: tuple[str, ...], keys_by: str | None, terms: str) -> None:
+        """A live row's search keys and its terms made with them; its vector is to be made again
+        (``embedding_model`` NULL until ``put_vectors``: a failed embed leaves it to ``index_pending``)."""
+        with self.write() as tx:
+            row = tx.execute(
+                "UPDATE memories SET search_keys = ?, search_keys_by = ?, terms = ?, readings = 1, "
+                f"embedding_model = NULL WHERE id = ? AND {LIVE} RETURNING rowid, scope",
+                ("\n".join(keys) or None, keys_by if keys else None, terms, memory_id),
+            ).fetchone()
+            if row is not None:
+                self._terms_changed(tx, memory_id, int(row[0]), row[1])
+
     def set_deleted(self, memory_id: str, deleted_at: datetime | None) -> None:
         stamp = _stamp(deleted_at)
         with self.write() as tx:
@@ -279,6 +291,9 @@ class MemoryRows:
         """A row was forgotten (``alive`` False) or restored, in ``tx``."""
 
     def _rows_purged(self, tx: db.Tx) -> None: ...
+
+    def _terms_changed(self, tx: db.Tx, memory_id: str, rowid: int, scope: str) -> None:
+        """A live row's terms were written again in ``tx`` (PostgreSQL's trigger moves its postings)."""
 
     def _index_reset(self, tx: db.Tx) -> None: ...
 

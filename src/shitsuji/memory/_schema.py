@@ -33,6 +33,8 @@ generic plans (``_pg_function_plans``). ``0025_cl26_scope_gather`` keeps the mar
 upkeep that moves a scattered scope's vector rows onto adjacent pages (``_pg_gather``).
 ``0026_sc26_term_fold_due`` notes the scopes that large statements wrote, whose term-count rows the
 background upkeep folds (``_pg_term_upkeep``: many separate small imports into one scope).
+``0027_rk26_keyed_vectors_again`` marks the facts stored with search keys before the keys moved a fact's
+vector, so that they are embedded again without a reindex (``_KEYED_VECTORS_AGAIN``).
 """
 
 from __future__ import annotations
@@ -85,6 +87,12 @@ _TERMS_READINGS = """
     UPDATE memories SET readings = NULL WHERE content {match} OR coalesce(context, '') {match};
     CREATE INDEX memories_without_readings ON memories (deleted_at, readings) WHERE readings IS NULL
 """
+
+# Facts stored with search keys before their keys shaped their vector (kv26: ``embed_rows``) hold the
+# vector of their words alone. Marked as not embedded, they are what ``index_pending`` embeds next (the
+# writer that finds them, ``serve`` at its start, import, reindex): their old vector serves recall until
+# then (``embeddings`` and PostgreSQL's derived tables keep it; ``put_vectors`` replaces both at once).
+_KEYED_VECTORS_AGAIN = "UPDATE memories SET embedding_model = NULL WHERE search_keys IS NOT NULL"
 
 MEMORY_SCHEMA = Schema(
     "memory",
@@ -181,5 +189,6 @@ MEMORY_SCHEMA = Schema(
         Migration("0024_gp26_function_plans", "", postgres=POSTGRES_FUNCTION_PLANS),
         Migration("0025_cl26_scope_gather", "", postgres=POSTGRES_SCOPE_GATHER),
         Migration("0026_sc26_term_fold_due", "", postgres=POSTGRES_TERM_FOLD_DUE),
+        Migration("0027_rk26_keyed_vectors_again", _KEYED_VECTORS_AGAIN),
     ),
 )

@@ -96,6 +96,11 @@ class SQLiteMemoryStore(MemoryRows):
                 index.kill(memory_id)
             self._compact()
 
+    def _terms_changed(self, tx: db.Tx, memory_id: str, rowid: int, scope: str) -> None:
+        # out of this process's caches and back in with the terms just written, as a forget and a restore
+        self._liveness_changed(tx, memory_id, rowid, scope, alive=False)
+        self._liveness_changed(tx, memory_id, rowid, scope, alive=True)
+
     def _rows_purged(self, tx: db.Tx) -> None:
         # A purge frees rowids and embedding sequence numbers, and SQLite hands the largest back to
         # the next insert: the caches' high-water marks (``last_rowid``, ``last_seq``) no longer

@@ -79,6 +79,10 @@ class MemoryStore(Protocol):
 
     def touch(self, memory_id: str, at: datetime, importance: float | None = None) -> None: ...
 
+    def set_keys(self, memory_id: str, keys: tuple[str, ...], keys_by: str | None, terms: str) -> None:
+        """Give a live row new search keys and the terms made with them; its vector is made again."""
+        ...
+
     def set_deleted(self, memory_id: str, deleted_at: datetime | None) -> None: ...
 
     def set_valid_until(

@@ -52,6 +52,7 @@ SENTENCES: dict[str, tuple[str, str]] = {
     "memory.remembered": ("記憶を追加しました", "Remembered a fact"),
     "memory.extracted": ("会話から記憶を追加しました", "Picked up a fact from a conversation"),
     "memory.edited": ("記憶を編集しました", "Edited a memory"),
+    "memory.keys_added": ("記憶に検索キーを追加しました", "Added search keys to a memory"),
     "memory.forgotten": ("記憶を忘れました", "Forgot a memory"),
     "memory.restored": ("記憶を戻しました", "Restored a memory"),
     "memory.imported": ("記憶を取り込みました", "Imported memories"),
