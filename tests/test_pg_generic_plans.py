@@ -4,7 +4,7 @@ planned with each call's values (issue 25, gp26).
 A turn's statements are prepared by psycopg at their fifth use on a connection; PostgreSQL's ``auto``
 then planned each of them again for its next five uses (``custom_plans`` 5 per statement and pooled
 connection, read back below) before keeping the generic plan it settled on. The sessions' own
-``plan_cache_mode = force_generic_plan`` (``store._database.PLAN_CACHE_MODE``) plans it once. The
+``plan_cache_mode = force_generic_plan`` (``store._sessions.PLAN_CACHE_MODE``) plans it once. The
 SQL inside our PL/pgSQL functions keeps ``auto`` (migration ``0024_gp26_function_plans``): read back
 from the catalog, and from the plans the server prints while recall's function runs.
 """
@@ -19,7 +19,8 @@ from shitsuji.llm import ScriptedModel, text_response
 from shitsuji.memory import open_store
 from shitsuji.memory._pg_function_plans import FUNCTION_PLAN_SETTING
 from shitsuji.store import database
-from shitsuji.store._database import PLAN_CACHE_MODE, _pool
+from shitsuji.store._database import _pool
+from shitsuji.store._sessions import PLAN_CACHE_MODE
 
 from .web_support import HOME, PASSWORD, make_site
 

@@ -51,11 +51,15 @@ def _pending(pg_url: str, clock: Clock) -> Database:
 
 
 def _commands_build(db: Database) -> int | None:
-    """The backend pid of a command's CREATE INDEX CONCURRENTLY under way in this database, if one is."""
+    """The backend pid of a command's graph build (``CREATE INDEX CONCURRENTLY`` on the vector table) under
+    way in this database, if one is. Not any index a command builds: its opening migrates the app's other
+    tables, and under load a poll caught one of those plain ``CREATE INDEX`` 0.7 s before the graph build —
+    the table's setting not yet made, a Ctrl-C sent to an opening."""
     row = db.execute(
         "SELECT p.pid FROM pg_stat_progress_create_index p JOIN pg_stat_activity a ON a.pid = p.pid "
-        "WHERE p.datname = current_database() AND a.application_name = ?",
-        (_APP,),
+        "WHERE p.datname = current_database() AND a.application_name = ? "
+        "AND p.command = 'CREATE INDEX CONCURRENTLY' AND p.relid = to_regclass(?)",
+        (_APP, _TABLE),
     ).fetchone()
     return None if row is None else int(row[0])
 
@@ -145,8 +149,9 @@ def test_a_read_only_doctor_starts_no_graph_build_and_still_reports_it_pending(
                 time.sleep(0.02)
             out, err = doctor.communicate(timeout=120)
         finally:
-            if doctor.poll() is None:
+            if doctor.poll() is None:  # its pipes closed too: a test failed first leaves none open
                 doctor.kill()
+                doctor.communicate()
         old.rollback()
     assert not seen, "doctor started a graph build"  # on 0279fba: its opening started one
     assert _graph_index_oid(db) == before and _index(db) in (
@@ -222,8 +227,9 @@ def test_ctrl_c_while_waiting_cancels_the_build_and_leaves_the_graph_pending(
             waiting.send_signal(signal.SIGINT)
             out, err = waiting.communicate(timeout=120)
         finally:
-            if waiting.poll() is None:
+            if waiting.poll() is None:  # its pipes closed too: a test failed first leaves none open
                 waiting.kill()
+                waiting.communicate()
         old.rollback()
     assert waiting.returncode == 130, (out, err)
     assert "graph build cancelled: the graph stays pending" in err
@@ -249,8 +255,9 @@ def test_a_build_outliving_its_killed_process_leaves_parallel_workers_which_the_
                 doomed.send_signal(signal.SIGKILL)  # no atexit, no reset sent
                 doomed.communicate(timeout=60)
             finally:
-                if doomed.poll() is None:
+                if doomed.poll() is None:  # its pipes closed too: a test failed first leaves none open
                     doomed.kill()
+                    doomed.communicate()
             old.rollback()
         # the server finishes the statement it was given; the reset never comes
         _until(lambda: _building(db) is None, "the orphaned build ended")

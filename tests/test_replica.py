@@ -21,6 +21,7 @@ from shitsuji.errors import UserInputError
 from shitsuji.memory import open_store
 from shitsuji.memory._embedders import HashEmbedder
 from shitsuji.memory._engine import MemoryEngine
+from shitsuji.store._sessions import PLAN_CACHE_MODE
 
 from .pg_support import PostgresServer
 from .replica_support import Standby, Stranger, pause_replay
@@ -282,3 +283,18 @@ def test_a_members_pages_read_the_replica_and_show_her_own_change_at_once(
             time.sleep(0.05)
     finally:
         site.close()
+
+
+def test_a_replica_connection_is_set_as_the_primarys(pair: tuple[str, str]) -> None:
+    """The replica's pool configures its connections as the primary's (``store._sessions``): a read the
+    replica answers is planned under the same ``plan_cache_mode`` (80f9406: ``auto`` there, the primary's
+    ``force_generic_plan`` here)."""
+    primary, replica_url = pair
+    replica = _routed(primary, replica_url)
+    asked = "SELECT current_setting('plan_cache_mode'), pg_is_in_recovery()"
+    with store.as_member(*HUSBAND, reads_may_lag=True):
+        on_replica = store.database(primary).execute(asked).fetchone()
+    on_primary = store.database(primary).execute(asked).fetchone()
+    assert on_primary == (PLAN_CACHE_MODE, False)
+    assert on_replica == (PLAN_CACHE_MODE, True)  # answered by the standby, set as the primary's
+    assert replica.served >= 2

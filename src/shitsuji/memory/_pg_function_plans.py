@@ -1,7 +1,7 @@
 """Our PL/pgSQL functions plan their SQL as they did before the app's sessions made generic plans.
 
 Why: the app's PostgreSQL sessions run with ``plan_cache_mode = force_generic_plan``
-(``store._database.PLAN_CACHE_MODE``): a chat turn's statements, prepared by psycopg, are planned
+(``store._sessions.PLAN_CACHE_MODE``): a chat turn's statements, prepared by psycopg, are planned
 once instead of at each of their first uses on every pooled connection. That setting would reach
 the SQL inside our functions too — recall's (``memory_recall_candidates``: the keyword list joined
 to its memories, the graph scopes, the final ``LIMIT n``) and the writes' triggers — whose plans

@@ -38,7 +38,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from ._pg_term_deltas import FOLD_ROWS, FOLDED_SQL
+from ._pg_term_deltas import FOLD_ROWS, fold_sql
 
 log = logging.getLogger(__name__)
 
@@ -80,18 +80,8 @@ _NEXT_TERMS_SQL: Final = """
 """
 
 #: Scope ``%(scope)s``'s pairs with a term in (``%(after)s``, ``%(last)s``] held in more than ``%(rows)s``
-#: rows, folded: locked in the small write's fold order with ``SKIP LOCKED``, deleted, their sum inserted.
-#: The rows are read once (a window counts each term's) and locked by their places: a join of the pairs
-#: found back to the table was planned as a nested loop over the scope's rows (333 s for 9,000 rows).
-_FOLD_RANGE_SQL: Final = f"""
-    WITH counted AS (
-        SELECT s.ctid AS place, count(*) OVER (PARTITION BY s.term) AS n FROM memory_term_stats s
-        WHERE s.scope = %(scope)s AND s.term > %(after)s AND s.term <= %(last)s
-    ), locked AS (
-        SELECT s.ctid AS place FROM memory_term_stats s
-        WHERE s.ctid = ANY (ARRAY(SELECT c.place FROM counted c WHERE c.n > %(rows)s))
-        ORDER BY s.scope, s.term, s.ctid FOR UPDATE SKIP LOCKED
-{FOLDED_SQL}"""
+#: rows, folded (``_pg_term_deltas.fold_sql``: the rows read once, locked by their places).
+_FOLD_RANGE_SQL: Final = fold_sql("s.scope = %(scope)s AND s.term > %(after)s AND s.term <= %(last)s")
 
 #: The scope's count lowered by what its fold read (``SKIP LOCKED``: a load's end noting it now is left
 #: alone, and the scope stays due); a count of 0 or less leaves no row.

@@ -51,6 +51,7 @@ from ._replica import (
     replica_of,
     system_identifier,
 )
+from ._sessions import configure_session
 from ._sqlite_settings import apply_settings
 
 if TYPE_CHECKING:  # psycopg is imported only when a PostgreSQL URL is opened
@@ -355,24 +356,12 @@ def synchronous_commit(url: str) -> str:
 _SET_TO: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()  # connection -> its mode
 
 
-#: ``plan_cache_mode`` of the app's sessions: a statement psycopg has prepared (its fifth use on a
-#: connection) is planned once, for any values, instead of again at each of its next five uses before
-#: PostgreSQL's ``auto`` settles on the generic plan it then keeps — every statement of a chat turn and
-#: recall's two did (``pg_prepared_statements``: 5 custom plans each, then generic only), on each pooled
-#: connection anew (docs/benchmarks.md, issue 25 pg25f, gp26). What plans better with its values says so
-#: itself, as a function's own setting: every PL/pgSQL function of ours, where recall's SQL runs, plans as
-#: before (``SET plan_cache_mode = auto``, migration ``0024_gp26_function_plans``; ``memory_bm25``
-#: custom-plans each call). The statements outside them that search (the rows of recall's candidates, the
-#: searches before a memory is superseded) got the same plans, pages and times either way at 200k memories.
-PLAN_CACHE_MODE = "force_generic_plan"
-
-
 def _configure(url: str) -> Callable[[Any], None]:
     """The pool's ``configure``: a new connection's plan cache mode and commit mode."""
     set_mode = _commit_mode(url)
 
     def configure(conn: Any) -> None:
-        conn.execute(f"SET plan_cache_mode = {PLAN_CACHE_MODE}")  # a constant of ours
+        configure_session(conn)
         set_mode(conn)
 
     return configure

@@ -42,6 +42,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from ._sessions import configure_session
+
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
@@ -331,6 +333,7 @@ class Replica:
                 min_size=1,
                 max_size=POOL_SIZE,  # as the primary's pool
                 kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+                configure=configure_session,  # as the primary's: the same plans for the same reads
                 open=False,
                 name="shitsuji-replica",
             )
