@@ -435,7 +435,8 @@ def test_a_claim_left_by_a_process_killed_mid_turn_blocks_nothing(
 EDGE = {"cli", "web", "hooks", "mcp", "bench"}  # channels, their start-up, and benchmark harnesses
 # the settings (config.py) and the default folders' rule (_paths.py: the XDG rule platformdirs applies,
 # read without importing it so the hook's client stays light — config and the hook client call it)
-SETTINGS = {"config.py", "_paths.py"}
+# and OpenBLAS's worker spin (_blas.py: a setting of a library numpy loads, set before it loads, not ours)
+SETTINGS = {"config.py", "_paths.py", "_blas.py"}
 
 
 def reads_environment(path: Path) -> list[int]:
