@@ -175,11 +175,11 @@ def note_statements(
     wrote inside the caller's transaction; whether a scope is due now."""
     if not statements:
         return False
-    scopes = sorted(statements)
-    rows = conn.execute(NOTE_SQL, {"scopes": scopes, "counts": [statements[s] for s in scopes]}).fetchall()
-    if pairs:
+    if pairs:  # before the scopes' counts: a pass lowering a count (``SKIP LOCKED``) finds it held briefly
         noted = sorted(pairs)
         conn.execute(NOTE_TERMS_SQL, {"scopes": [s for s, _ in noted], "terms": [t for _, t in noted]})
+    scopes = sorted(statements)
+    rows = conn.execute(NOTE_SQL, {"scopes": scopes, "counts": [statements[s] for s in scopes]}).fetchall()
     return any(row[0] for row in rows)
 
 
