@@ -19,8 +19,8 @@ its thread beside the next loads); the loads' wall time, the table after the upk
 keyword times over it.
 
 ``since N K``: the ``imports`` loads, one pass over them all, then ``DUE_STATEMENTS + 1`` loads more of the
-same size (the scope due again) and one pass timed: what a pass costs in a scope of N memories (tf26: the
-pairs written since; before, the whole scope).
+same size (the scope due again) and one pass timed: what a steady pass costs in a scope of N memories
+(docs/benchmarks.md, "Issue 25, tf26").
 """
 
 from __future__ import annotations

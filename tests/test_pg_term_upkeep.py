@@ -68,10 +68,9 @@ def test_many_small_imports_leave_few_rows_a_pair_once_the_upkeep_ran(
     _assert_same(store, db)
 
 
-def _from_before(pg_url: str, clock: Clock, migration: str = "0026_sc26_term_fold_due") -> None:
+def _from_before(pg_url: str, clock: Clock) -> None:
     """A database whose pairs many writes left in 19 rows or more each before the migration (a pair's count split
-    into rows of +1 and -1, as signed writes leave them), as 6e9f104 left it — or, before ``0027``, as sc26
-    left it: every scope due, its terms not noted."""
+    into rows of +1 and -1, as signed writes leave them), as 6e9f104 left it."""
     db = open_database(pg_url, MEMORY_SCHEMA)
     engine = MemoryEngine(PostgresMemoryStore(db), HashEmbedder(), clock=clock)
     _imports(engine, 2, "old")
@@ -83,27 +82,14 @@ def _from_before(pg_url: str, clock: Clock, migration: str = "0026_sc26_term_fol
             "INSERT INTO memory_term_stats (scope, term, chunks) SELECT s.scope, s.term, (-1) ^ g "
             "FROM memory_term_stats s, generate_series(1, 18) g"
         )
-        conn.execute("DROP TABLE memory_term_fold_terms")
-        conn.execute("DELETE FROM schema_migrations WHERE name = '0027_tf26_term_fold_terms'")
-        if migration.startswith("0027"):
-            conn.execute("ALTER TABLE memory_term_fold_due DROP COLUMN whole")
-            conn.execute(
-                "INSERT INTO memory_term_fold_due SELECT DISTINCT scope, 1000 FROM memory_term_stats "
-                "ON CONFLICT (scope) DO UPDATE SET statements = 1000"
-            )
-            return
         conn.execute("DROP TABLE memory_term_fold_due")
         conn.execute("DELETE FROM schema_migrations WHERE name = '0026_sc26_term_fold_due'")
 
 
-@pytest.mark.parametrize("migration", ["0026_sc26_term_fold_due", "0027_tf26_term_fold_terms"])
-def test_a_database_from_before_is_folded_after_its_migration(
-    pg_url: str, clock: Clock, migration: str
-) -> None:
-    """A database from before (``_from_before``): the migration notes every scope (or, from before 0027, the
-    scopes due are walked whole: their terms were not noted), the doctor says they wait (opening starts
-    nothing), and the first write's upkeep folds every pair."""
-    _from_before(pg_url, clock, migration)
+def test_a_database_from_before_is_folded_after_its_migration(pg_url: str, clock: Clock) -> None:
+    """A database from before (``_from_before``): the migration notes every scope, the doctor says they wait
+    (opening starts nothing), and the first write's upkeep folds every pair."""
+    _from_before(pg_url, clock)
     db = open_database(pg_url, MEMORY_SCHEMA)  # migrates
     store = PostgresMemoryStore(db)
     try:
@@ -120,37 +106,6 @@ def test_a_database_from_before_is_folded_after_its_migration(
         db.close()
 
 
-def test_a_pass_folds_only_the_pairs_written_since_the_last(
-    pg: tuple[MemoryEngine, Database], pg_url: str
-) -> None:
-    """A scope of 8 imports, every pair folded once; one more import: the next pass takes only the pairs it
-    wrote (folding every pair of more than 0 rows rewrites exactly those) — its cost is what was written
-    since, not the scope (80f9406: a pass walked the scope's every pair, all of them rewritten)."""
-    engine, db = pg
-    store = engine.store
-    assert isinstance(store, PostgresMemoryStore)
-    for k in range(8):
-        import_file(engine, _lines(random.Random(k), _LINES, f"c{k}x", (HOME,)), index=False)
-    assert store.wait_for_graphs(600)
-    due = "INSERT INTO memory_term_fold_due (scope, statements) VALUES (%s, 1000) ON CONFLICT (scope) DO UPDATE SET statements = 1000"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(due, (HOME,))
-        fold_due_scopes(conn, lambda: False, rows=0)
-        (pairs,) = conn.execute("SELECT count(*) FROM memory_term_stats WHERE scope = %s", (HOME,)).fetchone()
-        (mark,) = conn.execute("SELECT max(rowid) FROM memories").fetchone()
-    import_file(engine, _lines(random.Random(99), _LINES, "late", (HOME,)), index=False)
-    assert store.wait_for_graphs(600)
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        (written,) = conn.execute(
-            "SELECT count(DISTINCT term) FROM memory_postings WHERE scope = %s AND memory_rowid > %s",
-            (HOME, mark),
-        ).fetchone()
-        conn.execute(due, (HOME,))
-        gone = fold_due_scopes(conn, lambda: False, rows=0)
-    assert gone == written < pairs / 2, (gone, written, pairs)  # 80f9406: gone == every pair of the scope
-    _assert_same(store, db)
-
-
 def test_the_upkeep_beside_remember_and_forget_threads_loses_no_count(
     pg: tuple[MemoryEngine, Database], pg_url: str
 ) -> None:
@@ -163,18 +118,18 @@ def test_the_upkeep_beside_remember_and_forget_threads_loses_no_count(
     errors: list[BaseException] = []
     passes = [0]
 
-    def keep_due(conn: psycopg.Connection[tuple[object, ...]], whole: bool) -> None:
+    def keep_due(conn: psycopg.Connection[tuple[object, ...]]) -> None:
         conn.execute(
-            "INSERT INTO memory_term_fold_due (scope, statements, whole) SELECT unnest(%s::text[]), 1000, %s "
-            "ON CONFLICT (scope) DO UPDATE SET statements = 1000, whole = excluded.whole",
-            ([HOME, WIFE], whole),
+            "INSERT INTO memory_term_fold_due (scope, statements) SELECT unnest(%s::text[]), 1000 "
+            "ON CONFLICT (scope) DO UPDATE SET statements = 1000",
+            ([HOME, WIFE],),
         )
 
     def upkeep() -> None:
         try:
             with psycopg.connect(pg_url, autocommit=True) as conn:
                 while not done.is_set():
-                    keep_due(conn, passes[0] % 2 == 1)  # the noted pairs, then every pair
+                    keep_due(conn)
                     fold_due_scopes(conn, done.is_set, rows=1)
                     passes[0] += 1
         except BaseException as exc:
@@ -208,7 +163,7 @@ def test_the_upkeep_beside_remember_and_forget_threads_loses_no_count(
     assert store.wait_for_graphs(600)
     _assert_same(store, db)  # the sums: a recount from the live rows; BM25 as the Python scorer's
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        keep_due(conn, True)  # every pair: a pair whose rows a small write's fold held is not noted again
+        keep_due(conn)
         fold_due_scopes(conn, lambda: False, rows=1)
     assert _rows_per_pair(db) == 1  # 6e9f104: a row a pair a statement
     _assert_same(store, db)

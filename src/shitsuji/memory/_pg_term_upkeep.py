@@ -20,15 +20,7 @@ on its own connection, before the pending graphs and without their build lock �
 for that lock to move rows into a graph never waits for a fold): scope by scope, the pairs held in more than
 ``UPKEEP_ROWS`` rows folded into one as a small write's fold does — the rows locked in that fold's order
 (scope, term, ctid; migration ``0023_fold_lock_order``) with ``SKIP LOCKED``, deleted, their sum
-inserted (none for 0) — **only the pairs written since the scope's last pass**: a large statement notes
-the (scope, term) pairs it wrote in ``memory_term_fold_terms`` (``NOTE_TERMS_SQL``, the rows' stored terms
-known to the writer; a load once at its end, in the transaction of its other note), and a pass takes
-those notes (``_TAKE_TERMS_SQL``, ``NOTED_TERMS`` a transaction, before it reads the pairs' rows by the
-(scope, term) index), so its cost is what was written since, not the scope (before migration
-``0027_tf26_term_fold_terms`` a pass walked the scope's every pair: 11.7-13.4 s for a 50k scope of 506k
-rows). A note is made after the rows it names are committed, and a note made while a pass holds it waits
-for that pass's transaction and is made again, so a row no pass saw keeps its pair noted. A scope due
-before that migration (``whole``) is walked whole once. It never waits on a writer (a row a small write's fold holds is that fold's, and
+inserted (none for 0). It never waits on a writer (a row a small write's fold holds is that fold's, and
 counted by it; a row not yet committed is not seen and stays), so it takes part in no deadlock and loses
 no count; a small write that meets a row it holds waits at most one of its short transactions. The work a
 transaction does is bounded: the pairs among ``SCAN_ROWS`` rows of the scope, walked in index order.
@@ -43,7 +35,7 @@ may hold scopes that many loads filled: the first run visits each scope's rows o
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from ._pg_term_deltas import FOLD_ROWS, FOLDED_SQL
@@ -67,27 +59,6 @@ POSTGRES_TERM_FOLD_DUE: Final = f"""
     );
     INSERT INTO memory_term_fold_due (scope, statements)
     SELECT DISTINCT scope, {DUE_STATEMENTS + 1} FROM memory_scope_slots;
-"""
-
-#: Migration ``0027_tf26_term_fold_terms`` (PostgreSQL only): the pairs large statements wrote since the
-#: last pass, so that a pass reads those pairs' rows rather than the whole scope. A scope noted before it
-#: (its terms not noted) is walked whole once (``whole``).
-POSTGRES_TERM_FOLD_TERMS: Final = """
-    CREATE TABLE memory_term_fold_terms ( /* keyed by scope and term, no rowid */
-        scope TEXT COLLATE "C" NOT NULL, term TEXT COLLATE "C" NOT NULL, PRIMARY KEY (scope, term)
-    );
-    ALTER TABLE memory_term_fold_due ADD COLUMN whole BOOLEAN NOT NULL DEFAULT true;
-    ALTER TABLE memory_term_fold_due ALTER COLUMN whole SET DEFAULT false;
-"""
-
-#: The pairs ``%(scopes)s`` x ``%(terms)s`` (arrays of one length) noted as written since the last pass,
-#: in key order (two loads' ends noting the same pairs wait for each other rather than deadlock). A pair
-#: a pass is taking meanwhile waits for that pass's short transaction, then is noted again.
-NOTE_TERMS_SQL: Final = """
-    INSERT INTO memory_term_fold_terms (scope, term)
-    SELECT u.scope, u.term FROM unnest(%(scopes)s::text[], %(terms)s::text[]) AS u (scope, term)
-    ORDER BY u.scope COLLATE "C", u.term COLLATE "C"
-    ON CONFLICT DO NOTHING
 """
 
 #: Add ``%(counts)s`` large statements to each of ``%(scopes)s`` (arrays of one length), in scope order;
@@ -122,73 +93,33 @@ _FOLD_RANGE_SQL: Final = f"""
         ORDER BY s.scope, s.term, s.ctid FOR UPDATE SKIP LOCKED
 {FOLDED_SQL}"""
 
-#: Up to ``%(n)s`` of scope ``%(scope)s``'s noted pairs after term ``%(after)s`` taken (their notes deleted; ``SKIP LOCKED``: a
-#: note another pass holds is that pass's): their terms. Taken before the pass reads the pairs' rows, in
-#: its transaction, so a row committed before a note taken is seen, and a note made after it stays.
-_TAKE_TERMS_SQL: Final = """
-    DELETE FROM memory_term_fold_terms f WHERE f.ctid = ANY (ARRAY(
-        SELECT t.ctid FROM memory_term_fold_terms t WHERE t.scope = %(scope)s AND t.term > %(after)s
-        ORDER BY t.term LIMIT %(n)s FOR UPDATE SKIP LOCKED
-    )) RETURNING f.term
-"""
-
-#: Scope ``%(scope)s``'s pairs of the terms ``%(terms)s`` held in more than ``%(rows)s`` rows, folded as
-#: ``_FOLD_RANGE_SQL`` does: the rows found by the (scope, term) index, one probe a term.
-_FOLD_TERMS_SQL: Final = f"""
-    WITH counted AS (
-        SELECT s.ctid AS place, count(*) OVER (PARTITION BY s.term) AS n FROM memory_term_stats s
-        WHERE s.scope = %(scope)s AND s.term = ANY (%(terms)s::text[])
-    ), locked AS (
-        SELECT s.ctid AS place FROM memory_term_stats s
-        WHERE s.ctid = ANY (ARRAY(SELECT c.place FROM counted c WHERE c.n > %(rows)s))
-        ORDER BY s.scope, s.term, s.ctid FOR UPDATE SKIP LOCKED
-{FOLDED_SQL}"""
-
-#: Noted pairs one fold transaction takes (their rows: at most ~``UPKEEP_ROWS`` + the statements since).
-NOTED_TERMS: Final = 2_000
-
 #: The scope's count lowered by what its fold read (``SKIP LOCKED``: a load's end noting it now is left
 #: alone, and the scope stays due); a count of 0 or less leaves no row.
 _DONE_SQL: Final = """
     WITH held AS (
         SELECT d.scope FROM memory_term_fold_due d WHERE d.scope = %(scope)s FOR UPDATE SKIP LOCKED
     ), lowered AS (
-        UPDATE memory_term_fold_due d SET statements = d.statements - %(seen)s, whole = false FROM held
+        UPDATE memory_term_fold_due d SET statements = d.statements - %(seen)s FROM held
         WHERE d.scope = held.scope RETURNING d.scope, d.statements
     )
     DELETE FROM memory_term_fold_due d USING lowered WHERE d.scope = lowered.scope AND lowered.statements <= 0
 """
 
 #: The scopes due and the large statements noted on them (``shitsuji doctor``).
-DUE_SQL: Final = (
-    f"SELECT scope, statements, whole FROM memory_term_fold_due WHERE statements > {DUE_STATEMENTS}"
-)
+DUE_SQL: Final = f"SELECT scope, statements FROM memory_term_fold_due WHERE statements > {DUE_STATEMENTS}"
 
 #: Whether any scope is due (``_pg_graph_builds.UPKEEP_DUE``'s fourth question).
 FOLD_DUE_SQL: Final = f"{DUE_SQL} LIMIT 1"
 
 
-def note_statements(
-    conn: Any, statements: Mapping[str, int], pairs: Collection[tuple[str, str]] = ()
-) -> bool:
-    """Note ``statements`` (scope -> large statements that wrote it) and the (scope, term) ``pairs`` they
-    wrote inside the caller's transaction; whether a scope is due now."""
+def note_statements(conn: Any, statements: Mapping[str, int]) -> bool:
+    """Note ``statements`` (scope -> large statements that wrote it) inside the caller's transaction;
+    whether a scope is due now."""
     if not statements:
         return False
-    if pairs:  # before the scopes' counts: a pass lowering a count (``SKIP LOCKED``) finds it held briefly
-        noted = sorted(pairs)
-        conn.execute(NOTE_TERMS_SQL, {"scopes": [s for s, _ in noted], "terms": [t for _, t in noted]})
     scopes = sorted(statements)
     rows = conn.execute(NOTE_SQL, {"scopes": scopes, "counts": [statements[s] for s in scopes]}).fetchall()
     return any(row[0] for row in rows)
-
-
-def written_pairs(rows: Iterable[tuple[Any, str]]) -> set[tuple[str, str]]:
-    """The (scope, term) pairs a statement of ``rows`` (a memory, its stored terms: a line a chunk, terms
-    separated by spaces — ``memory_postings_of``'s reading) writes a term-count row for."""
-    return {
-        (memory.scope, term) for memory, terms in rows for term in terms.replace("\n", " ").split(" ") if term
-    }
 
 
 def due_scopes(conn: Any) -> tuple[int, int]:
@@ -204,53 +135,25 @@ def fold_due_scopes(conn: Any, cancelled: Callable[[], bool], rows: int = UPKEEP
     """Fold the pairs of more than ``rows`` rows of every scope due, each scope once (``conn``:
     autocommit, this thread's own); how many pairs were folded."""
     gone = 0
-    for scope, seen, whole in conn.execute(f"{DUE_SQL} ORDER BY scope").fetchall():
-        fold = _fold_whole_scope if whole else _fold_noted_pairs
-        done, folded = fold(conn, scope, cancelled, rows)
-        gone += folded
-        if not done:  # the scope stays due: the next run starts it again
-            break
+    for scope, seen in conn.execute(f"{DUE_SQL} ORDER BY scope").fetchall():
+        after = ""
+        while True:
+            if cancelled():  # the scope stays due: the next run starts it again
+                return gone
+            with conn.transaction():
+                last, read = conn.execute(
+                    _NEXT_TERMS_SQL, {"scope": scope, "after": after, "n": SCAN_ROWS}
+                ).fetchone()
+                if last is None:
+                    break
+                folded = conn.execute(
+                    _FOLD_RANGE_SQL, {"scope": scope, "after": after, "last": last, "rows": rows}
+                )
+                gone += max(folded.rowcount, 0)  # one sum inserted a pair folded (none for a sum of 0)
+            after = last
+            if read < SCAN_ROWS:
+                break
         conn.execute(_DONE_SQL, {"scope": scope, "seen": seen})
     if gone:
         log.info("term counts: %s pairs folded in the background", f"{gone:,}")
     return gone
-
-
-def _fold_noted_pairs(conn: Any, scope: str, cancelled: Callable[[], bool], rows: int) -> tuple[bool, int]:
-    """The pairs noted in ``scope`` since its last pass, ``NOTED_TERMS`` a transaction (the rows of those
-    pairs alone read: the cost is what was written since, not the scope); whether all were taken, and how
-    many pairs were folded."""
-    gone, after = 0, ""
-    while not cancelled():
-        with conn.transaction():
-            taken = {"scope": scope, "after": after, "n": NOTED_TERMS}
-            terms = sorted(t for (t,) in conn.execute(_TAKE_TERMS_SQL, taken))
-            if terms:
-                folded = conn.execute(_FOLD_TERMS_SQL, {"scope": scope, "terms": terms, "rows": rows})
-                gone += max(folded.rowcount, 0)
-        if len(terms) < NOTED_TERMS:
-            return True, gone
-        after = terms[-1]
-    return False, gone
-
-
-def _fold_whole_scope(conn: Any, scope: str, cancelled: Callable[[], bool], rows: int) -> tuple[bool, int]:
-    """Every pair of ``scope``, ``SCAN_ROWS`` rows of its index a transaction: a scope noted before its
-    terms were (migration ``0027_tf26_term_fold_terms``); whether the walk ended, and how many pairs were
-    folded."""
-    gone, after = 0, ""
-    while not cancelled():
-        with conn.transaction():
-            last, read = conn.execute(
-                _NEXT_TERMS_SQL, {"scope": scope, "after": after, "n": SCAN_ROWS}
-            ).fetchone()
-            if last is None:
-                return True, gone
-            folded = conn.execute(
-                _FOLD_RANGE_SQL, {"scope": scope, "after": after, "last": last, "rows": rows}
-            )
-            gone += max(folded.rowcount, 0)  # one sum inserted a pair folded (none for a sum of 0)
-        after = last
-        if read < SCAN_ROWS:
-            return True, gone
-    return False, gone

@@ -68,7 +68,7 @@ from ._pg_inline import INLINE_WITH
 from ._pg_recall import CANDIDATES_LOOKING_UP_SQL, CANDIDATES_SQL
 from ._pg_rows import ROWS_WITH_VECTORS_SQL, first_vector, rows_from_table_sql
 from ._pg_term_deltas import COMPACT_MAX, FOLD_ROWS, FOLD_SCOPES_SQL
-from ._pg_term_upkeep import note_statements, written_pairs
+from ._pg_term_upkeep import note_statements
 from ._records import Memory
 from ._rows import COLUMNS, MemoryRows, chunk_vectors, to_memory, values
 from ._slots import Asked, Match, Ranked, Terms
@@ -195,12 +195,9 @@ class PostgresMemoryStore(MemoryRows):
                 for memory, terms in rows:
                     copy.write_row((*values(memory), terms))
             if statements is None and len(rows) > COMPACT_MAX:  # folds nothing: noted for the upkeep
-                scopes = dict.fromkeys({memory.scope for memory, _ in rows}, 1)
-                due = note_statements(tx.conn, scopes, written_pairs(rows))
+                due = note_statements(tx.conn, dict.fromkeys({memory.scope for memory, _ in rows}, 1))
         if statements is not None:  # a bulk load: its statements a scope (each added a row a term there)
             statements.update(set(memory.scope for memory, _ in rows))
-            if len(rows) > COMPACT_MAX:  # the pairs it wrote, noted at the load's end for the upkeep
-                self._bulk.pairs |= written_pairs(rows)
         if due:
             self._builds.start()
 
@@ -214,19 +211,18 @@ class PostgresMemoryStore(MemoryRows):
         folds the term counts' rows the load's batches left in its scopes (``_fold_terms``)."""
         outer = getattr(self._bulk, "written", None) is None
         if outer:
-            self._bulk.written, self._bulk.statements, self._bulk.pairs = set(), Counter(), set()
+            self._bulk.written, self._bulk.statements = set(), Counter()
         try:
             yield
         finally:
             if outer:
                 written: set[tuple[str, str]] = self._bulk.written
                 statements: Counter[str] = self._bulk.statements
-                pairs: set[tuple[str, str]] = self._bulk.pairs
-                self._bulk.written = self._bulk.statements = self._bulk.pairs = None
+                self._bulk.written = self._bulk.statements = None
                 self._fold_terms(sorted(scope for scope, n in statements.items() if n > self.fold_rows))
                 for model_id in sorted({model for model, _ in written}):
                     self._fold(model_id, sorted(scope for model, scope in written if model == model_id))
-                if self._durable(statements, pairs):
+                if self._durable(statements):
                     self._builds.start()  # a scope many loads filled is due: the upkeep folds it
 
     def _fold_terms(self, scopes: list[str]) -> None:
@@ -241,18 +237,17 @@ class PostgresMemoryStore(MemoryRows):
             with self.write() as tx:
                 tx.conn.execute(FOLD_SCOPES_SQL, {"scopes": scopes, "rows": self.fold_rows})
 
-    def _durable(self, statements: Counter[str], pairs: set[tuple[str, str]]) -> bool:
+    def _durable(self, statements: Counter[str]) -> bool:
         """Wait until every commit of this bulk load is on disk: a commit that waits for its WAL (a
         write, so it has a commit record) flushes all the WAL before it, the load's included. It waits
         even where the app's sessions commit without waiting (``SHITSUJI_SYNCHRONOUS_COMMIT=off``, the
         default): an import that says it is done is on disk. The same transaction notes the load's
-        ``statements`` a scope and the ``pairs`` its large statements wrote for the term upkeep
-        (``_pg_term_upkeep``: a commit of its own cost a load of one statement ~12 ms at rest); whether a
-        scope is due now."""
+        ``statements`` a scope for the term upkeep (``_pg_term_upkeep``: a commit of its own cost a load
+        of one statement ~12 ms at rest); whether a scope is due now."""
         with self.write() as tx:
             tx.execute("SET LOCAL synchronous_commit = on")
             tx.execute("UPDATE memory_vector_state SET derived_seq = derived_seq WHERE rowid = 1")
-            return note_statements(tx.conn, statements, pairs)
+            return note_statements(tx.conn, statements)
 
     # -- index upkeep after row changes (see MemoryRows) -----------------
 

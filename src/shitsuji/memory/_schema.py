@@ -33,7 +33,6 @@ generic plans (``_pg_function_plans``). ``0025_cl26_scope_gather`` keeps the mar
 upkeep that moves a scattered scope's vector rows onto adjacent pages (``_pg_gather``).
 ``0026_sc26_term_fold_due`` notes the scopes that large statements wrote, whose term-count rows the
 background upkeep folds (``_pg_term_upkeep``: many separate small imports into one scope).
-``0027_tf26_term_fold_terms`` notes the pairs they wrote too, so that a pass reads those pairs' rows only.
 """
 
 from __future__ import annotations
@@ -50,7 +49,7 @@ from ._pg_postings_order import POSTGRES_SORTED_POSTINGS
 from ._pg_recall import POSTGRES_RECALL_ONE_TRIP
 from ._pg_scope_totals import POSTGRES_SCOPE_SLOTS
 from ._pg_term_deltas import POSTGRES_FOLD_LOCK_ORDER, POSTGRES_TERM_DELTAS
-from ._pg_term_upkeep import POSTGRES_TERM_FOLD_DUE, POSTGRES_TERM_FOLD_TERMS
+from ._pg_term_upkeep import POSTGRES_TERM_FOLD_DUE
 
 # a lexeme is a whole stored term (split on white space), never re-parsed: what the engine made is
 # what is matched, in any language; the scope lexeme starts with a space, which no term holds
@@ -182,6 +181,5 @@ MEMORY_SCHEMA = Schema(
         Migration("0024_gp26_function_plans", "", postgres=POSTGRES_FUNCTION_PLANS),
         Migration("0025_cl26_scope_gather", "", postgres=POSTGRES_SCOPE_GATHER),
         Migration("0026_sc26_term_fold_due", "", postgres=POSTGRES_TERM_FOLD_DUE),
-        Migration("0027_tf26_term_fold_terms", "", postgres=POSTGRES_TERM_FOLD_TERMS),
     ),
 )
