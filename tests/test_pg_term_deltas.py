@@ -51,6 +51,23 @@ def _assert_same(store: PostgresMemoryStore, db: Database) -> None:
             assert [m.score for m in mine] == pytest.approx([m.score for m in theirs], rel=1e-9)
 
 
+def small_writes(
+    engine: MemoryEngine, worker: int, done: threading.Event, errors: list[BaseException]
+) -> None:
+    """A small writer until ``done``: remembers facts of the shared words in both scopes, forgets every third
+    (its folds meet a bulk load's or the upkeep's on the same rows); what it raises is kept in ``errors``."""
+    rng = random.Random(worker)
+    try:
+        i = 0
+        while not done.is_set():
+            kept = engine.remember(f"{_text(rng)} #{worker}-{i}", (HOME, WIFE)[i % 2])
+            if i % 3 == 0 and not kept.duplicate:
+                engine.forget(kept.memory.id)
+            i += 1
+    except BaseException as exc:  # a deadlock would surface here
+        errors.append(exc)
+
+
 def _rows_per_pair(db: Database) -> int:
     return int(
         db.execute(
@@ -150,19 +167,7 @@ def test_imports_ending_beside_small_writers_fold_their_rows_and_lose_no_count(
     done = threading.Event()
     errors: list[BaseException] = []
 
-    def small(worker: int) -> None:
-        rng = random.Random(worker)
-        try:
-            i = 0
-            while not done.is_set():
-                kept = engine.remember(f"{_text(rng)} #{worker}-{i}", (HOME, WIFE)[i % 2])
-                if i % 3 == 0 and not kept.duplicate:
-                    engine.forget(kept.memory.id)
-                i += 1
-        except BaseException as exc:  # a deadlock would surface here
-            errors.append(exc)
-
-    writers = [threading.Thread(target=small, args=(w,)) for w in (1, 2)]
+    writers = [threading.Thread(target=small_writes, args=(engine, w, done, errors)) for w in (1, 2)]
     for thread in writers:
         thread.start()
     try:

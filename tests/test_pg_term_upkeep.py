@@ -26,7 +26,7 @@ from shitsuji.store import Database, open_database
 from .conftest import Clock
 from .test_pg_graph_wait import _env, _shitsuji
 from .test_pg_keywords import HOME, WIFE, _text
-from .test_pg_term_deltas import _assert_same, _lines, _rows_per_pair
+from .test_pg_term_deltas import _assert_same, _lines, _rows_per_pair, small_writes
 
 #: Imports of ``_LINES`` lines each: one statement each (more than ``COMPACT_MAX``, fewer than ``FOLD_ROWS``).
 _IMPORTS, _LINES = 40, 100
@@ -135,19 +135,10 @@ def test_the_upkeep_beside_remember_and_forget_threads_loses_no_count(
         except BaseException as exc:
             errors.append(exc)
 
-    def small(worker: int) -> None:
-        rng = random.Random(worker)
-        try:
-            i = 0
-            while not done.is_set():
-                kept = engine.remember(f"{_text(rng)} #{worker}-{i}", (HOME, WIFE)[i % 2])
-                if i % 3 == 0 and not kept.duplicate:
-                    engine.forget(kept.memory.id)
-                i += 1
-        except BaseException as exc:  # a deadlock would surface here
-            errors.append(exc)
-
-    threads = [threading.Thread(target=upkeep), *(threading.Thread(target=small, args=(w,)) for w in (1, 2))]
+    threads = [
+        threading.Thread(target=upkeep),
+        *(threading.Thread(target=small_writes, args=(engine, w, done, errors)) for w in (1, 2)),
+    ]
     for thread in threads:
         thread.start()
     try:
