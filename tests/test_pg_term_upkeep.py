@@ -176,6 +176,8 @@ def test_reindex_graph_only_runs_the_upkeep_when_no_graph_is_pending(
     try:
         assert _rows_per_pair(db) == 1
         assert _term_line(pg_url) == []
+        # a scope folded down to no statements leaves no note behind (the pass's end deletes it)
+        assert db.execute("SELECT count(*) FROM memory_term_fold_due").fetchone()[0] == 0
     finally:
         db.close()
     again = _shitsuji(env, "reindex", "--graph-only", "--json")  # nothing left to do

@@ -84,15 +84,18 @@ _NEXT_TERMS_SQL: Final = """
 _FOLD_RANGE_SQL: Final = fold_sql("s.scope = %(scope)s AND s.term > %(after)s AND s.term <= %(last)s")
 
 #: The scope's count lowered by what its fold read (``SKIP LOCKED``: a load's end noting it now is left
-#: alone, and the scope stays due); a count of 0 or less leaves no row.
+#: alone, and the scope stays due); a count of 0 or less leaves no row. The row is deleted or lowered by
+#: one of two disjoint sub-statements: a main statement cannot delete a row its own ``WITH`` updated
+#: (it sees the old version and leaves it — the earlier form kept every folded scope's row at 0).
 _DONE_SQL: Final = """
     WITH held AS (
-        SELECT d.scope FROM memory_term_fold_due d WHERE d.scope = %(scope)s FOR UPDATE SKIP LOCKED
-    ), lowered AS (
-        UPDATE memory_term_fold_due d SET statements = d.statements - %(seen)s FROM held
-        WHERE d.scope = held.scope RETURNING d.scope, d.statements
+        SELECT d.scope, d.statements FROM memory_term_fold_due d WHERE d.scope = %(scope)s FOR UPDATE SKIP LOCKED
+    ), gone AS (
+        DELETE FROM memory_term_fold_due d USING held
+        WHERE d.scope = held.scope AND held.statements <= %(seen)s RETURNING d.scope
     )
-    DELETE FROM memory_term_fold_due d USING lowered WHERE d.scope = lowered.scope AND lowered.statements <= 0
+    UPDATE memory_term_fold_due d SET statements = d.statements - %(seen)s FROM held
+    WHERE d.scope = held.scope AND held.statements > %(seen)s
 """
 
 #: The scopes due and the large statements noted on them (``shitsuji doctor``).
