@@ -46,8 +46,8 @@ def cache() -> Path:
     return Path(os.environ["SHITSUJI_CACHE_DIR"])
 
 
-def sock(db: Path) -> Path:
-    path = socket_path(db, "hash", cache())
+def sock(db: Path, embedder: str = "hash") -> Path:
+    path = socket_path(db, embedder, cache())
     assert path is not None
     return path
 
@@ -63,9 +63,9 @@ def hook(db: Path, payload: str, *args: str, **extra: str) -> subprocess.Complet
     )
 
 
-def start(db: Path, *args: str) -> subprocess.Popen[bytes]:
+def start(db: Path, *args: str, **extra: str) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "shitsuji.hooks", "serve", "--db", str(db), *args]
-    return subprocess.Popen(command, env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(command, env=env(**extra), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def wait_for(condition: object, seconds: float = 30.0) -> None:
@@ -76,10 +76,10 @@ def wait_for(condition: object, seconds: float = 30.0) -> None:
         time.sleep(0.05)
 
 
-def answers(db: Path) -> bool:
+def answers(db: Path, embedder: str = "hash") -> bool:
     try:
         return (
-            server_answer(sock(db), claude_payload("ping", Path("/")), k=1, budget=200, plain=True)
+            server_answer(sock(db, embedder), claude_payload("ping", Path("/")), k=1, budget=200, plain=True)
             is not None
         )
     except UserInputError:
@@ -97,17 +97,17 @@ def server(db_path: Path, memory: MemoryEngine) -> Iterator[subprocess.Popen[byt
     stop_started_server(db_path)
 
 
-def stop_started_server(db: Path) -> None:
+def stop_started_server(db: Path, embedder: str = "hash") -> None:
     """A hook asked after the fixture's server left starts a server of its own, detached and idle for
     up to 30 minutes: stop it too, or every run of this file leaves servers behind."""
     try:
-        pid = int(lock_path(sock(db)).read_text())
+        pid = int(lock_path(sock(db, embedder)).read_text())
         if b"shitsuji.hooks" not in Path(f"/proc/{pid}/cmdline").read_bytes():
             return  # the lock names a server that left (its pid may since be another process's)
         os.kill(pid, signal.SIGTERM)
     except (FileNotFoundError, ValueError, ProcessLookupError):
         return
-    wait_for(lambda: not sock(db).exists(), 60)
+    wait_for(lambda: not sock(db, embedder).exists(), 60)
 
 
 def test_a_running_server_answers_the_hook_and_sees_memories_saved_meanwhile(

@@ -103,9 +103,14 @@ class HookServer:
         self.identity = identity or file_identity(db)
 
     def warm_up(self) -> None:
-        """Load the model, the vector index and the chatter vectors before the first prompt, and set
-        the second model embedding the memories in the background (``warm_up``)."""
+        """Load the model, the vector index and the chatter vectors before the first prompt, set the
+        second model embedding the memories in the background (``warm_up``), and embed the facts left
+        without a vector of this model — a failed embed, a keyed fact a migration marked — in another
+        thread (``MemoryEngine.index_in_background``, as ``shitsuji serve`` does; never over another
+        model's vectors): where only the hook server runs, nothing else would, and the hook searches
+        by meaning alone."""
         warm_up(self.engine, self.second)
+        self.engine.index_in_background()
 
     def same_database(self) -> bool:
         """The database file is still the one the engine opened (not deleted, not replaced)."""
