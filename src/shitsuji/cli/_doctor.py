@@ -201,25 +201,46 @@ def _embedder(settings: Settings) -> list[Check]:
         return [*checks, Check("vectors", "warn", f"not counted: {exc}")]
     try:
         stats = store.stats()
+        awaiting = store.count_awaiting_vectors(model_id)
         without_readings = store.count_without_readings()
     finally:
         store.close()
-    live, by_model = stats.memories - stats.deleted, stats.embedding_models
+    live = stats.memories - stats.deleted
+    return [
+        *checks,
+        _vectors_check(settings.embedder, model_id, live, stats.embedding_models, awaiting),
+        _readings_check(without_readings),
+    ]
+
+
+def _vectors_check(embedder: str, model_id: str, live: int, by_model: dict[str, int], awaiting: int) -> Check:
+    """How many live memories have this model's vectors; of the rest, those awaiting re-embedding (still
+    found by their old vector, which the background indexer of ``serve`` and of the hook server replaces
+    at their start) apart from those without one (recall by meaning misses them: ``reindex``)."""
     made_with = by_model.get(model_id, 0)
-    if live and made_with < live:
-        others = ", ".join(f"{m}: {n}" for m, n in by_model.items() if m != model_id) or "none"
-        checks.append(
-            Check(
-                "vectors",
-                "warn",
-                f"{made_with} of {live} memories have {model_id} vectors "
-                f"(others: {others}); recall by meaning misses the rest",
-                f"shitsuji --embedder {settings.embedder} reindex",
-            )
+    if made_with >= live:
+        return Check("vectors", "ok", f"{made_with} memories embedded with {model_id}")
+    others = {m: n for m, n in by_model.items() if m != model_id}
+    without = live - made_with - awaiting - sum(others.values())
+    said = [f"{made_with} of {live} memories have {model_id} vectors"]
+    if awaiting:
+        said.append(
+            f"{awaiting} awaiting re-embedding (old vector kept: still found by meaning, their keys' "
+            "meaning not in it yet)"
         )
+    if without:
+        said.append(f"{without} without a vector: recall by meaning misses them")
+    if others:
+        listed = ", ".join(f"{m}: {n}" for m, n in others.items())
+        said.append(f"{sum(others.values())} with another model's ({listed}): recall by meaning misses them")
+    if without or others:
+        fix = f"shitsuji --embedder {embedder} reindex"
     else:
-        checks.append(Check("vectors", "ok", f"{made_with} memories embedded with {model_id}"))
-    return [*checks, _readings_check(without_readings)]
+        fix = (
+            "leave `shitsuji serve` or the coding-agent hook server running: each embeds them when it starts; "
+            "or now: shitsuji reindex"
+        )
+    return Check("vectors", "warn", "; ".join(said), fix)
 
 
 def _readings_check(without: int) -> Check:

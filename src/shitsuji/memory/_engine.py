@@ -247,7 +247,7 @@ class MemoryEngine:
             refreshed = replace(memory, updated_at=now, importance=max(memory.importance, new.importance))
             keys = merged_keys(memory.keys, new.keys) if new.keys and similarity == 1.0 else memory.keys
             if keys != memory.keys:  # an exact repeat with new keys: they describe the same words
-                refreshed = self._keys_added(refreshed, keys, new.keys_by, new.importance)
+                refreshed = self._keys_added(refreshed, new.keys, new.keys_by, new.importance)
             else:
                 self.store.touch(memory.id, now, importance=new.importance)
             return RememberResult(refreshed, duplicate=True, similarity=similarity)
@@ -266,20 +266,34 @@ class MemoryEngine:
         return RememberResult(memory, duplicate=False, superseded=tuple(older))
 
     def _keys_added(
-        self, memory: Memory, keys: tuple[str, ...], keys_by: str | None, importance: float
+        self, memory: Memory, new_keys: tuple[str, ...], keys_by: str | None, importance: float
     ) -> Memory:
-        """``memory`` (touched) with ``keys``: its terms made again and its vector too, with the touch and
-        the audit row in one write (the embedder runs before it; failed, the vector is left for
-        ``index_pending``)."""
-        keyed = replace(memory, keys=keys, keys_by=memory.keys_by or keys_by, embedding_model=None)
-        vectors = self._try_embed(keyed.content, keyed.context, keyed.keys)
+        """``memory`` (touched) with ``new_keys`` merged into the keys it holds when written — its terms made
+        again and its vector too — with the touch and the audit row in one write.
+
+        The merge is made again on the row held in that write (``held_keys``): two writers bringing keys
+        to the same fact at once both keep theirs, whichever commits first. The embedder runs before the
+        write, on the keys read then; only when another writer's keys came in meanwhile does it run again,
+        inside (the rare case; failed, the vector is left for ``index_pending``)."""
+        keys = merged_keys(memory.keys, new_keys)
+        vectors = self._try_embed(memory.content, memory.context, keys)
         with self._change() as tx:
+            held = self.store.held_keys(memory.id)
+            if held is None:  # forgotten meanwhile
+                return memory
             self.store.touch(memory.id, memory.updated_at, importance=importance)
+            stored, stored_by = held
+            merged = merged_keys(stored, new_keys)
+            if merged == stored:  # another writer's repeat brought them first
+                return replace(memory, keys=stored, keys_by=stored_by)
+            if merged != keys:  # another writer's keys came in since they were read: embed this set
+                vectors = self._try_embed(memory.content, memory.context, merged)
+            keyed = replace(memory, keys=merged, keys_by=stored_by or keys_by, embedding_model=None)
             self.store.set_keys(memory.id, keyed.keys, keyed.keys_by, memory_terms(keyed))
             if vectors is not None:
                 self.store.put_vectors(self.embedder.model_id, [(memory.id, vectors)])
                 keyed = replace(keyed, embedding_model=self.embedder.model_id)
-            self._record(tx, "keys_added", keyed, None, keys=len(keys) - len(memory.keys))
+            self._record(tx, "keys_added", keyed, None, keys=len(merged) - len(stored))
         return keyed
 
     def _put_vector(self, memory: Memory, vectors: Matrix | None) -> Memory:

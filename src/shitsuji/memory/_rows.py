@@ -200,6 +200,18 @@ class MemoryRows:
                 (at.isoformat(), importance, importance, memory_id),
             )
 
+    def held_keys(self, memory_id: str) -> tuple[tuple[str, ...], str | None] | None:
+        """A live row's search keys and who gave them, read in the caller's write transaction and the row
+        held until it commits (PostgreSQL: ``FOR UPDATE``; SQLite: ``BEGIN IMMEDIATE`` holds the file), so
+        keys merged into them and written in it lose no other writer's; None when no live row has the id."""
+        for_update = " FOR UPDATE" if self._db.dialect == "postgresql" else ""
+        with self.write() as tx:
+            row = tx.execute(
+                f"SELECT search_keys, search_keys_by FROM memories WHERE id = ? AND {LIVE}{for_update}",
+                (memory_id,),
+            ).fetchone()
+        return None if row is None else (stored_keys(row[0]), row[1])
+
     def set_keys(self, memory_id: str, keys: tuple[str, ...], keys_by: str | None, terms: str) -> None:
         """A live row's search keys and its terms made with them; its vector is to be made again
         (``embedding_model`` NULL until ``put_vectors``: a failed embed leaves it to ``index_pending``)."""
@@ -401,6 +413,17 @@ class MemoryRows:
     def count_unindexed(self, model_id: str) -> int:
         rows = self._read(
             f"SELECT count(*) FROM memories WHERE (embedding_model IS NULL OR embedding_model != ?) AND {LIVE}",
+            (model_id,),
+        )
+        return int(rows[0][0])
+
+    def count_awaiting_vectors(self, model_id: str) -> int:
+        """Live rows marked to be embedded again (``embedding_model`` NULL: a keyed fact
+        ``0027_rk26_keyed_vectors_again`` marked, a repeat's new keys whose embed failed) that still hold a
+        vector of ``model_id``: recall finds them by it meanwhile (the ``embedding_model`` index's NULL range)."""
+        rows = self._read(
+            f"SELECT count(*) FROM memories m WHERE m.embedding_model IS NULL AND m.{LIVE} AND EXISTS "
+            "(SELECT 1 FROM embeddings e WHERE e.memory_rowid = m.rowid AND e.model = ?)",
             (model_id,),
         )
         return int(rows[0][0])

@@ -79,6 +79,10 @@ class MemoryStore(Protocol):
 
     def touch(self, memory_id: str, at: datetime, importance: float | None = None) -> None: ...
 
+    def held_keys(self, memory_id: str) -> tuple[tuple[str, ...], str | None] | None:
+        """A live row's keys and who gave them, the row held until the caller's write commits."""
+        ...
+
     def set_keys(self, memory_id: str, keys: tuple[str, ...], keys_by: str | None, terms: str) -> None:
         """Give a live row new search keys and the terms made with them; its vector is made again."""
         ...
@@ -142,6 +146,10 @@ class MemoryStore(Protocol):
         ...
 
     def count_unindexed(self, model_id: str) -> int: ...
+
+    def count_awaiting_vectors(self, model_id: str) -> int:
+        """Live rows to be embedded again that still hold a vector of ``model_id`` (found by it meanwhile)."""
+        ...
 
     def embedded_otherwise(self, model_id: str) -> bool:
         """Whether a live memory has a vector from another model than ``model_id`` (an index seek)."""
