@@ -679,6 +679,8 @@ class MemoryEngine:
     def index_pending(self, *, progress: Progress | None = None, batch: int = INDEX_BATCH) -> int:
         """Embed every live row that has no vector from the current model; returns how many."""
         total = self.pending()
+        if not total:  # the count is an index seek; the rows' walk below would read the whole table
+            return 0
         done = position = 0
         lines: dict[str, Vector] = {}  # context lines shared by consecutive chat turns: embedded once
         while rows := self.store.unindexed(self.embedder.model_id, batch, after=position):
