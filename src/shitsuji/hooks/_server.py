@@ -6,7 +6,10 @@ model that re-scores the candidates when it is installed (``_second``) — and a
 ``{"error"}`` (a bad payload: the hook prints it and exits 1, as it would alone);
 ``{"status": true}`` gets ``{"status": {…}}`` (what it holds, what is left to embed). The
 database is read afresh for every prompt (the store picks up rows other processes wrote),
-so memories saved meanwhile are found.
+so memories saved meanwhile are found. At its start it also embeds, on a thread of its own,
+the memories left without a vector of its model (``MemoryEngine.index_in_background``, as
+``shitsuji serve`` does): the hook searches by meaning, and where only the hook runs nothing
+else would embed them.
 
 Start-up order matters: the socket is bound only after everything is loaded, so a hook
 never waits on a server that is still loading (it answers alone meanwhile). A lock file
