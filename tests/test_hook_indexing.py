@@ -21,18 +21,12 @@ from shitsuji.memory._embedding import embed_rows
 
 from .test_hook_server import answers, hook, start, stop_started_server, wait_for
 from .test_hooks import claude_payload, context_of
+from .test_keys_again import _stored
 
 TESTS = "Run the tests with make test, never bare pytest"
 DEPLOY = "Deploy with make release, only on Tuesdays"
 DEPLOY_KEYS = ("shipping", "リリース", "本番")
 USE = {"SHITSUJI_EMBEDDER": "use"}  # a model with a gate: the hook searches by meaning alone
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "home" / "u" / "projects" / "app"
-    (folder / ".git").mkdir(parents=True)
-    return folder
 
 
 @pytest.fixture
@@ -42,17 +36,11 @@ def memory(db_path: Path) -> Iterator[MemoryEngine]:
     store.close()
 
 
-def _stored(memory: MemoryEngine, memory_id: str) -> bytes:
-    row = memory.store.database.execute(
-        "SELECT e.vectors FROM embeddings e JOIN memories m ON m.rowid = e.memory_rowid WHERE m.id = ?",
-        (memory_id,),
-    ).fetchone()
-    return bytes(row[0])
-
-
 def test_the_hook_server_embeds_the_facts_left_without_a_vector_and_the_hook_then_finds_them(
-    db_path: Path, memory: MemoryEngine, project: Path
+    db_path: Path, memory: MemoryEngine, tmp_path: Path
 ) -> None:
+    project = tmp_path / "home" / "u" / "projects" / "app"
+    (project / ".git").mkdir(parents=True)
     scope = project_scope(project)
     memory.remember("bootstrap note", "fs/elsewhere")
     added, _ = memory.add_many([NewMemory(content=TESTS, scope=scope)])  # committed, not embedded yet

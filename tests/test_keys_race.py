@@ -22,9 +22,10 @@ from shitsuji.memory import HashEmbedder, MemoryEngine
 from shitsuji.memory._embedding import embed_rows
 from shitsuji.memory._open import memory_store
 from shitsuji.memory._schema import MEMORY_SCHEMA
-from shitsuji.store import Database, open_database
+from shitsuji.store import open_database
 
 from .conftest import Clock
+from .test_keys_again import _stored
 
 KEN = "household/futari/user/ken"
 NOTE = "Ken is allergic to shellfish, especially shrimp."
@@ -46,14 +47,6 @@ class MeetingEmbedder(HashEmbedder):
         if self.meet is not None and self._calls.n == 2:
             self.meet.wait()
         return super().embed_documents(texts)
-
-
-def _stored_vector(db: Database, memory_id: str) -> bytes:
-    row = db.execute(
-        "SELECT e.vectors FROM embeddings e JOIN memories m ON m.rowid = e.memory_rowid WHERE m.id = ?",
-        (memory_id,),
-    ).fetchone()
-    return bytes(row[0])
 
 
 def test_writers_bringing_keys_to_the_same_repeat_at_once_all_keep_theirs(target: str, clock: Clock) -> None:
@@ -84,8 +77,7 @@ def test_writers_bringing_keys_to_the_same_repeat_at_once_all_keep_theirs(target
         assert row.embedding_model == embedder.model_id
         # the vector of the merged keys, and every writer's key found by its words
         assert (
-            _stored_vector(databases[0], fact.id)
-            == embed_rows(HashEmbedder(), [(NOTE, None, row.keys)])[0].tobytes()
+            _stored(engines[0], fact.id) == embed_rows(HashEmbedder(), [(NOTE, None, row.keys)])[0].tobytes()
         )
         for (key,) in NEW:
             assert [h.memory.id for h in engines[0].recall(key, KEN, semantic=False)] == [fact.id]
@@ -128,8 +120,7 @@ def test_a_repeat_whose_keys_another_writer_stored_meanwhile_only_touches(
         events = [e for e in AuditLog(databases[0]).events(limit=10) if e.action == "memory.keys_added"]
         assert [e.detail["keys"] for e in events] == [1]
         assert (
-            _stored_vector(databases[0], fact.id)
-            == embed_rows(HashEmbedder(), [(NOTE, None, row.keys)])[0].tobytes()
+            _stored(engines[0], fact.id) == embed_rows(HashEmbedder(), [(NOTE, None, row.keys)])[0].tobytes()
         )
     finally:
         for engine, db in zip(engines, databases, strict=True):
