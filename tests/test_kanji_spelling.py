@@ -69,7 +69,13 @@ def test_a_kana_question_finds_the_kanji_note_by_meaning(engine: MemoryEngine) -
 
 def test_my_birthday_in_japanese_above_others_equal_english_birthdays(engine: MemoryEngine) -> None:
     yui = "household/futari/user/yui"
-    others = [("Ben", "May 3"), ("Emi", "June 12"), ("Goro", "July 20"), ("Hana", "March 7"), ("Lena", "April 15")]
+    others = [
+        ("Ben", "May 3"),
+        ("Emi", "June 12"),
+        ("Goro", "July 20"),
+        ("Hana", "March 7"),
+        ("Lena", "April 15"),
+    ]
     for name, day in [*others, ("Ivan", "Sept 9")]:
         engine.remember(f"{name}'s birthday is on {day}", yui)
     mine = engine.remember("ユイの誕生日は八月九日", yui).memory
