@@ -6,7 +6,7 @@ from shitsuji.bench import run_japanese
 from shitsuji.config import DEFAULT_EMBEDDER
 import shitsuji
 D = Path(__file__).resolve().parents[2] / "src/shitsuji/bench/data"
-SETS = {"fresh": D / "ja-fresh", "held": D / "ja-held", "recall": D / "ja-recall", "dev": Path(__file__).resolve().parents[3] / "shared/data/ja", "unread": D / "ja-unread"}
+SETS = {"fresh": D / "ja-fresh", "held": D / "ja-held", "recall": D / "ja-recall", "dev": Path(__file__).resolve().parents[3] / "shared/data/ja", "unread": D / "ja-unread", "blind": D / "ja-blind"}
 args = sys.argv[1:]
 show_unread = "--show-unread" in args
 args = [a for a in args if not a.startswith("--")]
