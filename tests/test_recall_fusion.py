@@ -97,11 +97,18 @@ def test_a_signal_whose_best_match_stands_out_counts_more_than_a_flat_one() -> N
 
 def test_a_list_that_says_nothing_about_its_doubt_keeps_its_weight() -> None:
     assert standout_of([1.0]) == 1.0  # one match
-    assert standout_of([1.0, 1.0, 1.0]) == 1.0  # equal scores
     assert standout_of([1.0, 0.0]) == 1.0  # two matches: min-max gives 1 and 0 whatever their gap
     assert standout_of([1.0, 0.0, 0.0, 0.0]) == pytest.approx(0.75)
     alone = fuse({"keyword": [Match("only", 3.0, 0)]}, {"keyword": 1.0}, standout=True)
     assert alone["only"].score == 1.0
+
+
+def test_a_list_of_equal_scores_weighs_the_chance_that_its_pick_is_right() -> None:
+    # min-max makes each of n equal matches 1.0, as if each were the one best: 1/n of the weight (ja27)
+    assert standout_of([1.0, 1.0, 1.0]) == pytest.approx(1 / 3)
+    assert standout_of([1.0, 1.0]) == 0.5
+    flat = fuse({"keyword": [Match(m, 3.258, 0) for m in "abcd"]}, {"keyword": 1.0}, standout=True)
+    assert {m: f.score for m, f in flat.items()} == {m: 0.25 for m in "abcd"}
 
 
 def test_an_english_question_weighs_a_japanese_note_by_the_signal_that_sees_it(engine: MemoryEngine) -> None:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ..store import may_lag
 from ._embedders import Embedder, Matrix, Vector, close_cosine_of
-from ._embedding import embed_rows
+from ._embedding import embed_rows, question_vector
 from ._model_check import embedder_mismatch, readings_missing
 from ._rank import CONTEXT_TERMS_CHARS, Candidates, rank_candidates
 from ._recall import RecallWeights
@@ -488,7 +488,7 @@ class MemoryEngine:
             vector = None
         elif vector is None:
             try:
-                vector = self.embedder.embed_query(text)
+                vector = question_vector(self.embedder, text)
             except Exception as exc:  # keep answering by words when the model is down
                 log.warning("query embedding failed, recalling by keywords only: %s", exc)
         # both searches in one call: one round trip on PostgreSQL

@@ -27,6 +27,7 @@ _local = threading.local()  # a Sudachi tokenizer is not to be shared between th
 _lock = threading.Lock()
 _dictionary: Any = None  # one per process (memory-mapped), loaded on the first Japanese text
 _available: bool | None = None
+MAX_INPUT_BYTES: Final = 49_149  # the analyser refuses longer input ("Input is too long")
 
 
 def _tokenizer() -> Any:
@@ -101,6 +102,39 @@ def reading_terms(run: str) -> tuple[str, ...]:
             continue
         out.extend(spoken[i : i + 2] for i in range(len(spoken) - 1))
     return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def kanji_spelling(text: str) -> str | None:
+    """``text`` with each hiragana noun of two or more letters in the dictionary's kanji spelling
+    (なっとうは好き？ → 納豆は好き？); None when no word changes, or without the analyser.
+
+    The spelling is Sudachi's normalised form: a word's usual written form (ねこ → 猫, しいたけ →
+    椎茸), not a reading; nouns only, since a verb's normalised form is its dictionary form and
+    would change the sentence (飲んでる → 飲む). The analyser can split a long kana run wrongly
+    (きょうけんびょう → 今日 + けんびょう), so the spelling is used beside the text, never for it
+    (``_embedding.question_vector``).
+    """
+    if len(text.encode()) > MAX_INPUT_BYTES or not any("\u3041" <= ch <= "\u309f" for ch in text):
+        return None
+    if not available():
+        return None
+    out: list[str] = []
+    changed = False
+    for word in _tokenizer().tokenize(text):
+        surface = word.surface()
+        spelled = word.normalized_form()
+        if (
+            word.part_of_speech()[0] == "名詞"
+            and len(surface) >= 2
+            and _is_hiragana(surface)
+            and _has_kanji(spelled)
+        ):
+            out.append(spelled)
+            changed = True
+        else:
+            out.append(surface)
+    return "".join(out) if changed else None
 
 
 def _has_kanji(text: str) -> bool:

@@ -133,13 +133,19 @@ def standout_of(normalised: list[float]) -> float:
     Min-max gives every list's best 1.0 and its worst 0.0, however alike they are: a keyword
     list where many turns share the question's one common word looks as sure as one where a
     single turn holds its rare words. This factor is near 1 when one match stands out and
-    near 0.5 or below when the list is flat near the top. A list of equal scores (or one
-    match) keeps its weight: nothing says it is unsure. So does a list of two: min-max makes
-    it 1 and 0 whatever the gap, so its mean says nothing either (issue 23 ja23c: two Japanese
-    questions whose only strong keyword match stood at BM25 12.9 against 2.5 and 6.1 against
-    3.2 had that signal halved and lost the note).
+    near 0.5 or below when the list is flat near the top. One match keeps its weight: nothing
+    says it is unsure. So does a list of two different scores: min-max makes it 1 and 0 whatever
+    the gap, so its mean says nothing either (issue 23 ja23c: two Japanese questions whose only
+    strong keyword match stood at BM25 12.9 against 2.5 and 6.1 against 3.2 had that signal
+    halved and lost the note). A list of n equal scores is the least sure of all — min-max gave
+    each of them 1.0, as if each were the one best match — and gets 1/n, the chance that its
+    pick is the right one (issue 23 ja27: "When is my birthday?" met 16 English notes
+    "X's birthday is on …" at one BM25 score, each at full keyword weight, above the asker's
+    Japanese note, the 2nd best by meaning).
     """
-    if len(normalised) < 3 or min(normalised) == max(normalised):
+    if len(normalised) > 1 and min(normalised) == max(normalised):
+        return 1.0 / len(normalised)
+    if len(normalised) < 3:
         return 1.0
     return 1.0 - sum(normalised) / len(normalised)
 

@@ -1,0 +1,83 @@
+"""A question's hiragana nouns are also read in their kanji spelling for its vector
+(``_readings.kanji_spelling``, ``_embedding.question_vector``): なっとう finds 納豆 by meaning, where
+the model puts the two spellings far apart. And a keyword list of equal scores is the least sure
+one (``_recall.standout_of``): "When is my birthday?" finds the asker's Japanese note above other
+people's English birthdays, each of which matched the one word equally. On both engines, with the
+real ``use`` model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from shitsuji.memory import MemoryEngine, USEEmbedder, open_store
+from shitsuji.memory._embedding import question_vector
+from shitsuji.memory._readings import kanji_spelling
+
+from .conftest import Clock
+
+RIKU = "household/futari/user/riku"
+QUESTION = "なっとうは食べる？"
+NOTE = "リクは納豆が食べられない"
+# by the typed question's vector each is nearer than NOTE (cosine 0.33-0.40 against 0.31)
+NEARER = ["リクはうどんを毎日食べる", "リクは寿司をよく食べる", "リクはパンを朝に食べる"]
+
+
+@pytest.fixture(scope="module")
+def use() -> USEEmbedder:
+    return USEEmbedder()
+
+
+@pytest.fixture
+def memory_target(target: str) -> str:
+    return target
+
+
+@pytest.fixture
+def engine(memory_target: str, clock: Clock, use: USEEmbedder) -> Iterator[MemoryEngine]:
+    store = open_store(memory_target)
+    yield MemoryEngine(store, use, clock=clock)
+    store.close()
+
+
+def test_hiragana_nouns_are_spelled_in_kanji_and_nothing_else_changes() -> None:
+    assert kanji_spelling(QUESTION) == "納豆は食べる？"
+    assert kanji_spelling("めがねはどこ？") == "眼鏡はどこ？"
+    assert kanji_spelling("納豆は食べる？") is None  # already in kanji
+    assert kanji_spelling("薬は飲んでる？") is None  # a verb keeps its inflected form (飲む would change it)
+    assert kanji_spelling("When is my birthday?") is None
+
+
+def test_the_question_vector_is_the_typed_one_without_such_nouns(use: USEEmbedder) -> None:
+    typed = "納豆は好き？"
+    assert np.array_equal(question_vector(use, typed), use.embed_query(typed))
+    both = question_vector(use, QUESTION)
+    assert float(np.linalg.norm(both)) == pytest.approx(1.0, abs=1e-5)
+    note = use.embed_documents([NOTE])[0]
+    assert float(both @ note) > float(use.embed_query(QUESTION) @ note)
+
+
+def test_a_kana_question_finds_the_kanji_note_by_meaning(engine: MemoryEngine) -> None:
+    for text in NEARER:
+        engine.remember(text, RIKU)
+    engine.remember(NOTE, RIKU)
+    hits = engine.recall(QUESTION, RIKU, k=3, lexical=False)
+    assert hits[0].memory.content == NOTE  # 4th on 453f1c1: the typed なっとう is far from 納豆
+
+
+def test_my_birthday_in_japanese_above_others_equal_english_birthdays(engine: MemoryEngine) -> None:
+    yui = "household/futari/user/yui"
+    others = [
+        ("Ben", "May 3"),
+        ("Emi", "June 12"),
+        ("Goro", "July 20"),
+        ("Hana", "March 7"),
+        ("Lena", "April 15"),
+    ]
+    for name, day in [*others, ("Ivan", "Sept 9")]:
+        engine.remember(f"{name}'s birthday is on {day}", yui)
+    mine = engine.remember("ユイの誕生日は八月九日", yui).memory
+    hits = engine.recall("When is my birthday?", yui, k=3)
+    assert hits[0].memory.id == mine.id  # on 453f1c1 every English birthday (one BM25 score) came first
