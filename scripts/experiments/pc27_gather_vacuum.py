@@ -30,9 +30,7 @@ from pgvector.psycopg import register_vector  # type: ignore[import-untyped]
 from shitsuji.memory._pg_gather import gather_table, vacuum_moved
 
 TABLE = "memory_vectors_1"
-CANDIDATES = (
-    "SELECT * FROM memory_recall_candidates(%s::text[], %s::text[], %s::vector, %s, 'random-512', 30, 1.2, 0.75)"
-)
+CANDIDATES = "SELECT * FROM memory_recall_candidates(%s::text[], %s::text[], %s::vector, %s, 'random-512', 30, 1.2, 0.75)"
 
 
 def _lsn(conn: Any) -> int:
@@ -40,7 +38,9 @@ def _lsn(conn: Any) -> int:
 
 
 def _pages(conn: Any) -> tuple[int, int]:
-    return conn.execute("SELECT relpages, relallvisible FROM pg_class WHERE relname = %s", (TABLE,)).fetchone()
+    return conn.execute(
+        "SELECT relpages, relallvisible FROM pg_class WHERE relname = %s", (TABLE,)
+    ).fetchone()
 
 
 def main() -> None:
@@ -60,7 +60,10 @@ def main() -> None:
         top = int(conn.execute("SELECT max(rowid) FROM memories").fetchone()[0])
         at, t0 = _lsn(conn), time.perf_counter()
         out["moved"] = gather_table(conn, TABLE, 0, top, lambda: False)
-        out["gather_s"], out["gather_wal_mb"] = round(time.perf_counter() - t0, 1), round((_lsn(conn) - at) / 2**20, 1)
+        out["gather_s"], out["gather_wal_mb"] = (
+            round(time.perf_counter() - t0, 1),
+            round((_lsn(conn) - at) / 2**20, 1),
+        )
         out["heap_pages_gathered"] = conn.execute(size).fetchone()[0]
         if mode == "vac":
             at, t0 = _lsn(conn), time.perf_counter()
@@ -75,7 +78,9 @@ def main() -> None:
     rng = np.random.default_rng(27)
     wal, ms = [], []
     for scope in scopes[:count]:
-        terms = str(conn.execute("SELECT terms FROM memories WHERE scope = %s LIMIT 1", (scope,)).fetchone()[0])
+        terms = str(
+            conn.execute("SELECT terms FROM memories WHERE scope = %s LIMIT 1", (scope,)).fetchone()[0]
+        )
         q = rng.standard_normal(512).astype(np.float32)
         at, t0 = _lsn(conn), time.perf_counter()
         conn.execute(CANDIDATES, ([scope, "bench"], terms.split()[:2], q, TABLE)).fetchall()
