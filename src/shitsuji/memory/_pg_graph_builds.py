@@ -29,8 +29,8 @@ command that should leave the graph built waits for it here (``shitsuji reindex 
 scopes that other processes' imports or this one's many small writes made due for their term fold, a
 vector table with ``DUE_NEW`` memories written since its gather's last look, a graph another process left
 pending — is found by one ``UPKEEP_DUE`` statement every ``WATCH_S`` seconds on a connection of its own,
-and sooner when this process has written ``NUDGE_ROWS`` memories since the last look (``wrote``, counted as vectors are stored); a due
-answer starts the same background run. The look never runs while a run is under way (the run reads what
+and sooner when this process has stored ``NUDGE_ROWS`` memories' vectors since the last look (``wrote``);
+a due answer starts the same background run. The look never runs while a run is under way (the run reads what
 is due itself), never on the event loop (a thread of its own) and never waits on a writer (the run's
 ``SKIP LOCKED``). Before, a server ran due upkeep at its start, or when one of its own writes happened to
 find it due: a scope made due by a CLI import, or a table filled one memory at a time, waited for a restart.
@@ -67,7 +67,7 @@ log = logging.getLogger(__name__)
 
 #: Seconds between a watching process's looks at what upkeep is due (``GraphBuilds.watch``).
 WATCH_S: Final = 60.0
-#: Memories this process writes after which a watching process looks at once (the gather's own bound).
+#: Memories whose vectors this process stores after which a watching process looks at once (``DUE_NEW``).
 NUDGE_ROWS: Final = DUE_NEW
 
 _RUNNING: weakref.WeakSet[GraphBuilds] = weakref.WeakSet()
@@ -125,8 +125,8 @@ class GraphBuilds:
             self._watcher.start()
 
     def wrote(self, memories: int) -> None:
-        """This process wrote ``memories`` rows: past ``NUDGE_ROWS`` since the last look, a watching
-        process looks now rather than at its next tick (a count, never a wait)."""
+        """This process stored the vectors of ``memories`` memories: past ``NUDGE_ROWS`` since the last
+        look, a watching process looks now rather than at its next tick (a count, never a wait)."""
         self._written += memories  # from writers' threads: a lost increment only delays a look
         if self._written >= NUDGE_ROWS and self._watcher is not None:
             self._wake.set()
