@@ -13,7 +13,7 @@ from shitsuji.context import Segments, Summarizer
 from shitsuji.errors import ModelUnavailableError, NotFoundError, UserInputError
 from shitsuji.household import Butler, HouseholdStore, OpenPanel, open_panel
 from shitsuji.llm import Message, ScriptedModel, text_response, tool_use_response
-from shitsuji.memory import HashEmbedder, MemoryEngine, open_store
+from shitsuji.memory import HashEmbedder, Hit, Memory, MemoryEngine, open_store
 from shitsuji.store import database
 
 from .conftest import Clock
@@ -194,3 +194,56 @@ def test_the_butler_finds_the_segment_a_remembered_fact_was_said_in(target: str,
         assert listed.startswith(archived.id) and "household.recipes" in listed
     finally:
         butler.close()
+
+
+@pytest.mark.parametrize("household", ["futari", None], ids=["household", "none"])
+def test_said_in_reads_the_pair_s_segments_through_the_member_index(
+    segments: Segments, target: str, clock: Clock, household: str | None
+) -> None:
+    """``said_in`` (and ``index``) compared the household by ``IS NOT DISTINCT FROM``, which no index
+    condition takes: PostgreSQL read every segment of every member of that name in any household. Now
+    ``household = ?`` / ``IS NULL``: the ``segments_member`` index on both columns; the same segments
+    (only the pair's own closed ones: not the neighbour's ``wife``, not a member of no household's)."""
+    mine: list[str] = []
+    for home in ("futari", "tonari", None):
+        for n in range(3):
+            conversation = f"c-{home}-{n}"
+            asyncio.run(segments.open_segment(conversation, home, "wife", "chat", []))
+            closed = asyncio.run(segments.close_segment(conversation, talk((f"{home} {n}", "ok"))))
+            assert closed is not None
+            if home == household:
+                mine.append(closed.id)
+    asyncio.run(segments.open_segment(f"c-{household}-0", household, "wife", "chat", []))  # open: not listed
+    # facts naming everyone's conversations: the rule, not the facts, keeps the pair's own
+    hits = [_said(f"c-{home}-{n}", clock) for home in ("futari", "tonari", None) for n in range(3)]
+    found = segments.said_in(household, "wife", hits)
+    assert sorted(s.id for s in found) == sorted(mine)
+    assert sorted(s.id for s in segments.index(household, "wife")) == sorted(mine)
+    db = database(target)
+    sql, params = Segments.said_in_query(household, "wife", [f"c-{household}-{n}" for n in range(3)])
+    assert sorted(r[0] for r in db.execute(sql, params).fetchall()) == sorted(mine)
+    if db.dialect == "sqlite":
+        plan = " ".join(str(r[3]) for r in db.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall())
+        assert "USING INDEX segments_member (household=? AND owner=?)" in plan, plan
+        return
+    with db.write() as tx:  # "wife" in 3,000 other households, as people call members (pt25e's case)
+        tx.execute(
+            "INSERT INTO segments (id, conversation, household, owner, label, opened_at, closed_at, "
+            "first_message) SELECT 's' || n, 'x' || n, 'h' || n, 'wife', 'chat', '2026-01-01', "
+            "'2026-01-01', 0 FROM generate_series(1, 3000) n"
+        )
+    db.execute("ANALYZE segments")
+    plan = "\n".join(str(r[0]) for r in db.execute("EXPLAIN " + sql, params).fetchall())
+    condition = plan.split("Index Cond:", 1)[1].split("\n", 1)[0] if "Index Cond:" in plan else ""
+    assert "segments_member" in plan and "household" in condition and "owner" in condition, plan
+
+
+def _said(conversation: str, clock: Clock) -> Hit:
+    """A recalled fact whose provenance names a conversation's ``chat`` segment."""
+    now = clock()
+    fact = Memory(
+        id=f"m-{conversation}", scope="h", content="fact", category="fact", importance=0.5, source="user",
+        provenance={"conversation": conversation, "segment": "chat"}, created_at=now, updated_at=now,
+        content_hash=conversation,
+    )  # fmt: skip
+    return Hit(fact, 1.0)

@@ -186,11 +186,13 @@ def serve(
 
 def _build_graphs(backend: Any) -> None:
     """A server is the long-lived process a pending vector graph (PostgreSQL) waits for: start its build
-    now, in the background (opening a store starts none — ``memory._pg_graph_builds``). Several app
-    processes each ask; one builds at a time, the others find it built."""
-    build = getattr(backend.butler.memory.store, "build_graphs", None)  # SQLite has no graph
-    if build is not None:
-        build()
+    now, in the background (opening a store starts none — ``memory._pg_graph_builds``), and keep looking
+    for upkeep that becomes due while it runs (term counts to fold, scattered scopes to gather: once a
+    minute, one statement). Several app processes each ask; one builds at a time, the others find it built."""
+    store = backend.butler.memory.store
+    if hasattr(store, "build_graphs"):  # SQLite has no graph
+        store.build_graphs()
+        store.watch_upkeep()
 
 
 def _hand_down(secure_cookies: bool | None) -> None:

@@ -156,9 +156,9 @@ class Segments(db.Store):
         return self.get(segment.id, segment.household, segment.owner)
 
     def get(self, segment_id: str, household: str | None, owner: str) -> Segment:
+        member, pair = _member(household, owner)
         row = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM segments WHERE id = ? AND household IS NOT DISTINCT FROM ? AND owner = ?",
-            (segment_id, household, owner),
+            f"SELECT {_COLUMNS} FROM segments WHERE id = ? AND {member}", (segment_id, *pair)
         ).fetchone()
         if row is None:
             raise NotFoundError(f"no segment {segment_id!r}: list_segments shows the ids")
@@ -174,8 +174,9 @@ class Segments(db.Store):
         limit: int = 20,
     ) -> list[Segment]:
         """The member's closed segments, newest first, by label and/or words in the summary."""
-        sql = f"SELECT {_COLUMNS} FROM segments WHERE household IS NOT DISTINCT FROM ? AND owner = ? AND closed_at IS NOT NULL"
-        params: list[object] = [household, owner]
+        member, pair = _member(household, owner)
+        sql = f"SELECT {_COLUMNS} FROM segments WHERE {member} AND closed_at IS NOT NULL"
+        params: list[object] = [*pair]
         if label:
             sql += " AND label = ?"
             params.append(label)
@@ -206,17 +207,26 @@ class Segments(db.Store):
             ranked = [key for key in ranked if key[1] == label]
         if not ranked:
             return []
-        conversations = sorted({conversation for conversation, _ in ranked})
-        marks = ", ".join("?" for _ in conversations)
         rows = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM segments WHERE household IS NOT DISTINCT FROM ? AND owner = ? "
-            f"AND closed_at IS NOT NULL AND conversation IN ({marks}) ORDER BY opened_at DESC, id",
-            [household, owner, *conversations],
+            *self.said_in_query(household, owner, sorted({conversation for conversation, _ in ranked}))
         ).fetchall()
         place = {key: n for n, key in enumerate(ranked)}
         found = [s for s in map(_row, rows) if (s.conversation, s.label) in place]
         found.sort(key=lambda s: place[(s.conversation, s.label)])  # stable: newest first within a key
         return found[:limit]
+
+    @staticmethod
+    def said_in_query(
+        household: str | None, owner: str, conversations: Sequence[str]
+    ) -> tuple[str, list[object]]:
+        """``said_in``'s one read: the pair's closed segments of ``conversations``, newest first."""
+        member, pair = _member(household, owner)
+        marks = ", ".join("?" for _ in conversations)
+        return (
+            f"SELECT {_COLUMNS} FROM segments WHERE {member} AND closed_at IS NOT NULL "
+            f"AND conversation IN ({marks}) ORDER BY opened_at DESC, id",
+            [*pair, *conversations],
+        )
 
     def load(self, segment_id: str, household: str | None, owner: str) -> list[Message]:
         """The archived messages of a closed segment of this member."""
@@ -236,6 +246,16 @@ async def _summarize(messages: Sequence[Message], summarizer: Summarizer | None)
         except ModelError as exc:
             log.warning("summarising a closed segment failed, keeping a digest: %s", exc)
     return digest[:DIGEST_CHARS] + ("…" if len(digest) > DIGEST_CHARS else "")
+
+
+def _member(household: str | None, owner: str) -> tuple[str, tuple[str, ...]]:
+    """The pair's own segments, in a form the ``segments_member`` index (household, owner, …) serves:
+    ``household = ?``, or ``household IS NULL`` for a member of no household — the meaning of
+    ``household IS NOT DISTINCT FROM ?``, which PostgreSQL answers by reading every segment of every
+    member of that name (an index condition cannot take it; pg25f, docs/benchmarks.md)."""
+    if household is None:
+        return "household IS NULL AND owner = ?", (owner,)
+    return "household = ? AND owner = ?", (household, owner)
 
 
 def _said_in(hit: Hit) -> tuple[str, str] | None:

@@ -33,6 +33,9 @@ readers and writers do not wait for): the holes stay dead rows, every moved row 
 own, and the setting is reset at the run's end (or, if the process died meanwhile, by the next run:
 ``_pg_graph_builds.leftover_settings``), after which vacuum frees the old pages for new rows. Cost:
 the moved rows' old space stays in the table, reused by later writes, not returned to the disk.
+
+**Then a vacuum** (``vacuum_moved``): a plain ``VACUUM`` of the table right after its moves, so that the
+moved rows' first reads do not each write their pages' images to the WAL to set hint bits.
 """
 
 from __future__ import annotations
@@ -108,16 +111,42 @@ def gather_scopes(conn: Any, cancelled: Callable[[], bool]) -> int:
         seen = 0 if row is None else int(row[0])
         if seen + DUE_NEW > top or conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0] is None:
             continue
-        moved += gather_table(conn, table, seen, top, cancelled)
+        here = gather_table(conn, table, seen, top, cancelled)
+        moved += here
         if cancelled():
             break
+        if here:  # the mark's commit waits for the disk, and with it the moves' (see ``vacuum_moved``)
+            conn.execute("SET synchronous_commit = on")
         conn.execute(
             "INSERT INTO memory_vector_gather VALUES (%s, %s) ON CONFLICT (tbl) DO UPDATE SET seen_rowid = %s",
             (table, top, top),
         )
+        if here:
+            vacuum_moved(conn, table)
     if moved:
         log.info("vector tables: %s rows of scattered scopes gathered", f"{moved:,}")
     return moved
+
+
+def vacuum_moved(conn: Any, table: str) -> None:
+    """A plain ``VACUUM`` of ``table`` once its scopes have moved and its autovacuum is on again (``conn``:
+    autocommit, outside a transaction — ``VACUUM`` runs in none — the build lock held).
+
+    Why: until vacuum has been over them, the moved rows' first reads set their hint bits, and on a
+    checksummed cluster each page's first change after a checkpoint writes its whole image to the WAL: a
+    recall in a gathered scope wrote 393-651 KB of WAL (p50) against ~90 before (docs/benchmarks.md,
+    "After the session-12 merge"), until autovacuum came by. Run now, that cost is paid once, here, and the
+    moved-from pages' holes go to the free-space map for later writes. Not ``FULL``: a plain vacuum takes
+    a lock readers and writers do not wait for (``SHARE UPDATE EXCLUSIVE``); it runs under the build lock,
+    so a load's end that drops the graph index (``ACCESS EXCLUSIVE``) polls for that lock rather than
+    queue every reader behind a waiting ``DROP INDEX``. A cancel (the process's exit) stops it; the
+    table's autovacuum does the rest.
+
+    The moves' commits must be on disk first (the mark's commit before it waits for them: ``gather_scopes``):
+    where commits do not wait (``synchronous_commit = off``, the tests' server and many app settings) a
+    vacuum right after them removed none of the moved rows' old versions and left their pages not
+    all-visible (800 pages, 400 all-visible; with the flush, 800)."""
+    conn.execute(f"VACUUM {table}")
 
 
 def gather_table(conn: Any, table: str, seen: int, top: int, cancelled: Callable[[], bool]) -> int:

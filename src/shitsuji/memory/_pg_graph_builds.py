@@ -25,6 +25,16 @@ pending) rather than waited for — a short command never waits for it; the next
 command that should leave the graph built waits for it here (``shitsuji reindex --graph-only``, ``import
 --wait-graph``: ``cli/_graph.py``).
 
+**A long-running process looks again** (``watch``: ``shitsuji serve``): what becomes due while it runs —
+scopes that other processes' imports or this one's many small writes made due for their term fold, a
+vector table with ``DUE_NEW`` memories written since its gather's last look, a graph another process left
+pending — is found by one ``UPKEEP_DUE`` statement every ``WATCH_S`` seconds on a connection of its own,
+and sooner when this process has stored ``NUDGE_ROWS`` memories' vectors since the last look (``wrote``);
+a due answer starts the same background run. The look never runs while a run is under way (the run reads what
+is due itself), never on the event loop (a thread of its own) and never waits on a writer (the run's
+``SKIP LOCKED``). Before, a server ran due upkeep at its start, or when one of its own writes happened to
+find it due: a scope made due by a CLI import, or a table filled one memory at a time, waited for a restart.
+
 **A build's table setting outlives a build cut off from its process**: ``build_graph`` sets the table's
 ``parallel_workers`` for the build and resets it after, from the same connection. A process killed
 mid-build (or one whose exit cancelled the reset rather than the build) never sends the reset, while the
@@ -43,17 +53,22 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import psycopg
 
-from ._pg_gather import GATHER_DUE_SQL, gather_scopes
+from ._pg_gather import DUE_NEW, GATHER_DUE_SQL, gather_scopes
 from ._pg_halfvec import GRAPH_OPCLASS
 from ._pg_ingest import ADVISORY_BUILD, BROKEN_GRAPHS_SQL, broken_graphs, build_graph
 from ._pg_inline import REWRITE_DUE_SQL, rewrite_old_rows
 from ._pg_term_upkeep import FOLD_DUE_SQL, fold_due_scopes
 
 log = logging.getLogger(__name__)
+
+#: Seconds between a watching process's looks at what upkeep is due (``GraphBuilds.watch``).
+WATCH_S: Final = 60.0
+#: Memories whose vectors this process stores after which a watching process looks at once (``DUE_NEW``).
+NUDGE_ROWS: Final = DUE_NEW
 
 _RUNNING: weakref.WeakSet[GraphBuilds] = weakref.WeakSet()
 
@@ -74,10 +89,19 @@ class GraphBuilds:
         self._again = False  # asked to start while a run was under way: it looks again at its end
         self._conn: psycopg.Connection[Any] | None = None
         self._cancelled = False
+        self._watcher: threading.Thread | None = None  # ``watch``'s thread, if this process watches
+        self._wake = threading.Event()  # set to look at once (``wrote``, ``stop_watching``)
+        self._stopped = False  # no look starts a run any more (the process is leaving)
+        self._written = 0  # memories written since the last look (``wrote``)
 
     def start(self) -> None:
         """Build every pending graph on the background thread (started if none runs)."""
+        self._start(looked=False)
+
+    def _start(self, *, looked: bool) -> None:
         with self._lock:
+            if looked and self._stopped:  # a look that raced the process's exit starts nothing
+                return
             self._cancelled = False
             if self._thread is not None:  # a run under way (or ending after a cancel) looks again at its end
                 self._again = True
@@ -86,6 +110,62 @@ class GraphBuilds:
             self._idle.clear()
             _RUNNING.add(self)
             self._thread.start()
+
+    def watch(self, every: float = WATCH_S) -> None:
+        """Look every ``every`` seconds, on a thread of its own, whether upkeep became due
+        (``UPKEEP_DUE``, one statement), and start the background run when it has; until
+        ``stop_watching`` or the process's exit. Once per process: a second call does nothing."""
+        with self._lock:
+            if self._watcher is not None or self._stopped:
+                return
+            self._watcher = threading.Thread(
+                target=self._watch, args=(every,), name="shitsuji-upkeep-watch", daemon=True
+            )
+            _RUNNING.add(self)
+            self._watcher.start()
+
+    def wrote(self, memories: int) -> None:
+        """This process stored the vectors of ``memories`` memories: past ``NUDGE_ROWS`` since the last
+        look, a watching process looks now rather than at its next tick (a count, never a wait)."""
+        self._written += memories  # from writers' threads: a lost increment only delays a look
+        if self._written >= NUDGE_ROWS and self._watcher is not None:
+            self._wake.set()
+
+    def stop_watching(self) -> None:
+        """End ``watch``'s looks; a run already started goes on (``cancel`` ends it)."""
+        with self._lock:
+            self._stopped = True
+            watcher = self._watcher
+        self._wake.set()
+        if watcher is not None:
+            watcher.join(timeout=5.0)
+
+    def _watch(self, every: float) -> None:
+        conn: psycopg.Connection[Any] | None = None
+        try:
+            while True:
+                self._wake.wait(every)
+                self._wake.clear()
+                if self._stopped:
+                    return
+                self._written = 0
+                if not self._idle.is_set():  # a run under way reads what is due itself
+                    continue
+                try:
+                    if conn is None or conn.closed:
+                        conn = psycopg.connect(self._url, autocommit=True)
+                    due = upkeep_due(conn)
+                except psycopg.Error as exc:  # the server restarting, say: looked at again next time
+                    log.warning("upkeep: could not look at what is due: %s", exc)
+                    if conn is not None:
+                        conn.close()
+                    conn = None
+                    continue
+                if due:
+                    self._start(looked=True)
+        finally:
+            if conn is not None:
+                conn.close()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background build (if any) to end; whether it has."""
@@ -307,5 +387,8 @@ def _tidy_on(conn: Any) -> list[str]:
 @atexit.register
 def _stop_all() -> None:
     """At exit, no process waits for a build: cancel the ones under way (pending, built at next open)."""
-    for builds in list(_RUNNING):
+    running = list(_RUNNING)
+    for builds in running:  # first: no look starts a run the cancel below would miss
+        builds.stop_watching()
+    for builds in running:
         builds.cancel(timeout=5.0)

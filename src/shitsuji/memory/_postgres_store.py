@@ -55,7 +55,7 @@ from psycopg.pq import TransactionStatus
 from .. import store as db
 from ..errors import StoreError
 from ._keywords import K1, B
-from ._pg_graph_builds import GraphBuilds, build_progress, upkeep_due
+from ._pg_graph_builds import WATCH_S, GraphBuilds, build_progress, upkeep_due
 from ._pg_halfvec import graph_sql, hnsw_sql
 from ._pg_ingest import (
     broken_graphs,
@@ -557,6 +557,8 @@ class PostgresMemoryStore(MemoryRows):
                 "UPDATE memory_vector_state SET derived_seq = greatest(derived_seq, %s) WHERE rowid = 1",
                 (max(s[0] for s in seqs),),
             )
+        if getattr(self._bulk, "written", None) is None:  # a bulk load's rows are looked at after it
+            self._builds.wrote(len(found))  # a watching process may look for scopes to gather now
 
     def _write_vectors(
         self, conn: Any, name: str, model_id: str, rows: Sequence[tuple[int, str, npt.NDArray[np.float32]]]
@@ -695,6 +697,17 @@ class PostgresMemoryStore(MemoryRows):
         if self._upkeep_due or self.graphs_pending():
             self._upkeep_due = False
             self._builds.start()
+
+    def watch_upkeep(self, every: float = WATCH_S) -> None:
+        """Keep looking, while this process runs, for upkeep that became due and run it in the
+        background (``GraphBuilds.watch``: one statement every ``every`` seconds, sooner after this
+        process's large writes) — ``shitsuji serve``, a process that runs for weeks."""
+        self._builds.watch(every)
+
+    def close(self) -> None:
+        """Stop ``watch_upkeep``'s looks (a run under way goes on; the process's exit cancels it)."""
+        self._builds.stop_watching()
+        super().close()
 
     def cancel_graphs(self, timeout: float = 10.0) -> bool:
         """Cancel this process's build under way: the graph stays pending (searched exactly). Waits at
