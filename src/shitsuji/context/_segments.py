@@ -21,6 +21,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import zip_longest
 
 from .. import store as db
 from .._offload import off_loop
@@ -204,19 +205,37 @@ class Segments(db.Store):
         ranked = sources_ranked(hits, _said_in)
         if label:
             ranked = [key for key in ranked if key[1] == label]
-        if not ranked:
-            return []
+        return _in_order(self._closed(household, owner, None, ranked), ranked)[:limit]
+
+    def earlier(
+        self, household: str | None, owner: str, *, label: str | None, hits: Iterable[Hit] = (), limit: int = 20
+    ) -> list[Segment]:
+        """A turn's earlier segments, in one statement: where its recalled facts ``hits`` were said
+        (best first, as ``said_in``) taking turns with those under the open ``label`` (newest first).
+
+        Only the member's own closed segments: a shared fact of another member's leads to none of theirs."""
+        ranked = sources_ranked(hits, _said_in)
+        found = self._closed(household, owner, label, ranked)
+        said, labelled = _in_order(found, ranked), [s for s in found if label and s.label == label]
+        merged = [s for pair in zip_longest(said, labelled) for s in pair if s is not None]
+        return list(dict.fromkeys(merged))[:limit]
+
+    def _closed(
+        self, household: str | None, owner: str, label: str | None, ranked: Sequence[tuple[str, str]]
+    ) -> list[Segment]:
+        """The member's closed segments under ``label`` or in the conversations of ``ranked``, newest first."""
         conversations = sorted({conversation for conversation, _ in ranked})
-        marks = ", ".join("?" for _ in conversations)
+        which = ["label = ?"] if label else []
+        if conversations:
+            which.append(f"conversation IN ({', '.join('?' for _ in conversations)})")
+        if not which:
+            return []
         rows = self._conn.execute(
             f"SELECT {_COLUMNS} FROM segments WHERE household IS NOT DISTINCT FROM ? AND owner = ? "
-            f"AND closed_at IS NOT NULL AND conversation IN ({marks}) ORDER BY opened_at DESC, id",
-            [household, owner, *conversations],
+            f"AND closed_at IS NOT NULL AND ({' OR '.join(which)}) ORDER BY opened_at DESC, id",
+            [household, owner, *([label] if label else []), *conversations],
         ).fetchall()
-        place = {key: n for n, key in enumerate(ranked)}
-        found = [s for s in map(_row, rows) if (s.conversation, s.label) in place]
-        found.sort(key=lambda s: place[(s.conversation, s.label)])  # stable: newest first within a key
-        return found[:limit]
+        return [_row(r) for r in rows]
 
     def load(self, segment_id: str, household: str | None, owner: str) -> list[Message]:
         """The archived messages of a closed segment of this member."""
@@ -236,6 +255,13 @@ async def _summarize(messages: Sequence[Message], summarizer: Summarizer | None)
         except ModelError as exc:
             log.warning("summarising a closed segment failed, keeping a digest: %s", exc)
     return digest[:DIGEST_CHARS] + ("…" if len(digest) > DIGEST_CHARS else "")
+
+
+def _in_order(segments: Iterable[Segment], ranked: Sequence[tuple[str, str]]) -> list[Segment]:
+    """The ``segments`` whose (conversation, label) is ranked, in its order (newest first within a key)."""
+    place = {key: n for n, key in enumerate(ranked)}
+    found = [s for s in segments if (s.conversation, s.label) in place]
+    return sorted(found, key=lambda s: place[(s.conversation, s.label)])  # stable
 
 
 def _said_in(hit: Hit) -> tuple[str, str] | None:
