@@ -19,9 +19,16 @@ import pytest
 from shitsuji.agent import Finished
 from shitsuji.bench._statements import Statements, counting, watch
 from shitsuji.household import Butler, HouseholdStore
-from shitsuji.llm import Message, ModelRequest, ModelResponse, ScriptedModel, text_response
+from shitsuji.llm import (
+    Message,
+    ModelRequest,
+    ModelResponse,
+    ScriptedModel,
+    text_response,
+    tool_use_response,
+)
 from shitsuji.memory import MEMORY_SCHEMA, HashEmbedder, MemoryEngine, memory_store
-from shitsuji.store import database
+from shitsuji.store import Database, database
 
 WIFE, SHARED = "household/futari/user/wife", "household/futari"
 # a turn with a segment open, outside recall and transaction control, at 453f1c1 (which listed the label's
@@ -36,6 +43,7 @@ class Home:
     statements: Statements
     prompts: list[str]
     dialect: str
+    db: Database
 
 
 @pytest.fixture
@@ -53,27 +61,35 @@ def home(target: str) -> Iterator[Home]:
             return text_response("かしこまりました")
 
         butler = Butler(db, MemoryEngine(memory_store(db), HashEmbedder()), ScriptedModel(answer))
-        yield Home(butler, statements, prompts, db.dialect)
+        yield Home(butler, statements, prompts, db.dialect, db)
         butler.close()
 
 
-def _archive(home: Home, conversation: str, owner: str, label: str, said: str) -> str:
+def _archive(
+    home: Home, conversation: str, owner: str, label: str, said: str, *, outside: bool = False
+) -> str:
     segments = home.butler.segments
     asyncio.run(segments.open_segment(conversation, "futari", owner, label, []))
     talk: list[Message] = [{"role": "user", "content": said}, {"role": "assistant", "content": "はい"}]
-    closed = asyncio.run(segments.close_segment(conversation, talk))
+    closed = asyncio.run(segments.close_segment(conversation, talk, untrusted=[outside, False]))
     assert closed is not None
     return closed.id
 
 
-def _turn(home: Home, text: str, segment: str) -> str:
-    ctx = home.butler.member("wife", "app", household="futari")
+def _finish(butler: Butler, text: str, segment: str, channel: str = "app") -> Finished:
+    ctx = butler.member("wife", channel, household="futari")
 
     async def run() -> object:
-        turn = home.butler.service.begin(ctx, text, key=f"k-{text}", segment=segment)
-        return [e async for e in home.butler.service.events(turn, mode="task")][-1]
+        turn = butler.service.begin(ctx, text, key=f"k-{text}", segment=segment)
+        return [e async for e in butler.service.events(turn, mode="task")][-1]
 
-    assert isinstance(asyncio.run(run()), Finished)
+    last = asyncio.run(run())
+    assert isinstance(last, Finished), last
+    return last
+
+
+def _turn(home: Home, text: str, segment: str) -> str:
+    _finish(home.butler, text, segment)
     return home.prompts[-1]
 
 
@@ -130,3 +146,31 @@ def test_the_facts_segments_come_in_the_statement_the_labels_took(home: Home) ->
     ]
     assert len(outside) <= STATEMENTS_WITH_A_SEGMENT[home.dialect], home.statements.report()
 
+
+@pytest.mark.parametrize("outside", [True, False])
+def test_a_facts_segment_that_held_outside_text_keeps_every_write_on_a_card(
+    home: Home, outside: bool
+) -> None:
+    """On LINE a clean conversation runs a low-risk write at once; a segment listed because a recalled
+    fact was said there, and which held outside text (a web page), taints the turn like the label's do."""
+    sale = _archive(home, "c-web", "wife", "chat", "特売は卵です", outside=outside)
+    home.butler.memory.remember(
+        "今週の特売は卵", WIFE, provenance={"conversation": "c-web", "segment": "chat"}
+    )
+    model = ScriptedModel(
+        [
+            tool_use_response(("toolu_1", "add_shopping_item", {"name": "卵", "quantity": 10})),
+            text_response("追加しました"),
+        ]
+    )
+    butler = Butler(home.db, home.butler.memory, model)
+    try:
+        done = _finish(butler, "今週の特売の卵を買い物リストに足して", "household.shopping", channel="line")
+        assert sale in str([model.requests[0].system, model.requests[0].messages])
+        if outside:
+            assert done.wrote == [] and [p.tool for p in done.proposals] == ["add_shopping_item"]
+            assert butler.store.shopping_items("futari") == []  # nothing ran without a card
+        else:
+            assert done.wrote == ["add_shopping_item"] and done.proposals == []
+    finally:
+        butler.close()

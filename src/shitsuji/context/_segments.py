@@ -208,7 +208,13 @@ class Segments(db.Store):
         return _in_order(self._closed(household, owner, None, ranked), ranked)[:limit]
 
     def earlier(
-        self, household: str | None, owner: str, *, label: str | None, hits: Iterable[Hit] = (), limit: int = 20
+        self,
+        household: str | None,
+        owner: str,
+        *,
+        label: str | None,
+        hits: Iterable[Hit] = (),
+        limit: int = 20,
     ) -> list[Segment]:
         """A turn's earlier segments, in one statement: where its recalled facts ``hits`` were said
         (best first, as ``said_in``) taking turns with those under the open ``label`` (newest first).
