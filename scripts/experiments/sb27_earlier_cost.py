@@ -13,10 +13,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.pg_support import PostgresServer
+
 from shitsuji.context import Segments
 from shitsuji.memory import MEMORY_SCHEMA, HashEmbedder, MemoryEngine, NewMemory, memory_store
 from shitsuji.store import database
-from tests.pg_support import PostgresServer
 
 WORDS = "plumber kitchen sink tea milk train school doctor garden paint bike rent movie cake dog cat piano rice fish car"
 
