@@ -96,7 +96,8 @@ class Assistant:
     memories: MemorySource | None = None
     count_index: CountSource | None = None
     summarizer: Summarizer | None = None
-    segment_index: Callable[[ToolContext[Any]], Sequence[Segment]] | None = None
+    # the speaker's earlier segments for the prompt: by the open label and where the recalled facts were said
+    segment_index: Callable[[ToolContext[Any], Sequence[Hit]], Sequence[Segment]] | None = None
     calibration: Calibration = field(default_factory=Calibration)
 
     async def turn(
@@ -183,10 +184,14 @@ class Assistant:
             yield step
 
     def known(self, ctx: ToolContext[Any], text: str, cards: Sequence[Proposal] | None = None) -> Known:
-        """What the prompt says about the speaker and the household (blocking: recall, counts, cards)."""
+        """What the prompt says about the speaker and the household (blocking: recall, counts, cards).
+
+        The earlier segments are read while a segment is open: its label's and those the facts the
+        prompt shows were said in (their provenance), in the one statement the label's took."""
+        memories = select_memories(self.memories(text, ctx), MEMORY_BUDGET) if self.memories else []
         return Known(
-            select_memories(self.memories(text, ctx), MEMORY_BUDGET) if self.memories else [],
-            self.segment_index(ctx) if self.segment_index and ctx.segment else (),
+            memories,
+            self.segment_index(ctx, memories) if self.segment_index and ctx.segment else (),
             self.count_index(ctx) if self.count_index else None,
             self._pending(ctx, cards),
         )

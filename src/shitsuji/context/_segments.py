@@ -21,6 +21,7 @@ import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import zip_longest
 
 from .. import store as db
 from .._offload import off_loop
@@ -205,27 +206,61 @@ class Segments(db.Store):
         ranked = sources_ranked(hits, _said_in)
         if label:
             ranked = [key for key in ranked if key[1] == label]
-        if not ranked:
-            return []
-        rows = self._conn.execute(
-            *self.said_in_query(household, owner, sorted({conversation for conversation, _ in ranked}))
-        ).fetchall()
-        place = {key: n for n, key in enumerate(ranked)}
-        found = [s for s in map(_row, rows) if (s.conversation, s.label) in place]
-        found.sort(key=lambda s: place[(s.conversation, s.label)])  # stable: newest first within a key
-        return found[:limit]
+        return _in_order(self._closed(household, owner, None, ranked), ranked)[:limit]
+
+    def earlier(
+        self,
+        household: str | None,
+        owner: str,
+        *,
+        label: str | None,
+        hits: Iterable[Hit] = (),
+        limit: int = 20,
+    ) -> list[Segment]:
+        """A turn's earlier segments, in one statement: where its recalled facts ``hits`` were said
+        (best first, as ``said_in``) taking turns with those under the open ``label`` (newest first).
+
+        Only the member's own closed segments: a shared fact of another member's leads to none of theirs."""
+        ranked = sources_ranked(hits, _said_in)
+        found = self._closed(household, owner, label, ranked)
+        said, labelled = _in_order(found, ranked), [s for s in found if label and s.label == label]
+        merged = [s for pair in zip_longest(said, labelled) for s in pair if s is not None]
+        return list(dict.fromkeys(merged))[:limit]
+
+    def _closed(
+        self, household: str | None, owner: str, label: str | None, ranked: Sequence[tuple[str, str]]
+    ) -> list[Segment]:
+        """The member's closed segments under ``label`` or in the conversations of ``ranked``, newest first."""
+        query = self.closed_query(
+            household, owner, label, sorted({conversation for conversation, _ in ranked})
+        )
+        return [_row(r) for r in self._conn.execute(*query).fetchall()] if query else []
 
     @staticmethod
     def said_in_query(
         household: str | None, owner: str, conversations: Sequence[str]
     ) -> tuple[str, list[object]]:
         """``said_in``'s one read: the pair's closed segments of ``conversations``, newest first."""
+        query = Segments.closed_query(household, owner, None, conversations)
+        assert query is not None, "said_in reads only when some conversation is named"
+        return query
+
+    @staticmethod
+    def closed_query(
+        household: str | None, owner: str, label: str | None, conversations: Sequence[str]
+    ) -> tuple[str, list[object]] | None:
+        """The pair's closed segments under ``label`` or in ``conversations`` (None: nothing to read),
+        in the form the ``segments_member`` index serves (``_member``)."""
+        which = ["label = ?"] if label else []
+        if conversations:
+            which.append(f"conversation IN ({', '.join('?' for _ in conversations)})")
+        if not which:
+            return None
         member, pair = _member(household, owner)
-        marks = ", ".join("?" for _ in conversations)
         return (
-            f"SELECT {_COLUMNS} FROM segments WHERE {member} AND closed_at IS NOT NULL "
-            f"AND conversation IN ({marks}) ORDER BY opened_at DESC, id",
-            [*pair, *conversations],
+            f"SELECT {_COLUMNS} FROM segments WHERE {member} "
+            f"AND closed_at IS NOT NULL AND ({' OR '.join(which)}) ORDER BY opened_at DESC, id",
+            [*pair, *([label] if label else []), *conversations],
         )
 
     def load(self, segment_id: str, household: str | None, owner: str) -> list[Message]:
@@ -256,6 +291,13 @@ def _member(household: str | None, owner: str) -> tuple[str, tuple[str, ...]]:
     if household is None:
         return "household IS NULL AND owner = ?", (owner,)
     return "household = ? AND owner = ?", (household, owner)
+
+
+def _in_order(segments: Iterable[Segment], ranked: Sequence[tuple[str, str]]) -> list[Segment]:
+    """The ``segments`` whose (conversation, label) is ranked, in its order (newest first within a key)."""
+    place = {key: n for n, key in enumerate(ranked)}
+    found = [s for s in segments if (s.conversation, s.label) in place]
+    return sorted(found, key=lambda s: place[(s.conversation, s.label)])  # stable
 
 
 def _said_in(hit: Hit) -> tuple[str, str] | None:

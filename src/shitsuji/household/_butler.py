@@ -143,8 +143,8 @@ class Butler:
         assistant = Assistant(
             model=model,
             summarizer=Summarizer(model, model_name=router_model),
-            segment_index=lambda ctx: segments.index(
-                ctx.household, ctx.user, label=ctx.segment, limit=EARLIER_SEGMENTS
+            segment_index=lambda ctx, hits: segments.earlier(
+                ctx.household, ctx.user, label=ctx.segment, hits=hits, limit=EARLIER_SEGMENTS
             ),
             toolbox=self.toolbox,
             proposals=self.proposals,
