@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ..store import may_lag
+from ._asked import asked_vector
 from ._embedders import Embedder, Matrix, Vector, close_cosine_of
 from ._embedding import embed_rows
 from ._model_check import embedder_mismatch, readings_missing
@@ -474,7 +475,7 @@ class MemoryEngine:
             vector = None
         elif vector is None:
             try:
-                vector = self.embedder.embed_query(text)
+                vector = asked_vector(self.embedder, text, words=self.weights.word_meanings)
             except Exception as exc:  # keep answering by words when the model is down
                 log.warning("query embedding failed, recalling by keywords only: %s", exc)
         # both searches in one call: one round trip on PostgreSQL
