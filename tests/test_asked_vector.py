@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from shitsuji.memory import MemoryEngine, USEEmbedder, open_store
-from shitsuji.memory._asked import asked_vector, meaning_words
+from shitsuji.memory._asked import WordVectors, asked_vector, meaning_words
 from shitsuji.memory._recall import RecallWeights
 
 SCOPE = "household/chat"
@@ -76,3 +76,16 @@ def test_a_question_without_such_words_keeps_its_sentence_vector() -> None:
     mixed = asked_vector(embedder, "Where does Ken work?")
     assert not np.array_equal(mixed, embedder.embed_query("Where does Ken work?"))
     assert abs(float(np.linalg.norm(mixed)) - 1.0) < 1e-5
+
+
+def test_kept_word_vectors_give_the_vector_made_fresh() -> None:
+    embedder = USEEmbedder()
+    kept = WordVectors(size=2)
+    question = "What activities has Melanie done with her family?"
+    first, words = kept.of(embedder, question, ["activities", "done", "family"])
+    again, words_again = kept.of(embedder, question, ["activities", "done", "family"])
+    fresh = [embedder.embed_query(w) for w in ("activities", "done", "family")]
+    for made in (words, words_again):
+        assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(made, fresh, strict=True))
+    assert np.allclose(first, again, atol=1e-5)
+    assert len(kept) == 2  # the last two used
