@@ -100,39 +100,34 @@ def own_share(half: float) -> Scale:
     return scale
 
 
-def quoted_gives_way(c: dict[str, Any], ids: list[str]) -> dict[str, float]:
-    """A memory that matches only through words its context quotes from another candidate that holds them: 0."""
+def _context_matches(c: dict[str, Any], ids: list[str]) -> list[tuple[Memory, set[str], set[str], set[str]]]:
+    """Per candidate matching some question term through its context only: (memory, its own matched
+    terms, its context-only ones, those of them a candidate its context quotes holds as its own)."""
     asked = fold_kana(c["asked"])
-    out = {}
     mems = [c["memories"][i] for i in ids]
-    owns = {m.id: asked & own_terms(m) for m in mems}
+    owns = {m.id: set(asked & own_terms(m)) for m in mems}
+    out = []
     for m in mems:
         own = owns[m.id]
-        ctx = (asked & ctx_terms(m)) - own
-        if not ctx or own:
-            continue
-        if any(o.id != m.id and ctx <= owns[o.id] and o.content[:80] in (m.context or "") for o in mems):
-            out[m.id] = 0.0
+        ctx = set(asked & ctx_terms(m)) - own
+        if ctx:
+            quoted = [o for o in mems if o.id != m.id and o.content[:80] in (m.context or "")]
+            out.append((m, own, ctx, {t for o in quoted for t in ctx & owns[o.id]}))
     return out
+
+
+def quoted_gives_way(c: dict[str, Any], ids: list[str]) -> dict[str, float]:
+    """A memory that matches only through words its context quotes from another candidate that holds them: 0."""
+    return {m.id: 0.0 for m, own, ctx, lent in _context_matches(c, ids) if not own and lent == ctx}
 
 
 def quoted_share(c: dict[str, Any], ids: list[str]) -> dict[str, float]:
     """Own-share (context words 0) only for memories whose context quotes a candidate holding those words."""
-    asked = fold_kana(c["asked"])
-    out = {}
-    mems = [c["memories"][i] for i in ids]
-    owns = {m.id: asked & own_terms(m) for m in mems}
-    for m in mems:
-        own = owns[m.id]
-        ctx = (asked & ctx_terms(m)) - own
-        if not ctx:
-            continue
-        lent = {
-            t for o in mems if o.id != m.id and o.content[:80] in (m.context or "") for t in ctx & owns[o.id]
-        }
-        if lent:
-            out[m.id] = (len(own) + len(ctx - lent)) / len(own | ctx)
-    return out
+    return {
+        m.id: (len(own) + len(ctx - lent)) / len(own | ctx)
+        for m, own, ctx, lent in _context_matches(c, ids)
+        if lent
+    }
 
 
 VARIANTS: dict[str, Scale | None] = {
