@@ -70,3 +70,8 @@ class DeferredEmbedder:
 
     def embed_query(self, text: str) -> Vector:
         return self._embedder().embed_query(text)
+
+    def embed_queries(self, texts: Sequence[str]) -> list[Vector]:
+        from ._asked import embed_queries
+
+        return embed_queries(self._embedder(), texts)

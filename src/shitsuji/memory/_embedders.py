@@ -130,6 +130,10 @@ class HashEmbedder:
         vector: Vector = self.embed_documents([text])[0]
         return vector
 
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        """``embed_query`` of each text, in one call (``_asked.embed_queries``)."""
+        return self.embed_documents(texts)
+
 
 class USEEmbedder:
     """Multilingual Universal Sentence Encoder v3 (pure numpy, 512 dimensions).
@@ -193,6 +197,10 @@ class USEEmbedder:
     def embed_query(self, text: str) -> Vector:
         vector: Vector = self.embed_documents([text])[0]
         return vector
+
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        """``embed_query`` of each text, in one call (``_asked.embed_queries``): a question and its words."""
+        return self.embed_documents(texts)
 
 
 CLOSE_COSINE_E5 = 0.93

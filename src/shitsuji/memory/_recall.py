@@ -83,6 +83,10 @@ class RecallWeights:
     # (keyword + vector weight) / vector weight (``cross_script``; issue 23 round 3: "Where is Ben
     # from?" lost ベンは大阪出身, the best vector hit, to Ben's English notes matching "ben" by words)
     cross_script: bool = True
+    # the question's vector is its sentence's and its content words' mean, half each
+    # (``_asked.asked_vector``; no constant): LoCoMo dev R@10 0.809 -> 0.824, every conversation
+    # higher, LongMemEval unchanged (docs/benchmarks.md, issue 23 lo27); off: the sentence alone
+    word_meanings: bool = True
 
 
 @dataclass(slots=True)
