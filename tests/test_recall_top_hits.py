@@ -170,6 +170,7 @@ TEXTS = [
 WEIGHTS = [
     RecallWeights(),
     RecallWeights(importance_weight=1.9, recency_weight=0.7, ancestor_penalty=0.5, further_level_penalty=1.3),
+    RecallWeights(ancestor_penalty=1.2, further_level_penalty=1.3),  # shared facts above the asker's own
     RecallWeights(cross_script=False, standout=False, keyword_coverage=False),
     RecallWeights(vector_weight=0.05, recency_half_life_days=1.0, versions_window=3),
 ]
