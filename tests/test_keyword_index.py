@@ -87,7 +87,9 @@ STEPS = st.lists(
 
 
 @given(steps=STEPS, asked=TERMS)
-def test_shares_kept_between_searches_are_the_ones_a_search_would_compute(steps: list, asked: list[str]) -> None:
+def test_shares_kept_between_searches_are_the_ones_a_search_would_compute(
+    steps: list, asked: list[str]
+) -> None:
     # each term's BM25 shares are kept from one search to the next (issue 23 fl27): a row added or
     # forgotten since must not leave a search with the old ones
     index = KeywordIndex()
