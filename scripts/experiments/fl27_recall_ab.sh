@@ -11,7 +11,7 @@ for r in $(seq 1 $rounds); do
   for side in $order; do
     rm -rf run_$side.db run_$side.db-wal run_$side.db-shm run_$side.db.vectors; cp bench.db run_$side.db; cp -r bench.db.vectors run_$side.db.vectors
     cat run_$side.db run_$side.db.vectors/*/* > /dev/null
-    if [ $side = base ]; then src=/tmp/wt-453f1c1-fl27/src; else src=/work/wt-fl27/src; fi
+    if [ $side = base ]; then src=/tmp/wt-453f1c1-fl27/src; else src=${NEW_SRC:-/work/wt-fl27/src}; fi
     l0=$(cut -d' ' -f1 /proc/loadavg)
     PYTHONPATH=$src $PY $K recall run_$side.db --queries $q > ${tag}_${side}$r.json 2>>${tag}.err
     echo "$r $side load_start=$l0 $(tr -d '\n ' < ${tag}_${side}$r.json)" >> ${tag}.log

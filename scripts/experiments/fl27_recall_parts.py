@@ -43,13 +43,17 @@ for query in synthetic_queries(n):
     asked = query_terms(query); t.append(clock())
     vector = engine.embedder.embed_query(query); t.append(clock())
     index = store._synced_vectors(model, len(vector), chain); t.append(clock())
+    marks = None
+    if isinstance(index, tuple):  # this branch: the index and the marks it was synced against
+        index, marks = index
     vi = index.indexes[SCOPE]
     with store._lock:
         mask = vi.slots.mask([SCOPE])
         m = vi._matrix[: vi.slots.size]
     scores = m @ vector; t.append(clock())
     near = vi.slots.best_per_memory(scores, mask, 60); t.append(clock())
-    store._sync_keywords(chain); t.append(clock())
+    store._sync_keywords(chain, marks) if marks is not None else store._sync_keywords(chain)
+    t.append(clock())
     with store._lock:
         keyword = store._keywords.search(asked, chain, 60)
     t.append(clock())
