@@ -74,3 +74,31 @@ def test_a_term_of_every_row_forgotten_ones_too_does_not_sink_the_live_rows() ->
     found = [m.memory_id for m in index.search(["tomatoes", "2"], ["s"], 10)]
     assert found and set(found) == {f"kept{n}" for n in range(4)}
     assert index.search(["tomatoes", "1"], ["s"], 10)[0].memory_id == "kept1"
+
+
+STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["add", "kill", "search"]),
+        st.sampled_from(["m1", "m2", "m3", "m4", "m5", "m6"]),
+        st.lists(TERMS, min_size=1, max_size=2),
+    ),
+    max_size=25,
+)
+
+
+@given(steps=STEPS, asked=TERMS)
+def test_shares_kept_between_searches_are_the_ones_a_search_would_compute(
+    steps: list, asked: list[str]
+) -> None:
+    # each term's BM25 shares are kept from one search to the next (issue 23 fl27): a row added or
+    # forgotten since must not leave a search with the old ones
+    index = KeywordIndex()
+    scope = "household/futari"
+    for action, memory_id, chunks in steps:
+        if action == "add":
+            index.add(memory_id, scope, chunks)
+        elif action == "kill":
+            index.kill(memory_id)
+        kept = index.search(asked, [scope], 10)  # with the shares of an earlier state, if any were kept
+        index._shares.clear()
+        assert index.search(asked, [scope], 10) == kept

@@ -30,7 +30,7 @@ from ._asked import asked_vector, meaning_words
 from ._embedders import Embedder, Matrix, Vector, close_cosine_of
 from ._embedding import embed_rows, question_vector
 from ._model_check import embedder_mismatch, readings_missing
-from ._rank import CONTEXT_TERMS_CHARS, Candidates, rank_candidates
+from ._rank import CONTEXT_TERMS_CHARS, top_hits
 from ._recall import RecallWeights
 from ._records import (
     Hit,
@@ -502,15 +502,20 @@ class MemoryEngine:
         ranked = self.store.candidates(words, self.embedder.model_id, vector, chain, n)
         if (warning := self.index_warning()) is not None:
             log.warning("%s", warning)
-        candidates = {m.memory_id for matches in ranked.values() for m in matches}
-        # the vectors are read with the rows (one round trip on PostgreSQL): candidates are what ``fuse``
-        # keeps, and ``weigh`` compares the vectors of its hits to find versions of one fact
-        memories, vectors = self.store.memories_with_vectors(
-            list(candidates), self.embedder.model_id if "vector" in ranked else None
+        # the vectors are read with the rows (one round trip on PostgreSQL): ``weigh`` compares the
+        # vectors of its hits to find versions of one fact; only the rows that can reach the first k
+        model = self.embedder.model_id if "vector" in ranked else None
+        return top_hits(
+            text,
+            asked,
+            ranked,
+            chain,
+            lambda ids: self.store.memories_with_vectors(ids, model),
+            self.clock(),
+            self.ranking_weights(),
+            k,
+            zone,
         )
-        found = Candidates(text, asked, ranked, memories, vectors, chain)
-        hits = rank_candidates(found, self.clock(), self.ranking_weights(), zone)
-        return hits[:k]
 
     def ranking_weights(self) -> RecallWeights:
         """``weights``, with the embedder's ``close_cosine`` when it declares one and the caller chose

@@ -130,6 +130,11 @@ class KeywordIndex:
         # arrays are built on first query of a term and rebuilt only after it grew
         self._postings: dict[str, list[int]] = {}
         self._arrays: dict[str, tuple[int, npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
+        # term -> (the index's state it was computed in, each holder's BM25 share): the same question
+        # asked again while no row came or went adds these instead of computing them (``_shares``)
+        self._shares: dict[
+            str, tuple[tuple[int, int, float], npt.NDArray[np.int64], npt.NDArray[np.float64]]
+        ] = {}
         self._lengths: npt.NDArray[np.float64] = np.zeros(self.slots.capacity, dtype=np.float64)
         self._total_length = 0.0
 
@@ -217,18 +222,32 @@ class KeywordIndex:
             if found is None:
                 continue
             slots, tfs = found
-            # holders counted among the live slots, as ``docs`` is: a term of every row (the day said)
-            # held by forgotten slots too would count more holders than documents, a negative idf
-            held = self.slots.live_among(slots)
-            idf = math.log(1.0 + (docs - held + 0.5) / (held + 0.5))
-            # the length norm of the holders only (the same values as over every slot, ~100x fewer)
-            norm = K1 * (1.0 - B + B * self._lengths[slots] / avg)
-            scores[slots] += idf * tfs * (K1 + 1.0) / (tfs + norm)
+            scores[slots] += self._shares_of(term, slots, tfs, docs, avg)
             matched = True
         if not matched:
             return []
         mask &= scores > 0
         return self.slots.best_per_memory(scores, mask, limit)
+
+    def _shares_of(
+        self, term: str, slots: npt.NDArray[np.int64], tfs: npt.NDArray[np.float64], docs: int, avg: float
+    ) -> npt.NDArray[np.float64]:
+        """Each holder's BM25 share for ``term``, kept until a row comes or goes (they depend on the
+        holders — the same ``slots`` array while they do not change — the slots' count and liveness
+        and the lengths' sum alone: slots only append, and only a kill lowers ``live``)."""
+        state = (self.slots.size, self.slots.live, self._total_length)
+        cached = self._shares.get(term)
+        if cached is not None and cached[0] == state and cached[1] is slots:
+            return cached[2]
+        # holders counted among the live slots, as ``docs`` is: a term of every row (the day said)
+        # held by forgotten slots too would count more holders than documents, a negative idf
+        held = self.slots.live_among(slots)
+        idf = math.log(1.0 + (docs - held + 0.5) / (held + 0.5))
+        # the length norm of the holders only (the same values as over every slot, ~100x fewer)
+        norm = K1 * (1.0 - B + B * self._lengths[slots] / avg)
+        shares = idf * tfs * (K1 + 1.0) / (tfs + norm)
+        self._shares[term] = (state, slots, shares)
+        return shares
 
     def _term_arrays(self, term: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]] | None:
         """Distinct slots holding ``term`` and its frequency in each."""

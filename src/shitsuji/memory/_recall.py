@@ -117,18 +117,35 @@ def fuse(
     for name, matches in ranked.items():
         if not matches:
             continue
-        low = min(m.score for m in matches)
-        span = max(m.score for m in matches) - low
-        normalised = [(m.score - low) / span if span > 0 else 1.0 for m in matches]
-        w = weights.get(name, 1.0) * (standout_of(normalised) if standout else 1.0)
+        normalised = levels(matches)
+        w = signal_weight(name, normalised, weights, standout=standout)
+        shares = scale.get(name) if scale else None
+        keyword = name == "keyword"
         for match, level in zip(matches, normalised, strict=True):
-            fused = out.setdefault(match.memory_id, Fused())
-            share = scale.get(name, {}).get(match.memory_id, 1.0) if scale else 1.0
-            fused.score += w * share * level
+            memory_id = match.memory_id
+            fused = out.get(memory_id)
+            if fused is None:
+                fused = out[memory_id] = Fused()
+            fused.score += (w * shares.get(memory_id, 1.0) if shares else w) * level
             fused.signals[name] = match.score
-            if name == "keyword" or "keyword" not in fused.signals:
+            if keyword or "keyword" not in fused.signals:
                 fused.chunk = match.chunk
     return out
+
+
+def levels(matches: list[Match]) -> list[float]:
+    """A list's scores min-max normalised (all 1.0 when they are equal): its best 1.0, its worst 0.0."""
+    scores = [m.score for m in matches]
+    low = min(scores)
+    span = max(scores) - low
+    if span > 0:
+        return [(score - low) / span for score in scores]
+    return [1.0] * len(scores)
+
+
+def signal_weight(name: str, normalised: list[float], weights: dict[str, float], *, standout: bool) -> float:
+    """A signal's weight for one question (``fuse``): its weight, times ``standout_of`` its list."""
+    return weights.get(name, 1.0) * (standout_of(normalised) if standout else 1.0)
 
 
 def standout_of(normalised: list[float]) -> float:
@@ -211,14 +228,15 @@ def weigh(
             found.score
             * (1.0 + w.importance_weight * (memory.importance - 0.5))
             * (1.0 + recency_weight * recency)
-            * _scope_factor(distance, w)
+            * scope_factor(distance, w)
         )
         hits.append(Hit(memory=memory, score=final, signals=found.signals, chunk=found.chunk))
     hits.sort(key=lambda h: h.score, reverse=True)
     return prefer_newer(hits, w, vectors or {})
 
 
-def _scope_factor(distance: int, w: RecallWeights) -> float:
+def scope_factor(distance: int, w: RecallWeights) -> float:
+    """``weigh``'s factor for a fact ``distance`` levels up the asker's scope chain."""
     if distance == 0:
         return 1.0
     return float(w.ancestor_penalty * w.further_level_penalty ** (distance - 1))

@@ -101,9 +101,19 @@ class ScopeVectors:
 
     # -- loading ------------------------------------------------------------------------------
 
-    def sync(self, database: db.Database, scopes: Sequence[str], *, path: str, generation: int) -> None:
-        """Top the loaded scopes up with newer vectors, then load those of ``scopes`` not loaded yet."""
-        top = int(database.execute("SELECT coalesce(max(seq), 0) FROM embeddings").fetchone()[0])
+    def sync(
+        self,
+        database: db.Database,
+        scopes: Sequence[str],
+        *,
+        path: str,
+        generation: int,
+        top: int | None = None,
+    ) -> None:
+        """Top the loaded scopes up with newer vectors, then load those of ``scopes`` not loaded yet
+        (``top``: the last embedding seq, read by the caller under the file's lock; else read here)."""
+        if top is None:
+            top = int(database.execute("SELECT coalesce(max(seq), 0) FROM embeddings").fetchone()[0])
         if top > self.last_seq and self.indexes:
             self._top_up(database, top)
         missing = [s for s in dict.fromkeys(scopes) if s not in self.indexes]

@@ -18,7 +18,7 @@ import secrets
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +34,11 @@ SNAPSHOT_MIN_ROWS = 1000  # smaller scopes load from their rows in a few ms
 SNAPSHOT_FORMAT = "keywords-v1"
 COMPACT_MIN_DEAD = 5000  # dead slots an index may carry before it is rebuilt
 SYNC_TRIES = 8  # reads of new rows retried when another thread changed the caches meanwhile
+#: the stored generation and both high-water marks in one statement: what a search syncs against
+MARKS = (
+    "SELECT generation, (SELECT coalesce(max(rowid), 0) FROM memories), "
+    "(SELECT coalesce(max(seq), 0) FROM embeddings) FROM index_state WHERE id = 1"
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +57,14 @@ def _fresh_generation() -> int:
     """A generation no other change reaches: counting writers start at 0 and step by one, and 61
     random bits make two processes' (or a rolled-back and a later one's) alike once in 2**61."""
     return (1 << 61) | secrets.randbits(61)
+
+
+class Marks(NamedTuple):
+    """The stored generation, the last memory rowid and the last embedding seq, read together (``MARKS``)."""
+
+    generation: int
+    rowid: int
+    seq: int
 
 
 def _blob(data: dict[str, Any]) -> bytes:
@@ -129,16 +142,21 @@ class SQLiteMemoryStore(MemoryRows):
     # -- search -----------------------------------------------------------
 
     def keyword_search(self, terms: Sequence[str], scopes: Sequence[str], limit: int) -> list[Match]:
+        return self._keyword_search(terms, scopes, limit, None)
+
+    def _keyword_search(
+        self, terms: Sequence[str], scopes: Sequence[str], limit: int, marks: Marks | None
+    ) -> list[Match]:
         if not terms or not scopes:
             return []
-        self._sync_keywords(scopes)
+        self._sync_keywords(scopes, marks)
         with self._lock:
             return self._keywords.search(terms, scopes, limit)
 
     def vector_search(
         self, model_id: str, vector: npt.NDArray[np.float32], scopes: Sequence[str], limit: int
     ) -> list[Match]:
-        index = self._synced_vectors(model_id, len(vector), scopes)
+        index, _ = self._synced_vectors(model_id, len(vector), scopes)
         with self._lock:
             scan = index.scan(scopes)
         return scan(vector, limit)  # outside the lock: what it reads no change writes (``VectorIndex.scan``)
@@ -155,12 +173,13 @@ class SQLiteMemoryStore(MemoryRows):
         """
         ranked: Ranked = {}
         scan = None
+        marks = None
         if vector is not None:  # the vectors synced first, as before: a cold scope loads them, then its terms
-            index = self._synced_vectors(model_id, len(vector), scopes)
+            index, marks = self._synced_vectors(model_id, len(vector), scopes)
             with self._lock:
                 scan = index.scan(scopes)
-        if terms is not None:
-            ranked["keyword"] = self.keyword_search(terms, scopes, limit)
+        if terms is not None:  # the keyword sync reuses the marks the vectors were synced against
+            ranked["keyword"] = self._keyword_search(terms, scopes, limit, marks)
         if scan is not None and vector is not None:
             ranked["vector"] = scan(vector, limit)
         return ranked
@@ -170,9 +189,10 @@ class SQLiteMemoryStore(MemoryRows):
             index = self._vectors.get(model_id)
             return index.first_vectors(memory_ids) if index is not None else {}
 
-    def _check_generation(self) -> int:
-        """Drop the caches if another process changed which rows are live; the generation they mirror."""
-        generation = self._read_generation()
+    def _check_generation(self, stored: int | None = None) -> int:
+        """Drop the caches if another process changed which rows are live (``stored``: the generation
+        just read, else read now); the generation they mirror."""
+        generation = self._read_generation() if stored is None else stored
         with self._lock:
             if generation != self._generation:
                 self._keywords = KeywordIndex()
@@ -180,22 +200,31 @@ class SQLiteMemoryStore(MemoryRows):
                 self._generation = generation
             return self._generation
 
-    def _sync_keywords(self, scopes: Sequence[str]) -> None:
+    def _sync_keywords(self, scopes: Sequence[str], marks: Marks | None = None) -> None:
         """Load the keyword rows of ``scopes`` (first search there) and new rows of loaded scopes.
 
         Loading per scope keeps a one-shot process (the prompt hook) from reading every
         project's rows to answer about one; a large scope comes from its snapshot (see
         ``_read_scopes``). Rows are read without the lock and applied under it only if the index
         is still the one they were read for (same object, generation, rows and scopes loaded);
-        else they are read again.
+        else they are read again. ``marks``, read by the vector sync of the same search, stand for
+        the generation and the last rowid when the caches still mirror that generation and the
+        index has not gone past that rowid meanwhile (two statements fewer a recall).
         """
         for _ in range(SYNC_TRIES):
-            generation = self._check_generation()
+            with self._lock:
+                if marks is not None and self._generation != marks.generation:
+                    marks = None  # another thread followed a change since: read afresh
+            generation = self._check_generation(None if marks is None else marks.generation)
             with self._lock:
                 index = self._keywords
                 last, loaded = index.last_rowid, set(index.loaded_scopes)
             missing = [s for s in dict.fromkeys(scopes) if s not in loaded]
-            top = self._db.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
+            if marks is not None and marks.rowid >= last:
+                top = marks.rowid
+            else:
+                top = self._db.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
+            marks = None  # a retry reads both afresh
             if top <= last and not missing:
                 return
             newer: list[tuple[str, str, str]] = []
@@ -333,18 +362,21 @@ class SQLiteMemoryStore(MemoryRows):
         except StoreError as exc:  # busy, read-only, full disk: the snapshot is only a shortcut
             log.info("keyword snapshot of %r not stored: %s", scope, exc)
 
-    def _synced_vectors(self, model_id: str, dim: int, scopes: Sequence[str]) -> ScopeVectors:
+    def _synced_vectors(self, model_id: str, dim: int, scopes: Sequence[str]) -> tuple[ScopeVectors, Marks]:
         """The model's per-scope indexes, topped up with vectors they have not seen and with ``scopes``
-        loaded. Unlike the keyword index this reads rows while holding the cache lock, so it takes
-        the file's lock of the process first — the order a writer takes them (the database, then the
-        caches) — and a thread inside a write, which already holds the file, may still search."""
-        self._check_generation()
-        with self._sqlite.held(), self._lock:
-            index = self._vectors.get(model_id)
-            if index is None or index.dim != dim:
-                index = self._vectors[model_id] = ScopeVectors(model_id, dim)
-            index.sync(self._db, scopes, path=self.path, generation=self._generation)
-            return index
+        loaded, and the marks they were synced against (``MARKS``, one statement). Unlike the keyword
+        index this reads rows while holding the cache lock, so it takes the file's lock of the process
+        first — the order a writer takes them (the database, then the caches) — and a thread inside a
+        write, which already holds the file, may still search."""
+        with self._sqlite.held():
+            marks = Marks(*self._db.execute(MARKS).fetchone())
+            self._check_generation(marks.generation)
+            with self._lock:
+                index = self._vectors.get(model_id)
+                if index is None or index.dim != dim:
+                    index = self._vectors[model_id] = ScopeVectors(model_id, dim)
+                index.sync(self._db, scopes, path=self.path, generation=self._generation, top=marks.seq)
+                return index, marks
 
     def _compact(self) -> None:
         """Drop an index whose dead slots (forgotten rows) outnumber its live ones: it reloads lean
