@@ -75,7 +75,9 @@ def test_one_connection_reads_writes_and_gives_it_back(pool_checkouts: tuple[str
     with db.one_connection():
         db.execute("INSERT INTO kept_rows (id, what) VALUES (1, 'lone')")  # autocommit: committed at once
         seen: list[Any] = []
-        other = threading.Thread(target=lambda: seen.extend(db.execute("SELECT what FROM kept_rows").fetchall()))
+        other = threading.Thread(
+            target=lambda: seen.extend(db.execute("SELECT what FROM kept_rows").fetchall())
+        )
         other.start()
         other.join()
         assert seen == [("lone",)]  # another thread, its own connection, sees it
