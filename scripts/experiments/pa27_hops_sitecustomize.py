@@ -38,3 +38,6 @@ if os.environ.get("PA27_THREADS"):
         _o.use_threads(int(os.environ["PA27_THREADS"]))
     except Exception:
         pass
+if os.environ.get("PA27_SWITCH"):
+    import sys as _sys
+    _sys.setswitchinterval(float(os.environ["PA27_SWITCH"]))

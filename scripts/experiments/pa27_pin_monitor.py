@@ -64,6 +64,10 @@ while not stop:
     r = subprocess.run(["pgrep", "-f", "postgres -D /tmp/shitsuji-scale-"], capture_output=True, text=True)
     pm = [int(p) for p in r.stdout.split()]
     srv = None
+    if pm and os.environ.get("PA27_SERVER_CPU") and pm[0] not in pinned:
+        subprocess.run(["taskset", "-apc", os.environ["PA27_SERVER_CPU"], str(pm[0])], capture_output=True); pinned.add(pm[0])
+        for k in subprocess.run(["pgrep", "-P", str(pm[0])], capture_output=True, text=True).stdout.split():
+            subprocess.run(["taskset", "-apc", os.environ["PA27_SERVER_CPU"], k], capture_output=True)
     if pm:
         kids = subprocess.run(["pgrep", "-P", str(pm[0])], capture_output=True, text=True).stdout.split()
         try:
