@@ -160,7 +160,9 @@ async def _chat_round(
             return run
 
         before = cpu_seconds(p.pid for p in procs), server_cpu_seconds(server)
+        client_cpu = time.process_time()
         phase = await _concurrently([job(s) for s in signed])
+        client_cpu = time.process_time() - client_cpu
         after = cpu_seconds(p.pid for p in procs), server_cpu_seconds(server)
     finally:
         for client in clients:
@@ -170,7 +172,13 @@ async def _chat_round(
         for log in logs:
             log.close()
     figures = _figures(phase)
-    return {"processes": processes, **figures, **_cpu_per_turn(before, after, len(phase.samples))}
+    turns = len(phase.samples)
+    return {
+        "processes": processes,
+        **figures,
+        **_cpu_per_turn(before, after, turns),
+        "client_cpu_ms_per_turn": round(client_cpu / turns * 1000, 2) if turns else None,
+    }
 
 
 def _cpu_per_turn(

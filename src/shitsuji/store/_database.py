@@ -219,6 +219,12 @@ class SQLiteDatabase(_Schemas):
             yield
 
     @contextmanager
+    def one_connection(self) -> Iterator[None]:
+        """As ``PostgresDatabase.one_connection``: here every statement is on the file's one connection
+        already (nothing is taken, no lock is held)."""
+        yield
+
+    @contextmanager
     def write(self, *, wait: bool = True) -> Iterator[Tx]:
         """One write transaction, or a savepoint in this thread's open one.
 
@@ -580,12 +586,16 @@ class PostgresDatabase(_Schemas):
         """One statement on a pooled connection in autocommit (``wrote``: a write, ``committed`` after it):
         the connection taken and given back by hand, not through the pool's ``connection()`` (a context
         manager, and the connection's own, whose exit asks for a commit that autocommit has nothing to
-        do for) — the pool puts a connection left in a transaction or broken right as it would."""
+        do for) — the pool puts a connection left in a transaction or broken right as it would. Inside
+        this thread's ``one_connection``, on the connection it keeps."""
+        kept = self._kept()
+        if kept is not None:
+            rows = _run(kept, sql, params, self.where)
+            if wrote:
+                self.committed(kept)
+            return rows
         pool = self._pool
-        try:
-            conn = pool.getconn()
-        except Exception as exc:
-            _raise_as_ours(exc, self.where)
+        conn = self._take()
         try:
             rows = _run(conn, sql, params, self.where)
             if wrote:
@@ -593,6 +603,43 @@ class PostgresDatabase(_Schemas):
             return rows
         finally:
             pool.putconn(conn)
+
+    def _take(self) -> Any:
+        try:
+            return self._pool.getconn()
+        except Exception as exc:
+            _raise_as_ours(exc, self.where)
+
+    def _kept(self) -> Any:
+        """Inside this thread's ``one_connection``: its connection, taken from the pool at the first
+        statement; else None."""
+        if not getattr(self._mine, "keeping", 0):
+            return None
+        conn = getattr(self._mine, "kept", None)
+        if conn is None:
+            conn = self._mine.kept = self._take()
+        return conn
+
+    @contextmanager
+    def one_connection(self) -> Iterator[None]:
+        """This thread's statements until the block ends on one pooled connection, taken at the first and
+        given back at the end: a worker thread's trip that sends several statements in turn (a chat
+        turn's start: the session, the claim, the conversation, the words, recall — six) takes the pool's
+        connection once rather than for each (``getconn`` / ``putconn``, their lock, check and log calls:
+        docs/benchmarks.md, issue 25 pa27). Reads and lone writes still run in autocommit, a ``write()``
+        is a transaction on that connection, a read that may lag still goes to the replica. Hold it for
+        blocking work only — a thread's trip, never across an ``await`` or a model's answer: the
+        connection is nobody else's meanwhile. Nested: the outer block's connection."""
+        depth = getattr(self._mine, "keeping", 0)
+        self._mine.keeping = depth + 1
+        try:
+            yield
+        finally:
+            self._mine.keeping = depth
+            conn = getattr(self._mine, "kept", None) if not depth else None
+            if conn is not None:
+                self._mine.kept = None
+                self._pool.putconn(conn)  # left in a transaction or broken: the pool mends or drops it
 
     @contextmanager
     def write(self) -> Iterator[Tx]:
@@ -602,7 +649,7 @@ class PostgresDatabase(_Schemas):
                 yield _PostgresTx(conn, self.where)
             return
         attached = None
-        with _translated(self.where), self._pool.connection() as conn:
+        with _translated(self.where), self._pooled() as conn:
             self._mine.conn = conn
             try:
                 with conn.transaction():
@@ -614,6 +661,16 @@ class PostgresDatabase(_Schemas):
                 self._mine.conn = None
         if attached is not None:
             attached.committed = True
+
+    @contextmanager
+    def _pooled(self) -> Iterator[Any]:
+        """The connection this thread's ``one_connection`` keeps, else one from the pool for the block."""
+        kept = self._kept()
+        if kept is not None:
+            yield kept
+            return
+        with self._pool.connection() as conn:
+            yield conn
 
     def write_one(self, sql: str, params: Params = ()) -> Rows:
         """One statement that is a write transaction of its own, sent alone in autocommit: one round
@@ -639,7 +696,7 @@ class PostgresDatabase(_Schemas):
             answered, value = replica.run(work)
             if answered:
                 return value  # type: ignore[return-value]  # answered: work's own value
-        with _translated(self.where), self._pool.connection() as conn:
+        with _translated(self.where), self._pooled() as conn:
             return work(conn)
 
     @contextmanager
@@ -650,7 +707,7 @@ class PostgresDatabase(_Schemas):
         if conn is not None:
             yield conn
             return
-        with _translated(self.where), self._pool.connection() as conn:
+        with _translated(self.where), self._pooled() as conn:
             yield conn
 
     def holder(self) -> str:

@@ -242,10 +242,12 @@ async def chat(request: Request) -> StreamingResponse:
 
 def signed_begun(request: Request, sent: str | None, raw: bytes) -> tuple[Member, Turn, Words]:
     """The session's member (``signed_member``, its household read with it), the body ``raw`` as
-    ``ChatIn`` and ``begun``, in that order and in one trip to a worker thread."""
-    member, home = signed_home(request, sent)
-    body = validated(ChatIn, raw, request.headers.get("content-type"))
-    return (member, *begun(request, member, body.message, body.conversation, key=body.key, home=home))
+    ``ChatIn`` and ``begun``, in that order and in one trip to a worker thread — its statements (the
+    session, the claim, the conversation, the words, recall) on one pooled connection (``one_connection``)."""
+    with backend_of(request).butler.database.one_connection():
+        member, home = signed_home(request, sent)
+        body = validated(ChatIn, raw, request.headers.get("content-type"))
+        return (member, *begun(request, member, body.message, body.conversation, key=body.key, home=home))
 
 
 def begun(

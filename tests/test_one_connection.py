@@ -1,0 +1,107 @@
+"""A worker thread's trip on one pooled connection (``Database.one_connection``, issue 25): a chat turn's
+start sends six statements in turn and took the pool's connection for each. Counted on the real pool of a
+real PostgreSQL (its ``getconn`` wrapped, calling through), beside the real web app and a scripted model."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from shitsuji.llm import ScriptedModel, text_response
+from shitsuji.store import database
+from shitsuji.store._database import _pool
+
+from .web_support import HOME, PASSWORD, make_site
+
+SCHEMA_SQL = "CREATE TABLE IF NOT EXISTS kept_rows (id INTEGER PRIMARY KEY, what TEXT NOT NULL)"
+
+
+class Checkouts:
+    """The pool's ``getconn`` calls, counted as they pass through to the real one."""
+
+    def __init__(self, pool: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.n = 0
+        real = pool.getconn
+
+        def getconn(*args: Any, **kwargs: Any) -> Any:
+            self.n += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(pool, "getconn", getconn)
+
+
+@pytest.fixture
+def pool_checkouts(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Checkouts]]:
+    database(pg_url)  # the process's database and its pool
+    yield pg_url, Checkouts(_pool(pg_url), monkeypatch)
+
+
+def _out(url: str) -> int:
+    """The pool's connections not in it now (the process's holder lock keeps one for its life)."""
+    stats = _pool(url).get_stats()
+    return int(stats.get("pool_size", 0)) - int(stats.get("pool_available", 0))
+
+
+def test_a_web_turn_takes_a_pooled_connection_once_for_its_start(
+    pool_checkouts: tuple[str, Checkouts],
+) -> None:
+    url, checkouts = pool_checkouts
+    site = make_site(url, ScriptedModel(lambda request: text_response("かしこまりました")))
+    try:
+        client = TestClient(site.app)
+        signed = client.post("/api/session", json={"user": "wife", "password": PASSWORD, "household": HOME})
+        csrf = signed.json()["csrf"]
+        for text in ("こんにちは", "牛乳を買ったよ"):
+            before, out = checkouts.n, _out(url)
+            response = client.post("/api/chat", json={"message": text}, headers={"X-CSRF-Token": csrf})
+            assert response.status_code == 200 and "event: done" in response.text, response.text
+        # the second turn: its start's six statements on one connection, the reply's write on another
+        # (7 at 453f1c1: one a statement)
+        assert checkouts.n - before <= 2
+        assert _out(url) == out  # every connection taken for the turn given back
+    finally:
+        site.close()
+
+
+def test_one_connection_reads_writes_and_gives_it_back(pool_checkouts: tuple[str, Checkouts]) -> None:
+    url, checkouts = pool_checkouts
+    db = database(url)
+    db.execute(SCHEMA_SQL)
+    before, out = checkouts.n, _out(url)
+    with db.one_connection():
+        db.execute("INSERT INTO kept_rows (id, what) VALUES (1, 'lone')")  # autocommit: committed at once
+        seen: list[Any] = []
+        other = threading.Thread(
+            target=lambda: seen.extend(db.execute("SELECT what FROM kept_rows").fetchall())
+        )
+        other.start()
+        other.join()
+        assert seen == [("lone",)]  # another thread, its own connection, sees it
+        with db.write() as tx:
+            tx.execute("INSERT INTO kept_rows (id, what) VALUES (2, 'in a transaction')")
+        with pytest.raises(RuntimeError), db.write() as tx:
+            tx.execute("INSERT INTO kept_rows (id, what) VALUES (3, 'rolled back')")
+            raise RuntimeError("undone")
+        db.write_one("INSERT INTO kept_rows (id, what) VALUES (4, 'one statement')")
+        with db.one_connection():  # nested: the outer block's connection
+            rows = db.execute("SELECT id FROM kept_rows ORDER BY id").fetchall()
+    assert rows == [(1,), (2,), (4,)]
+    assert checkouts.n - before == 2  # the block's one, and the other thread's read
+    assert _out(url) == out
+
+
+def test_a_failed_statement_inside_one_connection_leaves_the_next_statement_working(
+    pool_checkouts: tuple[str, Checkouts],
+) -> None:
+    url, _ = pool_checkouts
+    db = database(url)
+    out = _out(url)
+    with db.one_connection():
+        with pytest.raises(Exception, match="no_such_table"):
+            db.execute("SELECT * FROM no_such_table")
+        assert db.execute("SELECT 1").fetchone() == (1,)
+    assert _out(url) == out
