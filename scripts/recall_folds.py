@@ -30,7 +30,7 @@ from typing import Any
 from shitsuji.bench import locomo as lc
 from shitsuji.bench import longmemeval as lme
 from shitsuji.memory import MemoryEngine, load_embedder
-from shitsuji.memory._asked import asked_vector
+from shitsuji.memory._embedding import question_vector
 from shitsuji.memory._open import open_store
 from shitsuji.memory._rank import Candidates, rank_candidates
 from shitsuji.memory._recall import RecallWeights
@@ -48,7 +48,7 @@ def _lists(engine: MemoryEngine, scope: str, text: str) -> dict[str, Any]:
     asked = query_terms(text)
     keyword = engine.store.keyword_search(asked, chain, POOL)
     vector = engine.store.vector_search(
-        engine.embedder.model_id, asked_vector(engine.embedder, text, words=BASE.word_meanings), chain, POOL
+        engine.embedder.model_id, question_vector(engine.embedder, text, words=BASE.word_meanings), chain, POOL
     )
     ids = list({m.memory_id for m in keyword} | {m.memory_id for m in vector})
     return {

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from shitsuji.memory import MemoryEngine, USEEmbedder, open_store
-from shitsuji.memory._asked import WordVectors, asked_vector, meaning_words
+from shitsuji.memory._asked import WordVectors, meaning_words
+from shitsuji.memory._embedding import question_vector
 from shitsuji.memory._recall import RecallWeights
 
 SCOPE = "household/chat"
@@ -72,8 +73,8 @@ def test_the_words_are_the_questions_own_content_words_without_names() -> None:
 def test_a_question_without_such_words_keeps_its_sentence_vector() -> None:
     embedder = USEEmbedder()
     for question in ("ケンの出身地はどこ？", "Where is Melanie?"):
-        assert np.array_equal(asked_vector(embedder, question), embedder.embed_query(question))
-    mixed = asked_vector(embedder, "Where does Ken work?")
+        assert np.array_equal(question_vector(embedder, question), embedder.embed_query(question))
+    mixed = question_vector(embedder, "Where does Ken work?")
     assert not np.array_equal(mixed, embedder.embed_query("Where does Ken work?"))
     assert abs(float(np.linalg.norm(mixed)) - 1.0) < 1e-5
 

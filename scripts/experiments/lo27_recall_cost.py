@@ -19,7 +19,7 @@ from pathlib import Path
 
 from shitsuji.bench import locomo as lc
 from shitsuji.memory import MemoryEngine, load_embedder
-from shitsuji.memory._asked import asked_vector
+from shitsuji.memory._embedding import question_vector
 from shitsuji.memory._open import open_store
 from shitsuji.memory._recall import RecallWeights
 
@@ -53,7 +53,7 @@ def main() -> None:
                 wall[on].append(time.perf_counter() - w0)
                 cpu[on].append(time.process_time() - c0)
                 w0 = time.perf_counter()
-                asked_vector(engine.embedder, q, words=on)
+                question_vector(engine.embedder, q, words=on)
                 emb[on].append(time.perf_counter() - w0)
     load = os.getloadavg()[0]
     for name, d in (("recall wall", wall), ("recall CPU", cpu), ("query vector wall", emb)):

@@ -10,7 +10,8 @@ towards turns about those things. No constant: the two halves weigh the same.
 The words are the question's Latin-script words as written, minus stop words and capitalised
 words after the first (names: "Melanie", "LGBTQ+" — a name's meaning is every turn that names
 the person, which the keyword search already finds). A question without such words (Japanese,
-or only names and stop words) keeps its sentence vector as it was.
+or only names and stop words) keeps its sentence vector as it was (``_embedding.question_vector``
+chooses).
 
 LoCoMo dev turn-level R@10, every conversation higher with no constant to choose: 0.8093 →
 0.8235 (conv-26 0.8346 → 0.8422, conv-30 0.8165 → 0.8229, conv-41 0.7794 → 0.8047); pooled
@@ -29,7 +30,7 @@ from typing import Final
 
 import numpy as np
 
-from ._embedders import Embedder, Vector
+from ._embedders import Embedder, Vector, unit
 from ._text import STOP_WORDS
 
 _LATIN_WORD: Final = re.compile(r"[A-Za-z][A-Za-z'+-]*")
@@ -92,18 +93,10 @@ class WordVectors:
 _WORD_VECTORS = WordVectors()
 
 
-def asked_vector(embedder: Embedder, question: str, *, words: bool = True) -> Vector:
-    """The vector recall searches with for ``question`` (see the module doc); ``words=False``:
-    the sentence's vector alone (``RecallWeights.word_meanings`` off)."""
-    said = meaning_words(question) if words else []
-    if not said:
-        return embedder.embed_query(question)
-    sentence, each = _WORD_VECTORS.of(embedder, question, said)
+def asked_vector(embedder: Embedder, question: str, words: Sequence[str]) -> Vector:
+    """The vector recall searches with for ``question`` and its ``meaning_words`` (not empty; see the
+    module doc): the sentence's unit vector and its words' mean's, added and normalised. The choice
+    of rule is ``_embedding.question_vector``'s."""
+    sentence, each = _WORD_VECTORS.of(embedder, question, words)
     mean = np.mean(np.stack(each), axis=0)
-    both = _unit(sentence) + _unit(mean)
-    return _unit(both).astype(np.float32)
-
-
-def _unit(vector: Vector) -> Vector:
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm > 0 else vector
+    return unit(unit(sentence) + unit(mean))

@@ -87,13 +87,16 @@ def close_cosine_of(embedder: Embedder) -> float | None:
     return float(value) if isinstance(value, int | float) and 0.0 < value <= 1.0 else None
 
 
-def _unit_rows(matrix: Any) -> Matrix:
-    arr = np.asarray(matrix, dtype=np.float32)
-    if arr.ndim == 1:
-        arr = arr[None, :]
-    norms = np.linalg.norm(arr, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return np.ascontiguousarray(arr / norms, dtype=np.float32)
+def unit(vectors: Any) -> Matrix:
+    """``vectors`` at length 1, as float32: one vector (shape ``(dim,)``) by its norm, a matrix
+    (``(n, dim)``) row by row; a zero vector or row is left zero. The one normalisation of every
+    vector memory makes: the embedders' outputs, a fact's chunk moved by its context and keys
+    (``_embedding.embed_rows``), a question's two halves (``_asked``, ``_embedding``)."""
+    arr = np.asarray(vectors, dtype=np.float32)
+    # a vector's norm as ``np.linalg.norm`` gives it (a dot product), a row's by the row's sum:
+    # each the float32 value the callers computed before they shared this
+    norms = np.linalg.norm(arr) if arr.ndim == 1 else np.linalg.norm(arr, axis=-1, keepdims=True)
+    return np.ascontiguousarray(arr / np.where(norms > 0, norms, np.float32(1.0)), dtype=np.float32)
 
 
 class HashEmbedder:
@@ -124,7 +127,7 @@ class HashEmbedder:
                 idx = int.from_bytes(digest[:4], "little") % self.dim
                 sign = 1.0 if digest[4] & 1 else -1.0
                 out[row, idx] += sign * (2.0 if feature.startswith("t:") else 1.0)
-        return _unit_rows(out)
+        return unit(out)
 
     def embed_query(self, text: str) -> Vector:
         vector: Vector = self.embed_documents([text])[0]
@@ -192,7 +195,7 @@ class USEEmbedder:
             return np.zeros((0, 512), dtype=np.float32)
         with self._lock, blas_threads(self._threads):
             model = self._small_model() if len(texts) <= self.MAPPED_MAX_TEXTS else None
-            return _unit_rows((model or self._full_model()).encode(list(texts)))
+            return unit(np.atleast_2d((model or self._full_model()).encode(list(texts))))
 
     def embed_query(self, text: str) -> Vector:
         vector: Vector = self.embed_documents([text])[0]
@@ -229,11 +232,11 @@ class E5Embedder:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
         with self._lock:
-            return _unit_rows(self._model.passage(list(texts)))
+            return unit(np.atleast_2d(self._model.passage(list(texts))))
 
     def embed_query(self, text: str) -> Vector:
         with self._lock:
-            vector: Vector = _unit_rows(self._model.query(text))[0]
+            vector: Vector = unit(np.atleast_2d(self._model.query(text)))[0]
         return vector
 
 

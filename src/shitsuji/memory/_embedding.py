@@ -31,7 +31,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._embedders import Embedder, Matrix, Vector
+from ._asked import asked_vector, meaning_words
+from ._embedders import Embedder, Matrix, Vector, unit
 from ._readings import kanji_spelling
 from ._text import chunks
 
@@ -75,9 +76,13 @@ def _context_keys(context: str | None) -> tuple[list[str], str]:
     return [_key(line) for line in tail.split("\n") if line.strip()], tail[-CONTEXT_FALLBACK_CHARS:].strip()
 
 
-def question_vector(embedder: Embedder, text: str) -> Vector:
-    """A question's embedding for recall: with hiragana nouns, the mean direction of the text as
-    typed and of the text in their kanji spelling (``_readings.kanji_spelling``).
+def question_vector(embedder: Embedder, text: str, *, words: bool = True) -> Vector:
+    """The vector recall searches with for a question (``MemoryEngine.recall``), each rule where it
+    was measured: with Latin content words (``_asked.meaning_words``; ``words=False``:
+    ``RecallWeights.word_meanings`` off), the sentence's meaning and its words' meaning, half each
+    (``_asked.asked_vector``, issue 23 lo27); else, with hiragana nouns, the mean direction of the
+    text as typed and of the text in their kanji spelling (``_readings.kanji_spelling``); else the
+    text's own embedding.
 
     A member types なっとう where the note says 納豆; keywords meet through readings, but the
     model puts the two spellings far apart (なっとうは好き？ and タロウは納豆が食べられない: cosine
@@ -87,13 +92,14 @@ def question_vector(embedder: Embedder, text: str) -> Vector:
     constant; a question without such a noun gets the vector it had, and the prompt hook, whose
     gates are calibrated on the typed prompt's cosines, keeps its own (``hooks._context``).
     """
+    said = meaning_words(text) if words else []
+    if said:
+        return asked_vector(embedder, text, said)
     vector = embedder.embed_query(text)
     spelled = kanji_spelling(text)
     if spelled is None:
         return vector
-    both = vector + embedder.embed_query(spelled)
-    unit: Vector = (both / max(float(np.linalg.norm(both)), 1e-12)).astype(np.float32)
-    return unit
+    return unit(vector + embedder.embed_query(spelled))
 
 
 def embed_rows(
@@ -143,10 +149,10 @@ def embed_rows(
         meant = keys_vectors.get(i)
         if found:
             mean = np.mean(found, axis=0)
-            own = own + CONTEXT_WEIGHT * mean / max(float(np.linalg.norm(mean)), 1e-12)
+            own = own + CONTEXT_WEIGHT * unit(mean)
         if meant is not None:
-            own = own + KEYS_WEIGHT * meant / max(float(np.linalg.norm(meant)), 1e-12)
+            own = own + KEYS_WEIGHT * unit(meant)
         if found or meant is not None:
-            own = own / np.maximum(np.linalg.norm(own, axis=1, keepdims=True), 1e-12)
+            own = unit(own)
         out.append(np.ascontiguousarray(own, dtype=np.float32))
     return out

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ..store import may_lag
-from ._asked import asked_vector, meaning_words
 from ._embedders import Embedder, Matrix, Vector, close_cosine_of
 from ._embedding import embed_rows, question_vector
 from ._model_check import embedder_mismatch, readings_missing
@@ -489,12 +488,7 @@ class MemoryEngine:
             vector = None
         elif vector is None:
             try:
-                # an English question's own words (lo27), else a Japanese one's kanji spelling (ja27): each as measured
-                vector = (
-                    asked_vector(self.embedder, text)
-                    if self.weights.word_meanings and meaning_words(text)
-                    else question_vector(self.embedder, text)
-                )
+                vector = question_vector(self.embedder, text, words=self.weights.word_meanings)
             except Exception as exc:  # keep answering by words when the model is down
                 log.warning("query embedding failed, recalling by keywords only: %s", exc)
         # both searches in one call: one round trip on PostgreSQL

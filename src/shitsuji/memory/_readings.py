@@ -16,6 +16,7 @@ are left out, as the surface bigrams leave out single kana.
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
@@ -28,6 +29,7 @@ _lock = threading.Lock()
 _dictionary: Any = None  # one per process (memory-mapped), loaded on the first Japanese text
 _available: bool | None = None
 MAX_INPUT_BYTES: Final = 49_149  # the analyser refuses longer input ("Input is too long")
+_HIRAGANA_PAIR: Final = re.compile("[\u3041-\u309f]{2}")  # where a hiragana word of two or more letters can be
 
 
 def _tokenizer() -> Any:
@@ -115,8 +117,8 @@ def kanji_spelling(text: str) -> str | None:
     (きょうけんびょう → 今日 + けんびょう), so the spelling is used beside the text, never for it
     (``_embedding.question_vector``).
     """
-    if len(text.encode()) > MAX_INPUT_BYTES or not any("\u3041" <= ch <= "\u309f" for ch in text):
-        return None
+    if len(text.encode()) > MAX_INPUT_BYTES or not _HIRAGANA_PAIR.search(text):
+        return None  # no two hiragana in a row: no word this could respell, and no parse
     if not available():
         return None
     out: list[str] = []
