@@ -48,7 +48,10 @@ def _lists(engine: MemoryEngine, scope: str, text: str) -> dict[str, Any]:
     asked = query_terms(text)
     keyword = engine.store.keyword_search(asked, chain, POOL)
     vector = engine.store.vector_search(
-        engine.embedder.model_id, question_vector(engine.embedder, text, words=BASE.word_meanings), chain, POOL
+        engine.embedder.model_id,
+        question_vector(engine.embedder, text, words=BASE.word_meanings),
+        chain,
+        POOL,
     )
     ids = list({m.memory_id for m in keyword} | {m.memory_id for m in vector})
     return {

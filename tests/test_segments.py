@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from shitsuji.agent import Finished, ToolContext, ToolInputError, list_segments, load_segment
+from shitsuji.bench._statements import counting, watch
 from shitsuji.context import Segments, Summarizer
 from shitsuji.errors import ModelUnavailableError, NotFoundError, UserInputError
 from shitsuji.household import Butler, HouseholdStore, OpenPanel, open_panel
@@ -238,12 +239,50 @@ def test_said_in_reads_the_pair_s_segments_through_the_member_index(
     assert "segments_member" in plan and "household" in condition and "owner" in condition, plan
 
 
-def _said(conversation: str, clock: Clock) -> Hit:
-    """A recalled fact whose provenance names a conversation's ``chat`` segment."""
+def _said(conversation: str, clock: Clock, *, label: str = "chat") -> Hit:
+    """A recalled fact whose provenance names a conversation's segment (``chat``)."""
     now = clock()
     fact = Memory(
-        id=f"m-{conversation}", scope="h", content="fact", category="fact", importance=0.5, source="user",
-        provenance={"conversation": conversation, "segment": "chat"}, created_at=now, updated_at=now,
+        id=f"m-{conversation}-{label}", scope="h", content="fact", category="fact", importance=0.5, source="user",
+        provenance={"conversation": conversation, "segment": label}, created_at=now, updated_at=now,
         content_hash=conversation,
     )  # fmt: skip
     return Hit(fact, 1.0)
+
+
+def test_earlier_reads_a_bounded_number_of_segments_however_many_are_closed(
+    target: str, clock: Clock
+) -> None:
+    """A turn's earlier segments (``Segments.earlier``) come from one statement that reads at most
+    ``limit`` of the facts' segments and ``limit`` of the label's: a member with 40 closed ``chat``
+    segments in each of three conversations and 40 ``garden`` ones read them all each turn (120 rows
+    on a3c941b, the rest dropped in Python). The answer is the unbounded rule's: the facts' segments
+    (best pair first, newest first in each) taking turns with the label's (newest first)."""
+    with counting(target) as (url, statements):
+        db = database(url)
+        segments = Segments(db, clock=clock)
+        for conversation, label in [("c-0", "chat"), ("c-1", "chat"), ("c-2", "chat"), ("c-3", "garden")]:
+            for n in range(40):
+                asyncio.run(segments.open_segment(conversation, "futari", "wife", label, []))
+                asyncio.run(segments.close_segment(conversation, talk((f"{label} {n}", "ok"))))
+                clock.advance(minutes=1)
+        hits = [_said("c-3", clock, label="garden"), replace(_said("c-1", clock), score=0.5)]
+        every = segments.index("futari", "wife", limit=1000)  # newest first
+        ranked = [("c-3", "garden"), ("c-1", "chat")]
+        said = sorted(
+            (s for s in every if (s.conversation, s.label) in ranked),
+            key=lambda s: ranked.index((s.conversation, s.label)),
+        )
+        labelled = [s for s in every if s.label == "chat"]
+        expected = list(dict.fromkeys(s for pair in zip(said, labelled, strict=False) for s in pair))[:5]
+        if db.dialect == "sqlite":
+            watch(db, statements)
+        statements.mark()
+        found = segments.earlier("futari", "wife", label="chat", hits=hits, limit=5)
+        assert found == expected
+        assert [s.label for s in found] == ["garden", "chat", "garden", "chat", "garden"]
+        [read] = statements.snapshot()  # one statement
+        if db.dialect == "sqlite":  # the statement as it ran, its parameters in it: how many rows it reads
+            assert len(db.execute(read.sql).fetchall()) <= 2 * 5
+        else:
+            assert read.sql.count("LIMIT") == 2

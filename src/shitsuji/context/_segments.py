@@ -222,10 +222,46 @@ class Segments(db.Store):
 
         Only the member's own closed segments: a shared fact of another member's leads to none of theirs."""
         ranked = sources_ranked(hits, _said_in)
-        found = self._closed(household, owner, label, ranked)
-        said, labelled = _in_order(found, ranked), [s for s in found if label and s.label == label]
+        query = self.earlier_query(household, owner, label, ranked, limit)
+        rows = self._conn.execute(*query).fetchall() if query else []
+        said = [_row(r) for r in rows if int(str(r[-1])) >= 0]  # in the facts' order, newest first in each
+        labelled = [_row(r) for r in rows if int(str(r[-1])) < 0]  # newest first
         merged = [s for pair in zip_longest(said, labelled) for s in pair if s is not None]
         return list(dict.fromkeys(merged))[:limit]
+
+    @staticmethod
+    def earlier_query(
+        household: str | None, owner: str, label: str | None, ranked: Sequence[tuple[str, str]], limit: int
+    ) -> tuple[str, list[object]] | None:
+        """``earlier``'s one read (None: nothing to read): the pair's closed segments of the ranked
+        (conversation, label) pairs, the first ``limit`` in their order (newest first in each pair), and
+        the first ``limit`` under ``label``, newest first — each part bounded in SQL, so a member with
+        hundreds of segments under one label or in one conversation reads ``2 * limit`` rows at most.
+        Each row ends with its part: the pair's place in ``ranked``, or -1 for the label's. ``limit``
+        of each part is enough: ``earlier`` takes the two in turns and keeps ``limit``."""
+        member, pair = _member(household, owner)
+        closed = f"{member} AND closed_at IS NOT NULL"
+        parts: list[str] = []
+        params: list[object] = []
+        if ranked:
+            pairs = ", ".join("(?, ?, ?)" for _ in ranked)
+            parts.append(
+                f"SELECT * FROM (SELECT {_COLUMNS}, place FROM segments JOIN (SELECT column1 AS said_conversation, "
+                f"column2 AS said_label, column3 AS place FROM (VALUES {pairs}) AS v) AS said "
+                f"ON conversation = said_conversation AND label = said_label WHERE {closed} "
+                "ORDER BY place, opened_at DESC, id LIMIT ?) AS by_facts"
+            )
+            params += [x for n, (conversation, said) in enumerate(ranked) for x in (conversation, said, n)]
+            params += [*pair, limit]
+        if label:
+            parts.append(
+                f"SELECT * FROM (SELECT {_COLUMNS}, -1 AS place FROM segments WHERE {closed} AND label = ? "
+                "ORDER BY opened_at DESC, id LIMIT ?) AS by_label"
+            )
+            params += [*pair, label, limit]
+        if not parts:
+            return None
+        return " UNION ALL ".join(parts) + " ORDER BY place, opened_at DESC, id", params
 
     def _closed(
         self, household: str | None, owner: str, label: str | None, ranked: Sequence[tuple[str, str]]

@@ -29,7 +29,8 @@ _lock = threading.Lock()
 _dictionary: Any = None  # one per process (memory-mapped), loaded on the first Japanese text
 _available: bool | None = None
 MAX_INPUT_BYTES: Final = 49_149  # the analyser refuses longer input ("Input is too long")
-_HIRAGANA_PAIR: Final = re.compile("[\u3041-\u309f]{2}")  # where a hiragana word of two or more letters can be
+#: Where a hiragana word of two or more letters can be (``kanji_spelling`` parses nothing else).
+_HIRAGANA_PAIR: Final = re.compile("[\u3041-\u309f]{2}")
 
 
 def _tokenizer() -> Any:
