@@ -12,9 +12,11 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from shitsuji.memory import MemoryEngine, USEEmbedder, open_store
+from shitsuji.memory import MemoryEngine, USEEmbedder, _readings, open_store
 from shitsuji.memory._embedding import question_vector
 from shitsuji.memory._readings import kanji_spelling
+from shitsuji.memory._romaji import name_spellings
+from shitsuji.memory._text import query_terms
 
 from .conftest import Clock
 
@@ -81,3 +83,36 @@ def test_my_birthday_in_japanese_above_others_equal_english_birthdays(engine: Me
     mine = engine.remember("ユイの誕生日は八月九日", yui).memory
     hits = engine.recall("When is my birthday?", yui, k=3)
     assert hits[0].memory.id == mine.id  # on 453f1c1 every English birthday (one BM25 score) came first
+
+
+def test_a_question_is_parsed_once_for_its_keyword_terms_and_its_spelling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The spelling reads the analysis the keyword terms made of each Japanese run (``_readings.analysis``):
+    one parse of the question, not one more of the whole text each turn (a3c941b: the SQLite turn's
+    second parse, issue 23 qv28); a run asked before, and a text without two hiragana in a row, none."""
+    tokenizer = _readings._tokenizer()
+    parsed: list[str] = []
+
+    class Counting:  # the analyser's own tokenizer, its calls counted
+        def tokenize(self, text: str, *args: object) -> object:
+            parsed.append(text)
+            return tokenizer.tokenize(text, *args)
+
+    monkeypatch.setattr(_readings._local, "tokenizer", Counting())
+    for cached in (
+        _readings.analysis,
+        _readings.content_words,
+        _readings.reading_terms,
+        _readings.kanji_spelling,
+    ):
+        cached.cache_clear()
+    name_spellings.cache_clear()
+    question = "めがねとかぎはどこ？（3）"
+    query_terms(question)
+    assert kanji_spelling(question) == "眼鏡とかぎはどこ？（3）"
+    assert parsed == ["めがねとかぎはどこ"]
+    query_terms("めがねとかぎはどこ？（4）")  # the bench's chat lines: the same words, a new number
+    assert kanji_spelling("めがねとかぎはどこ？（4）") == "眼鏡とかぎはどこ？（4）"
+    assert kanji_spelling("猫の名前は？") is None  # no two hiragana in a row: nothing to respell
+    assert parsed == ["めがねとかぎはどこ"]

@@ -29,6 +29,9 @@ _lock = threading.Lock()
 _dictionary: Any = None  # one per process (memory-mapped), loaded on the first Japanese text
 _available: bool | None = None
 MAX_INPUT_BYTES: Final = 49_149  # the analyser refuses longer input ("Input is too long")
+#: The letters of a Japanese run, as ``_text.terms`` cuts one from a text for its keyword terms.
+RUN_LETTERS: Final = "[\u3040-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ヵヶー]"
+_RUN: Final = re.compile(RUN_LETTERS + "+")
 #: Where a hiragana word of two or more letters can be (``kanji_spelling`` parses nothing else).
 _HIRAGANA_PAIR: Final = re.compile("[\u3041-\u309f]{2}")
 
@@ -67,27 +70,34 @@ def katakana(text: str) -> str:
 
 
 class Word(NamedTuple):
-    """A content word as the dictionary reads it: written form, reading (katakana), part of speech."""
+    """A word as the dictionary reads it: written form, reading (katakana), part of speech, and its
+    normalised form (its usual written form: ねこ → 猫; a verb's dictionary form)."""
 
     surface: str
     reading: str
     pos: tuple[str, ...]
+    normalized: str = ""
+
+
+@lru_cache(maxsize=100_000)
+def analysis(run: str) -> tuple[Word, ...]:
+    """Every word of ``run`` (a CJK run), the analyser's one pass over it. The keyword terms
+    (``reading_terms``, ``_romaji.name_spellings``) and a question's kanji spelling
+    (``kanji_spelling``) read the same analysis: a question's run is parsed once for all of them,
+    and a run seen before not at all."""
+    if not available():
+        return ()
+    return tuple(
+        Word(word.surface(), word.reading_form(), tuple(word.part_of_speech()), word.normalized_form())
+        for word in _tokenizer().tokenize(run)
+    )
 
 
 @lru_cache(maxsize=100_000)
 def content_words(run: str) -> tuple[Word, ...]:
-    """The words of ``run`` (a CJK run, normalised) that carry content, analysed once per run.
-
-    ``reading_terms`` and ``_romaji.name_spellings`` read the same analysis: one pass of the
-    analyser per distinct run however many kinds of terms are made from it.
-    """
-    if not available():
-        return ()
-    return tuple(
-        Word(word.surface(), word.reading_form(), tuple(word.part_of_speech()))
-        for word in _tokenizer().tokenize(run)
-        if word.part_of_speech()[0] not in _FUNCTION
-    )
+    """The words of ``run`` (a CJK run, normalised) that carry content (``analysis`` without the
+    function words)."""
+    return tuple(word for word in analysis(run) if word.pos[0] not in _FUNCTION)
 
 
 @lru_cache(maxsize=100_000)
@@ -117,26 +127,36 @@ def kanji_spelling(text: str) -> str | None:
     would change the sentence (飲んでる → 飲む). The analyser can split a long kana run wrongly
     (きょうけんびょう → 今日 + けんびょう), so the spelling is used beside the text, never for it
     (``_embedding.question_vector``).
+
+    Each Japanese run of the text that holds two hiragana in a row is read through ``analysis``,
+    the analysis its keyword terms read (``_text.terms``), and respelled in place: a question is
+    parsed once for both, a run asked before not at all (issue 23, qv28). A word is read within
+    its run, as the keyword side reads it: at a run's end the analyser can read it otherwise than
+    before a mark (いくら before ？ a noun, 幾ら; at the end an adverb, kept).
     """
-    if len(text.encode()) > MAX_INPUT_BYTES or not _HIRAGANA_PAIR.search(text):
-        return None  # no two hiragana in a row: no word this could respell, and no parse
-    if not available():
+    if len(text.encode()) > MAX_INPUT_BYTES or not _HIRAGANA_PAIR.search(text) or not available():
         return None
     out: list[str] = []
     changed = False
-    for word in _tokenizer().tokenize(text):
-        surface = word.surface()
-        spelled = word.normalized_form()
-        if (
-            word.part_of_speech()[0] == "名詞"
-            and len(surface) >= 2
-            and _is_hiragana(surface)
-            and _has_kanji(spelled)
-        ):
-            out.append(spelled)
-            changed = True
-        else:
-            out.append(surface)
+    end = 0
+    for match in _RUN.finditer(text):
+        run = match.group(0)
+        if not _HIRAGANA_PAIR.search(run):
+            continue
+        out.append(text[end : match.start()])
+        end = match.end()
+        for word in analysis(run):
+            if (
+                word.pos[0] == "名詞"
+                and len(word.surface) >= 2
+                and _is_hiragana(word.surface)
+                and _has_kanji(word.normalized)
+            ):
+                out.append(word.normalized)
+                changed = True
+            else:
+                out.append(word.surface)
+    out.append(text[end:])
     return "".join(out) if changed else None
 
 

@@ -24,15 +24,15 @@ from typing import Final
 
 import snowballstemmer
 
-from ._readings import reading_terms
+from ._readings import RUN_LETTERS, reading_terms
 from ._romaji import name_spellings
 
 _WORD: Final = re.compile(
     r"[0-9a-z\u00c0-\u024f]+(?:['’][a-z]+)?"  # latin words and numbers
-    r"|[\u3040-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ヵヶー]+"  # CJK runs
+    rf"|{RUN_LETTERS}+"  # CJK runs
     r"|[^\W\d_\u3040-\u30ff\u3400-\u9fff]+"  # other scripts' words (Hangul, Cyrillic …)
 )
-_CJK_RUN: Final = re.compile(r"[\u3040-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ヵヶー]")
+_CJK_RUN: Final = re.compile(RUN_LETTERS)
 CJK: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # Japanese text
 _KANJI: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々]")
 _POSSESSIVE: Final = re.compile(r"'s$")
