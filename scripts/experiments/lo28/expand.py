@@ -1,0 +1,115 @@
+"""Issue 23 (lo28): Word-neighbour query expansion: each question word's nearest words in the conversation's vocabulary (USE word
+vectors) searched as keywords, in the query or as a third fused list.
+
+Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
+LoCoMo / pooled / S figures exactly)
+and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+"""
+
+import pickle, sys, re
+from collections import defaultdict
+import numpy as np
+
+sys.path.insert(0, "/work/wt-lo27/scripts")
+import recall_folds as rf
+from shitsuji.memory import load_embedder
+from shitsuji.memory._open import open_store
+from shitsuji.memory._asked import meaning_words, embed_queries
+from shitsuji.memory._text import terms, STOP_WORDS
+from shitsuji.memory._slots import Match
+from shitsuji.memory._rank import Candidates, rank_candidates
+from shitsuji.memory._recall import fuse
+
+emb = load_embedder("use")
+data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
+out, qv = pickle.load(open("/tmp/lo28/vecs.pkl", "rb"))
+store = open_store("/tmp/lo28/locomo.db")
+vocab = {}
+for conv, o in out.items():
+    words = sorted(
+        {
+            w.lower()
+            for t in o["turns"]
+            for w in re.findall(r"[A-Za-z][a-z']+", t["text"])
+            if w.lower() not in STOP_WORDS and len(w) > 2
+        }
+    )
+    V = np.asarray(embed_queries(emb, words), dtype=np.float32)
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    vocab[conv] = (words, V)
+    print(conv, len(words), flush=True)
+qwords = sorted({w for c in data for w in meaning_words(c["text"])})
+QW = dict(zip(qwords, np.asarray(embed_queries(emb, qwords), dtype=np.float32)))
+
+
+def expansion(c, n, floor):
+    words, V = vocab[c["fold"]]
+    extra = []
+    for w in meaning_words(c["text"]):
+        q = QW[w] / np.linalg.norm(QW[w])
+        s = V @ q
+        for i in np.argsort(-s)[: n + 1]:
+            if s[i] >= floor and words[i] != w:
+                extra.append(words[i])
+    return [t for t in dict.fromkeys(t for w in extra for t in terms(w)) if t not in c["asked"]]
+
+
+def run(n, floor, mode):
+    per = defaultdict(list)
+    rows = []
+    for c in data:
+        ex = expansion(c, n, floor)
+        if ex:
+            if mode == "same":
+                kw = store.keyword_search(list(c["asked"]) + ex, c["chain"], 300)
+                lists = {"keyword": kw}
+            else:
+                lists = {"keyword": c["keyword"], "expanded": store.keyword_search(ex, c["chain"], 300)}
+            need = [m.memory_id for l in lists.values() for m in l if m.memory_id not in c["memories"]]
+            cc = dict(c)
+            mem = dict(c["memories"])
+            mem.update(store.get_many(need))
+            cc["memories"] = mem
+            vs = dict(c["vectors"])
+            vs.update(store.vectors_of(emb.model_id, need))
+            cc["vectors"] = vs
+            dia = dict(c["dia"])
+            dia.update({i: [mem[i].provenance["dia_id"]] for i in need})
+            nn = 60
+            ranked = {"vector": c["vector"][:nn], **{k: v[:nn] for k, v in lists.items()}}
+            if mode != "same":
+                import shitsuji.memory._rank as R
+
+                orig = R._signal_weights
+                R._signal_weights = lambda j, w: {
+                    "keyword": w.keyword_weight,
+                    "vector": w.vector_weight,
+                    "expanded": float(mode),
+                }
+                hits = rank_candidates(
+                    Candidates(c["text"], c["asked"], ranked, mem, vs, c["chain"]), c["clock"], rf.BASE
+                )
+                R._signal_weights = orig
+            else:
+                hits = rank_candidates(
+                    Candidates(c["text"], c["asked"] + ex, ranked, mem, vs, c["chain"]), c["clock"], rf.BASE
+                )
+            found = {d for h in hits[:10] for d in dia[h.memory.id]}
+        else:
+            found = {d for h in rf.rank(c, rf.BASE, 10) for d in c["dia"][h.memory.id]}
+        r = sum(e in found for e in c["evidence"]) / len(c["evidence"])
+        per[c["fold"]].append(r)
+        rows.append(r)
+    m = lambda v: sum(v) / len(v)
+    print(
+        f"n {n} floor {floor} {mode}: {m(rows):.4f} "
+        + " ".join(f"{f} {m(x):.4f}" for f, x in sorted(per.items())),
+        flush=True,
+    )
+
+
+c0 = [c for c in data if "done with her family" in c["text"]][0]
+print(expansion(c0, 3, 0.5))
+for n, floor in ((2, 0.6), (3, 0.5)):
+    for mode in ("same", "0.2", "0.4"):
+        run(n, floor, mode)

@@ -1,0 +1,25 @@
+"""Issue 23 (lo28): Which of a question's terms each of its first keyword hits holds (indexed, and in its own text).
+
+Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
+LoCoMo / pooled / S figures exactly)
+and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+"""
+
+import pickle, sys
+
+sys.path.insert(0, "/work/wt-lo27/scripts")
+import recall_folds as rf
+from shitsuji.memory._rank import held_terms
+
+data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
+for c in data:
+    if not any(q in c["text"] for q in sys.argv[1:]):
+        continue
+    print(c["text"], c["asked"])
+    for m in c["keyword"][:6]:
+        mem = c["memories"][m.memory_id]
+        h = held_terms(mem)
+        own = set(rf.query_terms(mem.content))
+        print(
+            f"  {m.score:.2f} {[t for t in c['asked'] if t in h]} own:{[t for t in c['asked'] if t in own]} {mem.content[:70]}"
+        )

@@ -1,0 +1,105 @@
+"""Issue 23 (lo28): Turn vectors made otherwise (own only, context weight, previous 1 / 3, following turns, max / mean of two vectors):
+the vector list searched exactly over the conversation, ranked by the product's rank_candidates.
+
+Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
+LoCoMo / pooled / S figures exactly)
+and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+"""
+
+import pickle, sys
+from collections import defaultdict
+from dataclasses import replace
+import numpy as np
+
+sys.path.insert(0, "/work/wt-lo27/scripts")
+import recall_folds as rf
+from shitsuji.memory._slots import Match
+
+data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
+out, qv = pickle.load(open("/tmp/lo28/vecs.pkl", "rb"))
+
+
+def unit(x):
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def ctxmean(o, n, back=2, fwd=0):
+    T = o["turns"]
+    own = o["own"]
+    idx = [j for j in range(max(n - back, 0), n)] + [j for j in range(n + 1, min(n + 1 + fwd, len(T)))]
+    idx = [j for j in idx if T[j]["session"] == T[n]["session"]]
+    if not idx:
+        return None
+    m = np.mean(own[idx], 0)
+    return m / np.linalg.norm(m)
+
+
+def build(cw=1.0, back=2, fwd=0):
+    V = {}
+    for conv, o in out.items():
+        rows = []
+        for n in range(len(o["turns"])):
+            v = o["own"][n].copy()
+            m = ctxmean(o, n, back, fwd)
+            if m is not None:
+                v = v + cw * m
+            rows.append(v / np.linalg.norm(v))
+        V[conv] = np.array(rows, dtype=np.float32)
+    return V
+
+
+def evaluate(name, scorefn, w=rf.BASE, verbose=True):
+    per = defaultdict(list)
+    kinds = defaultdict(list)
+    rows = []
+    for c in data:
+        o = out[c["fold"]]
+        s = scorefn(c["fold"], qv[c["text"]])
+        order = np.argsort(-s)[:300]
+        vec = [Match(o["ids"][i], float(s[i]), 0) for i in order]
+        cc = dict(c)
+        cc["vector"] = vec
+        mem = dict(c["memories"])
+        mem.update({m.memory_id: o["memories"][m.memory_id] for m in vec})
+        cc["memories"] = mem
+        vs = dict(c["vectors"])
+        vs.update({o["ids"][i]: o["stored"][i] for i in order})
+        cc["vectors"] = vs
+        found = {
+            d
+            for h in rf.rank(cc, w, 10)
+            for d in c["dia"].get(h.memory.id, [o["turns"][o["ids"].index(h.memory.id)]["dia_id"]])
+        }
+        r = sum(e in found for e in c["evidence"]) / len(c["evidence"])
+        per[c["fold"]].append(r)
+        kinds[rf.LOCOMO_KINDS[c["kind"]]].append(r)
+        rows.append(r)
+    m = lambda v: sum(v) / len(v)
+    if verbose:
+        print(
+            f"{name:40s} {m(rows):.4f}  "
+            + " ".join(f"{f} {m(v):.4f}" for f, v in sorted(per.items()))
+            + "  | "
+            + " ".join(f"{k[:6]} {m(v):.3f}" for k, v in sorted(kinds.items())),
+            flush=True,
+        )
+    return rows
+
+
+def dotfn(V):
+    return lambda conv, q: V[conv] @ q
+
+
+if __name__ == "__main__":
+    S = {conv: o["stored"] for conv, o in out.items()}
+    evaluate("stored", dotfn(S))
+    own = {conv: unit(o["own"]) for conv, o in out.items()}
+    evaluate("own only", dotfn(own))
+    for cw in (0.5, 0.7, 1.5):
+        evaluate(f"ctx w {cw}", dotfn(build(cw)))
+    evaluate("prev 1", dotfn(build(1.0, 1)))
+    evaluate("prev 3", dotfn(build(1.0, 3)))
+    evaluate("prev2+next1", dotfn(build(1.0, 2, 1)))
+    evaluate("prev2+next2", dotfn(build(1.0, 2, 2)))
+    evaluate("max(own, stored)", lambda conv, q: np.maximum(own[conv] @ q, S[conv] @ q))
+    evaluate("mean(own, stored) cos", lambda conv, q: (own[conv] @ q + S[conv] @ q) / 2)
