@@ -42,10 +42,13 @@ qwords = sorted({w for c in data for w in meaning_words(c["text"])})
 QW = dict(zip(qwords, np.asarray(embed_queries(emb, qwords), dtype=np.float32)))
 
 
+OOV = False
 def expansion(c, n, floor):
     words, V = vocab[c["fold"]]
     extra = []
     for w in meaning_words(c["text"]):
+        if OOV and any(t in held[c["fold"]] for t in terms(w)):
+            continue
         q = QW[w] / np.linalg.norm(QW[w])
         s = V @ q
         for i in np.argsort(-s)[: n + 1]:
@@ -108,6 +111,17 @@ def run(n, floor, mode):
     )
 
 
+from shitsuji.memory._rank import held_terms
+held = {conv: set().union(*(held_terms(m) for m in o["memories"].values())) for conv, o in out.items()}
+if len(sys.argv) > 1 and sys.argv[1] == "oov":
+    OOV = True
+    for c in data:
+        if any(q in c["text"] for q in ("relationship status", "attributes describe", "traits", "European", "political", "patriotic")):
+            print(c["text"], expansion(c, 2, 0.0))
+    for n, floor in ((1, 0.0), (2, 0.0), (3, 0.0), (1, 0.5)):
+        for mode in ("same", "0.2", "0.4"):
+            run(n, floor, mode)
+    raise SystemExit
 c0 = [c for c in data if "done with her family" in c["text"]][0]
 print(expansion(c0, 3, 0.5))
 for n, floor in ((2, 0.6), (3, 0.5)):
