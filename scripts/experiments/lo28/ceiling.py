@@ -8,7 +8,6 @@ a3c941b's LoCoMo figures exactly).
 import pickle, sys
 
 sys.path.insert(0, "/work/wt-lo27/scripts")
-import recall_folds as rf
 
 data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
 for n in (10, 20, 60, 300):

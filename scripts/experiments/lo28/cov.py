@@ -1,17 +1,18 @@
 """Issue 23 (lo28): The keyword signal's weight times the share of the question's terms (IDF-weighted or not) its best match holds.
 
-Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
-LoCoMo / pooled / S figures exactly)
-and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+Inputs as docs/benchmarks.md's lo28 section says (recall_folds' lists in /tmp/lo27/words, store copies in /tmp/lo28).
 """
 
+from pathlib import Path
 import pickle, sys, math
-from collections import defaultdict, Counter
+from collections import Counter
 
 sys.path.insert(0, "/work/wt-lo27/scripts")
 import recall_folds as rf
-from shitsuji.memory._rank import Candidates, rank_candidates, held_terms
-from shitsuji.memory._recall import RecallWeights
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _score import report
+from shitsuji.memory._rank import held_terms
 from dataclasses import replace
 
 data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
@@ -44,25 +45,13 @@ def feat(c, top=1, use_idf=True):
 
 
 def run(name, f):
-    per = defaultdict(list)
-    kinds = defaultdict(list)
-    rows = []
-    for c in data:
+    def found_of(c):
         x = f(c)
         w = replace(rf.BASE, keyword_weight=rf.BASE.keyword_weight * x) if x is not None else rf.BASE
         found = {d for h in rf.rank(c, w, 10) for d in c["dia"][h.memory.id]}
-        r = sum(e in found for e in c["evidence"]) / len(c["evidence"])
-        per[c["fold"]].append(r)
-        kinds[rf.LOCOMO_KINDS[c["kind"]]].append(r)
-        rows.append(r)
-    m = lambda v: sum(v) / len(v)
-    print(
-        f"{name:30s}: {m(rows):.4f}  "
-        + " ".join(f"{f} {m(x):.4f}" for f, x in sorted(per.items()))
-        + "  | "
-        + " ".join(f"{k[:6]} {m(x):.3f}" for k, x in sorted(kinds.items())),
-        flush=True,
-    )
+        return found
+
+    return report(f"{name:30s}", data, found_of)
 
 
 run("base", lambda c: None)

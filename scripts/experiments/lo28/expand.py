@@ -1,24 +1,23 @@
 """Issue 23 (lo28): Word-neighbour query expansion: each question word's nearest words in the conversation's vocabulary (USE word
 vectors) searched as keywords, in the query or as a third fused list.
 
-Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
-LoCoMo / pooled / S figures exactly)
-and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+Inputs as docs/benchmarks.md's lo28 section says (recall_folds' lists in /tmp/lo27/words, store copies in /tmp/lo28).
 """
 
+from pathlib import Path
 import pickle, sys, re
-from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, "/work/wt-lo27/scripts")
 import recall_folds as rf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _score import report, widened
 from shitsuji.memory import load_embedder
 from shitsuji.memory._open import open_store
 from shitsuji.memory._asked import meaning_words, embed_queries
 from shitsuji.memory._text import terms, STOP_WORDS
-from shitsuji.memory._slots import Match
 from shitsuji.memory._rank import Candidates, rank_candidates
-from shitsuji.memory._recall import fuse
 
 emb = load_embedder("use")
 data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
@@ -43,6 +42,8 @@ QW = dict(zip(qwords, np.asarray(embed_queries(emb, qwords), dtype=np.float32)))
 
 
 OOV = False
+
+
 def expansion(c, n, floor):
     words, V = vocab[c["fold"]]
     extra = []
@@ -58,9 +59,7 @@ def expansion(c, n, floor):
 
 
 def run(n, floor, mode):
-    per = defaultdict(list)
-    rows = []
-    for c in data:
+    def found_of(c):
         ex = expansion(c, n, floor)
         if ex:
             if mode == "same":
@@ -68,16 +67,8 @@ def run(n, floor, mode):
                 lists = {"keyword": kw}
             else:
                 lists = {"keyword": c["keyword"], "expanded": store.keyword_search(ex, c["chain"], 300)}
-            need = [m.memory_id for l in lists.values() for m in l if m.memory_id not in c["memories"]]
-            cc = dict(c)
-            mem = dict(c["memories"])
-            mem.update(store.get_many(need))
-            cc["memories"] = mem
-            vs = dict(c["vectors"])
-            vs.update(store.vectors_of(emb.model_id, need))
-            cc["vectors"] = vs
-            dia = dict(c["dia"])
-            dia.update({i: [mem[i].provenance["dia_id"]] for i in need})
+            cc = widened(c, store, emb.model_id, lists)
+            mem, vs, dia = cc["memories"], cc["vectors"], cc["dia"]
             nn = 60
             ranked = {"vector": c["vector"][:nn], **{k: v[:nn] for k, v in lists.items()}}
             if mode != "same":
@@ -100,23 +91,28 @@ def run(n, floor, mode):
             found = {d for h in hits[:10] for d in dia[h.memory.id]}
         else:
             found = {d for h in rf.rank(c, rf.BASE, 10) for d in c["dia"][h.memory.id]}
-        r = sum(e in found for e in c["evidence"]) / len(c["evidence"])
-        per[c["fold"]].append(r)
-        rows.append(r)
-    m = lambda v: sum(v) / len(v)
-    print(
-        f"n {n} floor {floor} {mode}: {m(rows):.4f} "
-        + " ".join(f"{f} {m(x):.4f}" for f, x in sorted(per.items())),
-        flush=True,
-    )
+        return found
+
+    return report(f"n {n} floor {floor} {mode}", data, found_of)
 
 
 from shitsuji.memory._rank import held_terms
+
 held = {conv: set().union(*(held_terms(m) for m in o["memories"].values())) for conv, o in out.items()}
 if len(sys.argv) > 1 and sys.argv[1] == "oov":
     OOV = True
     for c in data:
-        if any(q in c["text"] for q in ("relationship status", "attributes describe", "traits", "European", "political", "patriotic")):
+        if any(
+            q in c["text"]
+            for q in (
+                "relationship status",
+                "attributes describe",
+                "traits",
+                "European",
+                "political",
+                "patriotic",
+            )
+        ):
             print(c["text"], expansion(c, 2, 0.0))
     for n, floor in ((1, 0.0), (2, 0.0), (3, 0.0), (1, 0.5)):
         for mode in ("same", "0.2", "0.4"):

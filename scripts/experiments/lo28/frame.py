@@ -1,15 +1,16 @@
 """Issue 23 (lo28): Question-frame words ('kind of', 'likely', 'ways') dropped from the keyword query.
 
-Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
-LoCoMo / pooled / S figures exactly)
-and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+Inputs as docs/benchmarks.md's lo28 section says (recall_folds' lists in /tmp/lo27/words, store copies in /tmp/lo28).
 """
 
+from pathlib import Path
 import pickle, sys, re
-from collections import defaultdict
 
 sys.path.insert(0, "/work/wt-lo27/scripts")
 import recall_folds as rf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _score import report
 from shitsuji.memory._open import open_store
 from shitsuji.memory._text import terms
 from shitsuji.memory._rank import Candidates, rank_candidates
@@ -32,14 +33,11 @@ def frame_terms(text, pats):
 
 
 def run(name, pats):
-    per = defaultdict(list)
-    kinds = defaultdict(list)
-    rows = []
-    changed = 0
-    for c in data:
+    changed = sum(1 for c in data if frame_terms(c["text"], pats) & set(c["asked"]))
+
+    def found_of(c):
         drop = frame_terms(c["text"], pats) & set(c["asked"])
         if drop:
-            changed += 1
             asked = [t for t in c["asked"] if t not in drop]
             kw = store.keyword_search(asked, c["chain"], 300) if asked else []
             need = [m.memory_id for m in kw if m.memory_id not in c["memories"]]
@@ -56,18 +54,9 @@ def run(name, pats):
             found = {d for h in hits for d in dia[h.memory.id]}
         else:
             found = {d for h in rf.rank(c, rf.BASE, 10) for d in c["dia"][h.memory.id]}
-        r = sum(e in found for e in c["evidence"]) / len(c["evidence"])
-        per[c["fold"]].append(r)
-        kinds[rf.LOCOMO_KINDS[c["kind"]]].append(r)
-        rows.append(r)
-    m = lambda v: sum(v) / len(v)
-    print(
-        f"{name:28s} ({changed} q): {m(rows):.4f}  "
-        + " ".join(f"{f} {m(x):.4f}" for f, x in sorted(per.items()))
-        + "  | "
-        + " ".join(f"{k[:6]} {m(x):.3f}" for k, x in sorted(kinds.items())),
-        flush=True,
-    )
+        return found
+
+    return report(f"{name:28s} ({changed} q)", data, found_of)
 
 
 run("none", [])

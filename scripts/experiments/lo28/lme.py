@@ -1,18 +1,20 @@
 """Issue 23 (lo28): Pooled LongMemEval and LongMemEval_S with the question vector 'sentence + words as one phrase'.
 
-Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
-LoCoMo / pooled / S figures exactly)
-and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+Inputs as docs/benchmarks.md's lo28 section says (recall_folds' lists in /tmp/lo27/words, store copies in /tmp/lo28).
 """
 
+from pathlib import Path
 import pickle, sys
 import numpy as np
 
 sys.path.insert(0, "/work/wt-lo27/scripts")
 import recall_folds as rf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _score import widened
 from shitsuji.memory import load_embedder
 from shitsuji.memory._open import open_store
-from shitsuji.memory._asked import meaning_words, embed_queries, asked_vector
+from shitsuji.memory._asked import meaning_words, embed_queries
 
 emb = load_embedder("use")
 
@@ -37,19 +39,7 @@ for name in ("pooled", "s"):
         res["base"].append(rf._at5(c, rf.BASE))
         v = phrase_vec(c["text"])
         vec = store.vector_search(emb.model_id, v, c["chain"], rf.POOL)
-        need = [m.memory_id for m in vec if m.memory_id not in c["memories"]]
-        cc = dict(c)
-        cc["vector"] = vec
-        mem = dict(c["memories"])
-        mem.update(store.get_many(need))
-        cc["memories"] = mem
-        vs = dict(c["vectors"])
-        vs.update(store.vectors_of(emb.model_id, need))
-        cc["vectors"] = vs
-        sess = dict(c["session"])
-        for i in need:
-            sess[i] = str(mem[i].provenance["session"])
-        cc["session"] = sess
+        cc = widened(c, store, emb.model_id, {"vector": vec})
         res["phrase"].append(rf._at5(cc, rf.BASE))
         if res["base"][-1] != res["phrase"][-1]:
             print(name, c["kind"], c["text"][:70], res["base"][-1], "->", res["phrase"][-1])

@@ -1,16 +1,16 @@
 """Issue 23 (lo28): Maximal marginal relevance over the ranked hits (score / best - lambda * max cosine with the hits chosen).
 
-Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
-LoCoMo / pooled / S figures exactly)
-and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+Inputs as docs/benchmarks.md's lo28 section says (recall_folds' lists in /tmp/lo27/words, store copies in /tmp/lo28).
 """
 
+from pathlib import Path
 import pickle, sys
-from collections import defaultdict
-import numpy as np
 
 sys.path.insert(0, "/work/wt-lo27/scripts")
 import recall_folds as rf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _score import report
 
 data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
 
@@ -39,25 +39,13 @@ def mmr(hits, vectors, lam, depth, k=10, mode="cos"):
 
 
 def run(lam, depth):
-    per = defaultdict(list)
-    kinds = defaultdict(list)
-    rows = []
-    for c in data:
+    def found_of(c):
         hits = rf.rank(c, rf.BASE, depth)
         top = mmr(hits, c["vectors"], lam, depth) if lam else hits[:10]
         found = {d for h in top for d in c["dia"][h.memory.id]}
-        r = sum(e in found for e in c["evidence"]) / len(c["evidence"])
-        per[c["fold"]].append(r)
-        kinds[rf.LOCOMO_KINDS[c["kind"]]].append(r)
-        rows.append(r)
-    m = lambda v: sum(v) / len(v)
-    print(
-        f"lam {lam} depth {depth}: {m(rows):.4f}  "
-        + " ".join(f"{f} {m(v):.4f}" for f, v in sorted(per.items()))
-        + "  | "
-        + " ".join(f"{k[:6]} {m(v):.3f}" for k, v in sorted(kinds.items())),
-        flush=True,
-    )
+        return found
+
+    return report(f"lam {lam} depth {depth}", data, found_of)
 
 
 run(0, 30)

@@ -4,34 +4,25 @@ list's best q not yet in (q = 0..5), and a plain round-robin of the two lists.
 Reads scripts/recall_folds.py's collected lists (--cache /tmp/lo27/words).
 """
 
+from pathlib import Path
 import pickle, sys
-from collections import defaultdict
 
 sys.path.insert(0, "/work/wt-lo27/scripts")
 import recall_folds as rf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _score import report
 
 data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
 
 
 def score(pick, name):
-    per = defaultdict(list)
-    kinds = defaultdict(list)
-    rows = []
-    for c in data:
+    def found_of(c):
         ids = pick(c)[:10]
         found = {d for i in ids for d in c["dia"][i]}
-        r = sum(e in found for e in c["evidence"]) / len(c["evidence"])
-        per[c["fold"]].append(r)
-        kinds[rf.LOCOMO_KINDS[c["kind"]]].append(r)
-        rows.append(r)
-    m = lambda v: sum(v) / len(v)
-    print(
-        f"{name:28s} {m(rows):.4f}  "
-        + " ".join(f"{f} {m(x):.4f}" for f, x in sorted(per.items()))
-        + "  | "
-        + " ".join(f"{k[:6]} {m(x):.3f}" for k, x in sorted(kinds.items())),
-        flush=True,
-    )
+        return found
+
+    return report(f"{name:28s}", data, found_of)
 
 
 def quota(q, source="vector"):

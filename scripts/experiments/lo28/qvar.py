@@ -1,11 +1,9 @@
 """Issue 23 (lo28): The question's vector made otherwise: names stripped / 'they', the words as one phrase, thirds.
 
-Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
-LoCoMo / pooled / S figures exactly)
-and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+Inputs as docs/benchmarks.md's lo28 section says (recall_folds' lists in /tmp/lo27/words, store copies in /tmp/lo28).
 """
 
-import pickle, sys, re
+import sys, re
 import numpy as np
 
 sys.path.insert(0, "/work/wt-lo27/scripts/experiments/lo28")

@@ -1,18 +1,18 @@
 """Issue 23 (lo28): Speaker-aware: a memory whose leading 'Name:' the question names, x (1 + v) after ranking or on its vector score.
 
-Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
-LoCoMo / pooled / S figures exactly)
-and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+Inputs as docs/benchmarks.md's lo28 section says (recall_folds' lists in /tmp/lo27/words, store copies in /tmp/lo28).
 """
 
+from pathlib import Path
 import pickle, sys, re
-from collections import defaultdict
 from dataclasses import replace
 
 sys.path.insert(0, "/work/wt-lo27/scripts")
 import recall_folds as rf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _score import report
 from shitsuji.memory._rank import Candidates, rank_candidates
-from shitsuji.memory._records import Hit
 
 data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
 LEAD = re.compile(r"^([A-Z][\w'-]*):")
@@ -24,10 +24,7 @@ def named(c, mem):
 
 
 def run(v, where):
-    per = defaultdict(list)
-    kinds = defaultdict(list)
-    rows = []
-    for c in data:
+    def found_of(c):
         n = max(rf.BASE.candidates, 30)
         ranked = {"keyword": c["keyword"][:n], "vector": c["vector"][:n]}
         if where == "vector" and v:
@@ -46,19 +43,9 @@ def run(v, where):
                 key=lambda h: -h.score,
             )
         found = {d for h in hits[:10] for d in c["dia"][h.memory.id]}
-        r = sum(e in found for e in c["evidence"]) / len(c["evidence"])
-        per[c["fold"]].append(r)
-        kinds[rf.LOCOMO_KINDS[c["kind"]]].append(r)
-        rows.append(r)
-    m = lambda v: sum(v) / len(v)
-    print(
-        f"{where} v {v}: {m(rows):.4f}  "
-        + " ".join(f"{f} {m(x):.4f}" for f, x in sorted(per.items()))
-        + "  | "
-        + " ".join(f"{k[:6]} {m(x):.3f}" for k, x in sorted(kinds.items())),
-        flush=True,
-    )
-    return per
+        return found
+
+    return report(f"{where} v {v}", data, found_of)
 
 
 run(0, "final")

@@ -1,18 +1,18 @@
 """Issue 23 (lo28): Turn vectors made otherwise (own only, context weight, previous 1 / 3, following turns, max / mean of two vectors):
 the vector list searched exactly over the conversation, ranked by the product's rank_candidates.
 
-Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
-LoCoMo / pooled / S figures exactly)
-and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+Inputs as docs/benchmarks.md's lo28 section says (recall_folds' lists in /tmp/lo27/words, store copies in /tmp/lo28).
 """
 
+from pathlib import Path
 import pickle, sys
-from collections import defaultdict
-from dataclasses import replace
 import numpy as np
 
 sys.path.insert(0, "/work/wt-lo27/scripts")
 import recall_folds as rf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _score import report
 from shitsuji.memory._slots import Match
 
 data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
@@ -49,10 +49,7 @@ def build(cw=1.0, back=2, fwd=0):
 
 
 def evaluate(name, scorefn, w=rf.BASE, verbose=True):
-    per = defaultdict(list)
-    kinds = defaultdict(list)
-    rows = []
-    for c in data:
+    def found_of(c):
         o = out[c["fold"]]
         s = scorefn(c["fold"], qv[c["text"]])
         order = np.argsort(-s)[:300]
@@ -70,20 +67,9 @@ def evaluate(name, scorefn, w=rf.BASE, verbose=True):
             for h in rf.rank(cc, w, 10)
             for d in c["dia"].get(h.memory.id, [o["turns"][o["ids"].index(h.memory.id)]["dia_id"]])
         }
-        r = sum(e in found for e in c["evidence"]) / len(c["evidence"])
-        per[c["fold"]].append(r)
-        kinds[rf.LOCOMO_KINDS[c["kind"]]].append(r)
-        rows.append(r)
-    m = lambda v: sum(v) / len(v)
-    if verbose:
-        print(
-            f"{name:40s} {m(rows):.4f}  "
-            + " ".join(f"{f} {m(v):.4f}" for f, v in sorted(per.items()))
-            + "  | "
-            + " ".join(f"{k[:6]} {m(v):.3f}" for k, v in sorted(kinds.items())),
-            flush=True,
-        )
-    return rows
+        return found
+
+    return report(f"{name:40s}", data, found_of)
 
 
 def dotfn(V):

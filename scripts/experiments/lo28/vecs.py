@@ -1,13 +1,10 @@
 """Issue 23 (lo28): Step 1: each LoCoMo dev turn's own USE vector and every question's asked vector, kept in /tmp/lo28/vecs.pkl;
 checks that unit(own + unit(mean(two previous turns))) rebuilds the stored vectors (max diff < 2e-7).
 
-Reads scripts/recall_folds.py's collected lists of (--cache /tmp/lo27/words: made by lo27's code, it reproduces main a3c941b's
-LoCoMo / pooled / S figures exactly)
-and copies of its SQLite stores in /tmp/lo28; run from the worktree with .venv/bin/python.
+Inputs as docs/benchmarks.md's lo28 section says (recall_folds' lists in /tmp/lo27/words, store copies in /tmp/lo28).
 """
 
 import pickle, sys, time
-from collections import defaultdict
 import numpy as np
 
 sys.path.insert(0, "/work/wt-lo27/scripts")
@@ -16,7 +13,6 @@ from shitsuji.bench import locomo as lc
 from shitsuji.memory import MemoryEngine, load_embedder
 from shitsuji.memory._open import open_store
 from shitsuji.memory._asked import asked_vector
-from shitsuji.memory._slots import Match
 
 data = pickle.loads(open("/tmp/lo27/words/locomo.pkl", "rb").read())
 emb = load_embedder("use")
