@@ -31,6 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ._asked_ja import WORD_VECTORS, japanese_meaning_words
 from ._embedders import Embedder, Matrix, Vector
 from ._readings import kanji_spelling
 from ._text import chunks
@@ -75,24 +76,35 @@ def _context_keys(context: str | None) -> tuple[list[str], str]:
     return [_key(line) for line in tail.split("\n") if line.strip()], tail[-CONTEXT_FALLBACK_CHARS:].strip()
 
 
-def question_vector(embedder: Embedder, text: str) -> Vector:
+def question_vector(embedder: Embedder, text: str, *, words: bool = True) -> Vector:
     """A question's embedding for recall: with hiragana nouns, the mean direction of the text as
-    typed and of the text in their kanji spelling (``_readings.kanji_spelling``).
+    typed and of the text in their kanji spelling (``_readings.kanji_spelling``); with Japanese
+    content words, that and their meaning's mean, half each (``_asked_ja``; ``words=False``:
+    without them, as ``RecallWeights.word_meanings`` off).
 
     A member types なっとう where the note says 納豆; keywords meet through readings, but the
     model puts the two spellings far apart (なっとうは好き？ and タロウは納豆が食べられない: cosine
     0.065, below a list of unrelated 好き notes), so the vector drowned the keyword match (issue
     23, ja27). The kanji spelling alone is not used: the analyser's spelling is sometimes wrong
     (ごはん → 御飯, きょうけんびょう → 今日…) and the typed text keeps the rest of the meaning. No
-    constant; a question without such a noun gets the vector it had, and the prompt hook, whose
-    gates are calibrated on the typed prompt's cosines, keeps its own (``hooks._context``).
+    constant; a question without such a noun or word gets the vector it had, and the prompt hook,
+    whose gates are calibrated on the typed prompt's cosines, keeps its own (``hooks._context``).
     """
-    vector = embedder.embed_query(text)
+    said = japanese_meaning_words(text) if words else []
+    if said:  # the question and its words not embedded before, in one call (``_asked.WordVectors``)
+        vector, each = WORD_VECTORS.of(embedder, text, said)
+    else:
+        vector = embedder.embed_query(text)
     spelled = kanji_spelling(text)
-    if spelled is None:
-        return vector
-    both = vector + embedder.embed_query(spelled)
-    unit: Vector = (both / max(float(np.linalg.norm(both)), 1e-12)).astype(np.float32)
+    if spelled is not None:
+        vector = _unit(vector + embedder.embed_query(spelled))
+    if said:
+        vector = _unit(_unit(vector) + _unit(np.mean(np.stack(each), axis=0)))
+    return vector
+
+
+def _unit(vector: Vector) -> Vector:
+    unit: Vector = (vector / max(float(np.linalg.norm(vector)), 1e-12)).astype(np.float32)
     return unit
 
 

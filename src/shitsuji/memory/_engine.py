@@ -493,7 +493,7 @@ class MemoryEngine:
                 vector = (
                     asked_vector(self.embedder, text)
                     if self.weights.word_meanings and meaning_words(text)
-                    else question_vector(self.embedder, text)
+                    else question_vector(self.embedder, text, words=self.weights.word_meanings)
                 )
             except Exception as exc:  # keep answering by words when the model is down
                 log.warning("query embedding failed, recalling by keywords only: %s", exc)

@@ -1,0 +1,41 @@
+"""A Japanese question's own words' meaning, beside its sentence's (issue 23, ja28).
+
+The Japanese counterpart of ``_asked.meaning_words`` (lo27, Latin-script words only). The sentence
+encoder reads a short Japanese question mostly as its shape: 勤め先はどこ？ is nearer to notes
+about commuting than to ミオは歯医者で受付の仕事をしている, and そばを食べても大丈夫？ to other
+people's food notes. The question's content words embedded alone are plain statements of what is
+asked about, and the model puts a word near its paraphrases and translations (勤め先 / 仕事 0.70,
+週末 / weekend 0.84, 蕎麦 / buckwheat 0.75 with ``use``), closer than the two sentences are.
+
+The words are the ones the dictionary already read for the question's keyword terms
+(``_readings.content_words``, cached per run: no second parse): nouns, verbs, adjectives and
+adjectival nouns of two or more letters, not proper nouns (a name's meaning is every note that
+names the person, which the keyword search finds) nor words marked 非自立可能 (こと, する, いる).
+``_embedding.question_vector`` adds their mean to the sentence's vector at the same length, as
+``_asked.asked_vector`` does for English: no constant.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ._asked import WordVectors
+from ._readings import content_words
+from ._text import cjk_runs
+
+#: The last words' vectors, as ``_asked`` keeps the English ones (a household asks about the same things).
+WORD_VECTORS: Final = WordVectors()
+#: Parts of speech whose words say what is asked about.
+_CONTENT: Final = frozenset({"名詞", "動詞", "形容詞", "形状詞"})
+#: Subclasses left out: names, and words that lean on another (こと, する, いる).
+_LEFT_OUT: Final = frozenset({"固有名詞", "非自立可能"})
+
+
+def japanese_meaning_words(question: str) -> list[str]:
+    """The question's Japanese content words as written (normalised, once each, in order)."""
+    out: list[str] = []
+    for run in cjk_runs(question):
+        for word in content_words(run):
+            if word.pos[0] in _CONTENT and word.pos[1] not in _LEFT_OUT and len(word.surface) > 1:
+                out.append(word.surface)
+    return list(dict.fromkeys(out))
