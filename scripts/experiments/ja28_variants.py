@@ -21,8 +21,7 @@ import numpy as np
 from shitsuji.bench._common import bench_engine
 from shitsuji.bench.japanese import HOUSEHOLD, NOW, _jsonl
 from shitsuji.bench.latency import synthetic_memories
-from shitsuji.memory import NewMemory, lineage
-from shitsuji.memory import _engine
+from shitsuji.memory import NewMemory, _engine, lineage
 from shitsuji.memory._asked import _WORD_VECTORS
 from shitsuji.memory._embedding import question_vector
 from shitsuji.memory._readings import _tokenizer
@@ -78,7 +77,30 @@ def with_words(keep, proper=False, spelled=False, weight=1.0, single=False, plai
     return qv
 
 
+def _words_spelled(embedder, text, **kw):
+    from shitsuji.memory._asked_ja import WORD_VECTORS, japanese_meaning_words
+    from shitsuji.memory._readings import kanji_spelling
+
+    base = question_vector(embedder, text, words=False)
+    ws = japanese_meaning_words(kanji_spelling(text) or text)
+    if not ws:
+        return base
+    _, each = WORD_VECTORS.of(embedder, text, ws)
+    return _unit(_unit(base) + _unit(np.mean(np.stack(each), axis=0))).astype(np.float32)
+
+
+def _shipped(embedder, text, **kw):
+    return question_vector(embedder, text, words=True)
+
+
+def _off(embedder, text, **kw):
+    return question_vector(embedder, text, words=False)
+
+
 VARIANTS = {
+    "off": _off,
+    "on": _shipped,
+    "words_sp": _words_spelled,
     "base": question_vector,
     "words": with_words({"名詞", "動詞", "形容詞", "形状詞"}),
     "nouns": with_words({"名詞"}),
@@ -176,11 +198,11 @@ def main() -> None:
                 if first is None:
                     first = ranks
                     if "--misses" in sys.argv:
-                        for q, r in zip(queries, ranks):
+                        for q, r in zip(queries, ranks, strict=True):
                             if r >= 3:
                                 print(f"        miss {r:2} {q['query']}")
                 elif name not in ("unread", "blind") or "--show" in sys.argv:
-                    for q, a, b in zip(queries, first, ranks):
+                    for q, a, b in zip(queries, first, ranks, strict=True):
                         if a != b:
                             print(f"        {a:2} -> {b:2}  {q['query']}")
     _engine.question_vector = question_vector

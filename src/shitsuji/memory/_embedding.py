@@ -90,12 +90,13 @@ def question_vector(embedder: Embedder, text: str, *, words: bool = True) -> Vec
     constant; a question without such a noun or word gets the vector it had, and the prompt hook,
     whose gates are calibrated on the typed prompt's cosines, keeps its own (``hooks._context``).
     """
-    said = japanese_meaning_words(text) if words else []
+    spelled = kanji_spelling(text)
+    # the words as the spelled text has them: the typed なっとう alone is as far from 納豆 as the question is
+    said = japanese_meaning_words(spelled or text) if words else []
     if said:  # the question and its words not embedded before, in one call (``_asked.WordVectors``)
         vector, each = WORD_VECTORS.of(embedder, text, said)
     else:
         vector = embedder.embed_query(text)
-    spelled = kanji_spelling(text)
     if spelled is not None:
         vector = _unit(vector + embedder.embed_query(spelled))
     if said:
