@@ -5,19 +5,18 @@ which the sentence's vector alone put below an unrelated note. On both engines, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from shitsuji.memory import MemoryEngine, USEEmbedder, open_store
+from shitsuji.memory import MemoryEngine, USEEmbedder
 from shitsuji.memory._asked_ja import japanese_meaning_words
 from shitsuji.memory._embedding import question_vector
 from shitsuji.memory._readings import kanji_spelling
 from shitsuji.memory._recall import RecallWeights
 
-from .conftest import Clock
+from .test_kanji_spelling import engine, memory_target, use  # noqa: F401  (the real model, both engines)
 
 HOUSE = "household/futari"
 QUESTION = "スペアキーはどこにある？"
@@ -34,31 +33,16 @@ NOTES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def use() -> USEEmbedder:
-    return USEEmbedder()
-
-
-@pytest.fixture
-def memory_target(target: str) -> str:
-    return target
-
-
-@pytest.fixture
-def engine(memory_target: str, clock: Clock, use: USEEmbedder) -> Iterator[MemoryEngine]:
-    store = open_store(memory_target)
-    yield MemoryEngine(store, use, clock=clock)
-    store.close()
-
-
 def test_the_words_are_the_questions_japanese_content_words() -> None:
-    assert japanese_meaning_words(QUESTION) == ["スペアキー"]  # ある (非自立可能) and どこ (a pronoun) left out
+    assert japanese_meaning_words(QUESTION) == [
+        "スペアキー"
+    ]  # ある (非自立可能) and どこ (a pronoun) left out
     assert japanese_meaning_words("蛇口が壊れたら誰に連絡する？") == ["蛇口", "壊れ", "連絡"]
     assert japanese_meaning_words("ケンの出身地はどこ？") == ["出身地"]  # a name is left to the keywords
     assert japanese_meaning_words("When is my birthday?") == []
 
 
-def test_the_words_move_only_a_japanese_questions_vector(use: USEEmbedder) -> None:
+def test_the_words_move_only_a_japanese_questions_vector(use: USEEmbedder) -> None:  # noqa: F811
     english = "Where is the spare key?"
     assert np.array_equal(question_vector(use, english), use.embed_query(english))
     plain = question_vector(use, QUESTION, words=False)
@@ -69,7 +53,7 @@ def test_the_words_move_only_a_japanese_questions_vector(use: USEEmbedder) -> No
     assert float(both @ note) > float(plain @ note)
 
 
-def test_a_paraphrased_question_finds_its_note_first(engine: MemoryEngine) -> None:
+def test_a_paraphrased_question_finds_its_note_first(engine: MemoryEngine) -> None:  # noqa: F811
     for text in NOTES:
         engine.remember(text, HOUSE)
     answer = engine.remember(ANSWER, HOUSE).memory

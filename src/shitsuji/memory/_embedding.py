@@ -93,12 +93,12 @@ def question_vector(embedder: Embedder, text: str, *, words: bool = True) -> Vec
     spelled = kanji_spelling(text)
     # the words as the spelled text has them: the typed なっとう alone is as far from 納豆 as the question is
     said = japanese_meaning_words(spelled or text) if words else []
-    if said:  # the question and its words not embedded before, in one call (``_asked.WordVectors``)
-        vector, each = WORD_VECTORS.of(embedder, text, said)
-    else:
-        vector = embedder.embed_query(text)
+    if spelled is None and not said:
+        return embedder.embed_query(text)
+    # the question, its spelling and its words not embedded before, in one call (kept as words are)
+    vector, each = WORD_VECTORS.of(embedder, text, [spelled, *said] if spelled is not None else said)
     if spelled is not None:
-        vector = _unit(vector + embedder.embed_query(spelled))
+        vector = _unit(vector + each.pop(0))
     if said:
         vector = _unit(_unit(vector) + _unit(np.mean(np.stack(each), axis=0)))
     return vector
