@@ -40,6 +40,9 @@ def test_the_words_are_the_questions_japanese_content_words() -> None:
     assert japanese_meaning_words("蛇口が壊れたら誰に連絡する？") == ["蛇口", "壊れ", "連絡"]
     assert japanese_meaning_words("ケンの出身地はどこ？") == ["出身地"]  # a name is left to the keywords
     assert japanese_meaning_words("When is my birthday?") == []
+    # a word its sentence negates says the opposite alone: 食べ of 食べられない, 好き of 好きじゃない
+    assert japanese_meaning_words("ケンが食べられない物は？") == []
+    assert japanese_meaning_words("好きじゃない野菜は？") == ["野菜"]
 
 
 def test_the_words_move_only_a_japanese_questions_vector(use: USEEmbedder) -> None:  # noqa: F811
@@ -61,3 +64,17 @@ def test_a_paraphrased_question_finds_its_note_first(engine: MemoryEngine) -> No
     assert engine.recall(QUESTION, HOUSE, k=3)[0].memory.id != answer.id  # the sentence alone: 2nd
     engine.weights = RecallWeights()
     assert engine.recall(QUESTION, HOUSE, k=3)[0].memory.id == answer.id
+
+
+def test_a_negated_word_does_not_pull_a_keyed_note_down(engine: MemoryEngine) -> None:  # noqa: F811
+    # ケンが食べられないものは？: were 食べ taken as a word, it would pull towards the eating notes and put the keyed note
+    # 2nd (min-max over three candidates); a negated word is left out, so the question keeps its vector
+    ken = "household/futari/user/ken"
+    for text in ["Kenjiは餅が好きで、毎週土曜日に食べる", "Kenjiはうどんが好きで、毎週月曜日に食べる"]:
+        engine.remember(text, ken)
+    note = engine.remember(
+        "Ken is allergic to shellfish, especially shrimp.",
+        ken,
+        keys=["アレルギー", "甲殻類", "エビ", "食べられないもの"],
+    ).memory
+    assert engine.recall("ケンが食べられないものは？", ken, k=3)[0].memory.id == note.id

@@ -20,13 +20,15 @@ from __future__ import annotations
 from typing import Final
 
 from ._asked import WordVectors
-from ._readings import content_words
+from ._readings import Word, content_words
 from ._text import cjk_runs
 
 #: The last words' vectors, as ``_asked`` keeps the English ones (a household asks about the same things).
 WORD_VECTORS: Final = WordVectors()
 #: Parts of speech whose words say what is asked about.
 _CONTENT: Final = frozenset({"名詞", "動詞", "形容詞", "形状詞"})
+#: Auxiliaries that negate the word before them (食べられない, 好きじゃない, 行かず): its meaning alone says the opposite.
+_NEGATIONS: Final = ("ない", "なかっ", "ません", "ぬ", "ず")
 #: Subclasses left out: names, and words that lean on another (こと, する, いる).
 _LEFT_OUT: Final = frozenset({"固有名詞", "非自立可能"})
 
@@ -35,7 +37,21 @@ def japanese_meaning_words(question: str) -> list[str]:
     """The question's Japanese content words as written (normalised, once each, in order)."""
     out: list[str] = []
     for run in cjk_runs(question):
-        for word in content_words(run):
-            if word.pos[0] in _CONTENT and word.pos[1] not in _LEFT_OUT and len(word.surface) > 1:
+        words = [w for w in content_words(run) if w.pos[0] in _CONTENT and w.pos[1] not in _LEFT_OUT]
+        for word, tail in zip(words, _tails(run, words), strict=True):
+            if len(word.surface) > 1 and not any(no in tail for no in _NEGATIONS):
                 out.append(word.surface)
     return list(dict.fromkeys(out))
+
+
+def _tails(run: str, words: list[Word]) -> list[str]:
+    """What follows each word in ``run`` up to the next one: its particles, auxiliaries and light words."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for word in words:
+        start = run.find(word.surface, at)
+        start = at if start < 0 else start
+        spans.append((start, start + len(word.surface)))
+        at = spans[-1][1]
+    ends = [start for start, _ in spans[1:]] + [len(run)]
+    return [run[end:nxt] for (_, end), nxt in zip(spans, ends, strict=True)]
