@@ -72,8 +72,9 @@ def test_the_words_are_the_questions_own_content_words_without_names() -> None:
 
 def test_a_question_without_such_words_keeps_its_sentence_vector() -> None:
     embedder = USEEmbedder()
-    for question in ("ケンの出身地はどこ？", "Where is Melanie?"):
-        assert np.array_equal(question_vector(embedder, question), embedder.embed_query(question))
+    # (a Japanese question's own words are ja28's rule: tests/test_asked_ja.py)
+    question = "Where is Melanie?"
+    assert np.array_equal(question_vector(embedder, question), embedder.embed_query(question))
     mixed = question_vector(embedder, "Where does Ken work?")
     assert not np.array_equal(mixed, embedder.embed_query("Where does Ken work?"))
     assert abs(float(np.linalg.norm(mixed)) - 1.0) < 1e-5

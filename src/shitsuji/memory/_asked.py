@@ -90,13 +90,14 @@ class WordVectors:
         return sentence, [kept[w] for w in words]
 
 
-_WORD_VECTORS = WordVectors()
+#: The last words' vectors, English and Japanese (``_asked_ja``): a household asks about the same things.
+WORD_VECTORS: Final = WordVectors()
 
 
 def asked_vector(embedder: Embedder, question: str, words: Sequence[str]) -> Vector:
     """The vector recall searches with for ``question`` and its ``meaning_words`` (not empty; see the
     module doc): the sentence's unit vector and its words' mean's, added and normalised. The choice
     of rule is ``_embedding.question_vector``'s."""
-    sentence, each = _WORD_VECTORS.of(embedder, question, words)
+    sentence, each = WORD_VECTORS.of(embedder, question, words)
     mean = np.mean(np.stack(each), axis=0)
     return unit(unit(sentence) + unit(mean))

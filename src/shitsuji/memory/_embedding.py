@@ -31,7 +31,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._asked import asked_vector, meaning_words
+from ._asked import WORD_VECTORS, asked_vector, meaning_words
+from ._asked_ja import japanese_meaning_words
 from ._embedders import Embedder, Matrix, Vector, unit
 from ._readings import kanji_spelling
 from ._text import chunks
@@ -81,25 +82,33 @@ def question_vector(embedder: Embedder, text: str, *, words: bool = True) -> Vec
     was measured: with Latin content words (``_asked.meaning_words``; ``words=False``:
     ``RecallWeights.word_meanings`` off), the sentence's meaning and its words' meaning, half each
     (``_asked.asked_vector``, issue 23 lo27); else, with hiragana nouns, the mean direction of the
-    text as typed and of the text in their kanji spelling (``_readings.kanji_spelling``); else the
-    text's own embedding.
+    text as typed and of the text in their kanji spelling (``_readings.kanji_spelling``), and with
+    Japanese content words, that and their meaning's mean, half each (``_asked_ja``, issue 23 ja28);
+    else the text's own embedding.
 
     A member types なっとう where the note says 納豆; keywords meet through readings, but the
     model puts the two spellings far apart (なっとうは好き？ and タロウは納豆が食べられない: cosine
     0.065, below a list of unrelated 好き notes), so the vector drowned the keyword match (issue
     23, ja27). The kanji spelling alone is not used: the analyser's spelling is sometimes wrong
     (ごはん → 御飯, きょうけんびょう → 今日…) and the typed text keeps the rest of the meaning. No
-    constant; a question without such a noun gets the vector it had, and the prompt hook, whose
-    gates are calibrated on the typed prompt's cosines, keeps its own (``hooks._context``).
+    constant; a question without such a noun or word gets the vector it had, and the prompt hook,
+    whose gates are calibrated on the typed prompt's cosines, keeps its own (``hooks._context``).
     """
     said = meaning_words(text) if words else []
     if said:
         return asked_vector(embedder, text, said)
-    vector = embedder.embed_query(text)
     spelled = kanji_spelling(text)
-    if spelled is None:
-        return vector
-    return unit(vector + embedder.embed_query(spelled))
+    # the words as the spelled text has them: the typed なっとう alone is as far from 納豆 as the question is
+    ja_words = japanese_meaning_words(spelled or text) if words else []
+    if spelled is None and not ja_words:
+        return embedder.embed_query(text)
+    # the question, its spelling and its words not embedded before, in one call (kept as words are)
+    vector, each = WORD_VECTORS.of(embedder, text, [spelled, *ja_words] if spelled is not None else ja_words)
+    if spelled is not None:
+        vector = unit(vector + each.pop(0))
+    if ja_words:
+        vector = unit(unit(vector) + unit(np.mean(np.stack(each), axis=0)))
+    return vector
 
 
 def embed_rows(

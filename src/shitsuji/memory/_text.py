@@ -84,6 +84,11 @@ def terms(text: str, *, readings: bool = True) -> list[str]:
     return out
 
 
+def cjk_runs(text: str) -> list[str]:
+    """The runs of Japanese letters in ``text`` as ``terms`` reads them (normalised)."""
+    return [m.group(0) for m in _WORD.finditer(normalize(text)) if _CJK_RUN.match(m.group(0))]
+
+
 def query_terms(text: str) -> list[str]:
     """Distinct terms of a query, in first-seen order."""
     return list(dict.fromkeys(terms(text)))
