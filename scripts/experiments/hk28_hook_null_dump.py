@@ -9,16 +9,16 @@ import pickle
 import sys
 import time
 
+from shitsuji.bench._common import bench_engine
 from shitsuji.bench.hook_relevance import (
     DISTRACTORS,
     FRESH,
     HELD_OUT,
-    PROJECT,
     PARENT,
+    PROJECT,
     PROJECTS,
     load_set,
 )
-from shitsuji.bench._common import bench_engine
 from shitsuji.bench.latency import synthetic_memories
 from shitsuji.hooks._context import prompt_terms, shared_terms
 from shitsuji.hooks._second import load_second_opinion

@@ -52,7 +52,6 @@ Shown = Callable[[Prompt], list[str]]
 
 def score(prompts: Iterable[Prompt], shown: Shown) -> tuple[float, float]:
     need = [p for p in prompts if p.expect]
-    none = [p for p in prompts if not p.expect] if True else []
     none = [p for p in prompts if not p.expect]
     right = sum(bool(set(shown(p)[:K]) & p.expect) for p in need)
     noise = sum(bool(shown(p)) for p in none)

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from hk28_hook_null_rules import GRID, Prompt, absolute, fused_family, load, score  # noqa: E402
+from hk28_hook_null_rules import GRID, absolute, fused_family, load, score
 
 
 def vetoes(left, bank, vecs, idx, k) -> set[str]:

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from hk28_hook_null_rules import Prompt, fused_family, absolute, load, score, tuned_loso  # noqa: E402
+from hk28_hook_null_rules import Prompt, absolute, fused_family, load, score
 
 
 def main(null_path: str, dump_path: str, pvec_path: str) -> None:

@@ -10,7 +10,7 @@ from shitsuji.hooks._second import SECOND_MODEL
 from shitsuji.memory import load_embedder
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from hk28_hook_null_dump import every_prompt  # noqa: E402
+from hk28_hook_null_dump import every_prompt
 
 prompts = every_prompt()
 first, second = load_embedder("use"), load_embedder(SECOND_MODEL)
