@@ -11,19 +11,18 @@ import time
 
 from shitsuji.bench._common import bench_engine
 from shitsuji.bench.hook_relevance import (
-    DISTRACTORS,
     FRESH,
     HELD_OUT,
-    PARENT,
     PROJECT,
     PROJECTS,
+    add_first,
+    add_projects,
     load_set,
 )
-from shitsuji.bench.latency import synthetic_memories
 from shitsuji.hooks._context import prompt_terms, shared_terms
 from shitsuji.hooks._second import load_second_opinion
 from shitsuji.hooks._server import warm_up
-from shitsuji.memory import MemoryEngine, NewMemory
+from shitsuji.memory import MemoryEngine
 
 
 def every_prompt() -> list[str]:
@@ -49,7 +48,9 @@ def score_all(engine: MemoryEngine, scopes: list[str], prompts: list[str]) -> di
             asked = prompt_terms(prompt)
             table[prompt] = {
                 h.memory.provenance["label"]: (
-                    h.signals["vector"], *pairs[h.memory.id], shared_terms(h, asked)
+                    h.signals["vector"],
+                    *pairs[h.memory.id],
+                    shared_terms(h, asked),
                 )
                 for h in hits
             }
@@ -63,33 +64,13 @@ def main(path: str) -> None:
     start = time.monotonic()
     prompts = every_prompt()
     result = {}
-    data = load_set()
     with bench_engine("use") as engine:
-        scopes = {"project": PROJECT, "parent": PARENT}
-        engine.add_many(
-            NewMemory(content=m["content"], scope=scopes[m["scope"]], provenance={"label": m["id"]})
-            for m in data["memories"]
-        )
-        engine.add_many(
-            NewMemory(content=t, scope=PROJECT, provenance={"label": f"distractor-{i}"})
-            for i, t in enumerate(synthetic_memories(DISTRACTORS, seed=3))
-        )
-        engine.index_pending()
+        add_first(engine)
         result["acme"] = score_all(engine, [PROJECT], prompts)
-    data = load_set(PROJECTS)
     with bench_engine("use") as engine:
-        scopes = {**data["projects"], "parent": data["parent"]}
-        engine.add_many(
-            NewMemory(content=m["content"], scope=scopes[m["scope"]], provenance={"label": m["id"]})
-            for m in data["memories"]
-        )
-        for i, scope in enumerate(data["projects"].values()):
-            engine.add_many(
-                NewMemory(content=t, scope=scope, provenance={"label": f"distractor-{i}-{j}"})
-                for j, t in enumerate(synthetic_memories(DISTRACTORS, seed=4 + i))
-            )
-        engine.index_pending()
-        result["projects"] = score_all(engine, list(data["projects"].values()), prompts)
+        add_projects(engine)
+        projects = list(load_set(PROJECTS)["projects"].values())
+        result["projects"] = score_all(engine, projects, prompts)
     with open(path, "wb") as f:
         pickle.dump(result, f)
     print(f"done in {time.monotonic() - start:.0f} s")

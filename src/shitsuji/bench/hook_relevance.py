@@ -189,19 +189,24 @@ class Labelled:
     second_model: str | None
 
 
+def add_first(engine: MemoryEngine) -> None:
+    """The first set's memories (the project "acme" and its parent folder) and 300 distractors."""
+    scopes = {"project": PROJECT, "parent": PARENT}
+    engine.add_many(
+        NewMemory(content=m["content"], scope=scopes[m["scope"]], provenance={"label": m["id"]})
+        for m in load_set()["memories"]
+    )
+    engine.add_many(
+        NewMemory(content=text, scope=PROJECT, provenance={"label": f"distractor-{i}"})
+        for i, text in enumerate(synthetic_memories(DISTRACTORS, seed=3))
+    )
+    engine.index_pending()
+
+
 def labelled_sets(embedder: str, progress: Progress | None = None) -> Labelled:
     data = load_set()
-    scopes = {"project": PROJECT, "parent": PARENT}
     with bench_engine(embedder) as engine:
-        engine.add_many(
-            NewMemory(content=m["content"], scope=scopes[m["scope"]], provenance={"label": m["id"]})
-            for m in data["memories"]
-        )
-        engine.add_many(
-            NewMemory(content=text, scope=PROJECT, provenance={"label": f"distractor-{i}"})
-            for i, text in enumerate(synthetic_memories(DISTRACTORS, seed=3))
-        )
-        engine.index_pending()
+        add_first(engine)
         if progress:
             progress(f"ranking {len(data['prompts'])} prompts")
         second = load_second_opinion() if embedder != SECOND_MODEL else None
@@ -257,22 +262,29 @@ def run_hook_relevance(
     return result
 
 
-def projects_cases(embedder: str) -> list[Case]:
-    """The projects set's prompts ranked as the hook ranks them, each in its project's scope, in an
-    engine of its own (its memories, 300 distractors per project), started as the hook server starts."""
+def add_projects(engine: MemoryEngine) -> dict[str, str]:
+    """The projects set's memories and 300 distractors per project, saved in ``engine``; the scope
+    of each project (and of ``"parent"``), by name."""
     data = load_set(PROJECTS)
     scopes = {**data["projects"], "parent": data["parent"]}
-    with bench_engine(embedder) as engine:
+    engine.add_many(
+        NewMemory(content=m["content"], scope=scopes[m["scope"]], provenance={"label": m["id"]})
+        for m in data["memories"]
+    )
+    for i, scope in enumerate(data["projects"].values()):
         engine.add_many(
-            NewMemory(content=m["content"], scope=scopes[m["scope"]], provenance={"label": m["id"]})
-            for m in data["memories"]
+            NewMemory(content=text, scope=scope, provenance={"label": f"distractor-{i}-{j}"})
+            for j, text in enumerate(synthetic_memories(DISTRACTORS, seed=4 + i))
         )
-        for i, scope in enumerate(data["projects"].values()):
-            engine.add_many(
-                NewMemory(content=text, scope=scope, provenance={"label": f"distractor-{i}-{j}"})
-                for j, text in enumerate(synthetic_memories(DISTRACTORS, seed=4 + i))
-            )
-        engine.index_pending()
+    engine.index_pending()
+    return scopes
+
+
+def projects_cases(embedder: str) -> list[Case]:
+    """The projects set's prompts ranked as the hook ranks them, each in its project's scope, in an
+    engine of its own (``add_projects``), started as the hook server starts."""
+    with bench_engine(embedder) as engine:
+        scopes = add_projects(engine)
         second = load_second_opinion() if embedder != SECOND_MODEL else None
         warm_up(engine, second)
         if second is not None:
@@ -287,7 +299,7 @@ def projects_cases(embedder: str) -> list[Case]:
                     second=second,
                     scope=scopes[p["project"]],
                 )
-                for p in data["prompts"]
+                for p in load_set(PROJECTS)["prompts"]
             ]
         finally:
             if second is not None:
