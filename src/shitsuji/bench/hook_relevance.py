@@ -15,6 +15,12 @@ after the gates were chosen and is never searched: it is scored with the shipped
 with the gate calibrated on the first set — the figure that says how the gate generalises.
 A third (``data/hook_relevance_fresh.json``, hk23f) was written before the rules of its round were
 tried, and scored only in aggregate: the held-out set had been read while looking for rules.
+A fourth (``data/hook_relevance_projects.json``, hk28) has memories of its own — three projects and
+their parent folder's notes, each project with its own distractors — and states its labelling rule;
+it is ranked in an engine of its own, each prompt in its project's scope.
+
+``leave_one_set_out``: for each of the four sets, the gate calibrated on the other three, scored on it
+(the figure a rule tuned on the sets has to be judged by).
 
 ``with_keys`` scores the shipped gates as if each note had been saved with search keys
 (``data/hook_relevance_keys.json``, written by hand as a model would write them: the bench has no
@@ -44,6 +50,7 @@ PROJECT = "fs/home/u/projects/acme"
 PARENT = "fs/home/u"
 HELD_OUT = "hook_relevance_heldout.json"  # prompts written after the gates were chosen: never tuned on
 FRESH = "hook_relevance_fresh.json"  # written by hk23f before its rules were tried; never read to design one
+PROJECTS = "hook_relevance_projects.json"  # hk28's: projects of their own, written before its round
 KEYS = "hook_relevance_keys.json"  # search keys for the notes, written by hand as a model would (hk26)
 DISTRACTORS = 300
 MAX_NOISE = 0.05
@@ -171,19 +178,35 @@ def _kinds(second_weights: Sequence[float]) -> list[tuple[float, bool]]:
     return [(w, r) for w in second_weights for r in ((False, True) if w else (False,))]
 
 
-def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> dict[str, Any]:
-    data = load_set()
+@dataclass(frozen=True, slots=True)
+class Labelled:
+    """Every labelled set's prompts ranked as the hook server ranks them (``run_hook_relevance``'s
+    input; experiments pickle it to try rules offline)."""
+
+    sets: dict[str, list[Case]]  # first_set, held_out_set, fresh_set, projects_set
+    by_words: list[Case]  # the first set ranked by words alone
+    model: str
+    second_model: str | None
+
+
+def add_first(engine: MemoryEngine) -> None:
+    """The first set's memories (the project "acme" and its parent folder) and 300 distractors."""
     scopes = {"project": PROJECT, "parent": PARENT}
+    engine.add_many(
+        NewMemory(content=m["content"], scope=scopes[m["scope"]], provenance={"label": m["id"]})
+        for m in load_set()["memories"]
+    )
+    engine.add_many(
+        NewMemory(content=text, scope=PROJECT, provenance={"label": f"distractor-{i}"})
+        for i, text in enumerate(synthetic_memories(DISTRACTORS, seed=3))
+    )
+    engine.index_pending()
+
+
+def labelled_sets(embedder: str, progress: Progress | None = None) -> Labelled:
+    data = load_set()
     with bench_engine(embedder) as engine:
-        engine.add_many(
-            NewMemory(content=m["content"], scope=scopes[m["scope"]], provenance={"label": m["id"]})
-            for m in data["memories"]
-        )
-        engine.add_many(
-            NewMemory(content=text, scope=PROJECT, provenance={"label": f"distractor-{i}"})
-            for i, text in enumerate(synthetic_memories(DISTRACTORS, seed=3))
-        )
-        engine.index_pending()
+        add_first(engine)
         if progress:
             progress(f"ranking {len(data['prompts'])} prompts")
         second = load_second_opinion() if embedder != SECOND_MODEL else None
@@ -200,48 +223,105 @@ def run_hook_relevance(*, embedder: str, progress: Progress | None = None) -> di
         )
         by_words = [_case(engine, p["prompt"], p["expect"], semantic=False) for p in data["prompts"]]
         model = engine.embedder.model_id
+        if second is not None:
+            second.stop()
+    if progress:
+        progress("ranking the projects set")
+    projects = projects_cases(embedder)
+    sets = {"first_set": cases, "held_out_set": held, "fresh_set": fresh, "projects_set": projects}
+    return Labelled(sets, by_words, model, second.model_id if second is not None else None)
+
+
+def run_hook_relevance(
+    *, embedder: str, progress: Progress | None = None, leave_sets_out: bool = False
+) -> dict[str, Any]:
+    """``leave_sets_out``: add ``leave_one_set_out`` (minutes of calibration: the CLI asks for it)."""
+    labelled = labelled_sets(embedder, progress)
+    sets, model = labelled.sets, labelled.model
     result: dict[str, Any] = {
         "embedder": embedder,
         "model": model,
-        "memories": len(data["memories"]),
+        "memories": len(load_set()["memories"]),
         "distractors": DISTRACTORS,
-        "words_only": score(by_words, None),
-        "alone": _report(cases, held, fresh, GATES.get(model), (0.0,)),
+        "words_only": score(labelled.by_words, None),
+        "alone": _report(sets, GATES.get(model), (0.0,), leave_sets_out=leave_sets_out),
     }
     gates = {"alone": GATES.get(model)}
-    if second is not None:
-        fused = GATES.get(gate_key(model, second.model_id))
+    if labelled.second_model is not None:
+        fused = GATES.get(gate_key(model, labelled.second_model))
         result["with_second_model"] = {
-            "second_model": second.model_id,
-            **_report(cases, held, fresh, fused, SECOND_WEIGHTS),
+            "second_model": labelled.second_model,
+            **_report(sets, fused, SECOND_WEIGHTS, leave_sets_out=leave_sets_out),
         }
         gates["with_second_model"] = fused
     result["with_keys"] = {  # the shipped gates, had the notes been saved with keys (``data/…_keys.json``)
-        name: {
-            key: score([with_keys(c) for c in unseen], gate)
-            for key, unseen in (("first_set", cases), ("held_out_set", held), ("fresh_set", fresh))
-        }
+        name: {key: score([with_keys(c) for c in unseen], gate) for key, unseen in sets.items()}
         for name, gate in gates.items()
         if gate is not None
     }
     return result
 
 
+def add_projects(engine: MemoryEngine) -> dict[str, str]:
+    """The projects set's memories and 300 distractors per project, saved in ``engine``; the scope
+    of each project (and of ``"parent"``), by name."""
+    data = load_set(PROJECTS)
+    scopes = {**data["projects"], "parent": data["parent"]}
+    engine.add_many(
+        NewMemory(content=m["content"], scope=scopes[m["scope"]], provenance={"label": m["id"]})
+        for m in data["memories"]
+    )
+    for i, scope in enumerate(data["projects"].values()):
+        engine.add_many(
+            NewMemory(content=text, scope=scope, provenance={"label": f"distractor-{i}-{j}"})
+            for j, text in enumerate(synthetic_memories(DISTRACTORS, seed=4 + i))
+        )
+    engine.index_pending()
+    return scopes
+
+
+def projects_cases(embedder: str) -> list[Case]:
+    """The projects set's prompts ranked as the hook ranks them, each in its project's scope, in an
+    engine of its own (``add_projects``), started as the hook server starts."""
+    with bench_engine(embedder) as engine:
+        scopes = add_projects(engine)
+        second = load_second_opinion() if embedder != SECOND_MODEL else None
+        warm_up(engine, second)
+        if second is not None:
+            second.wait_idle(600)
+        try:
+            return [
+                _case(
+                    engine,
+                    p["prompt"],
+                    p["expect"],
+                    semantic=True,
+                    second=second,
+                    scope=scopes[p["project"]],
+                )
+                for p in load_set(PROJECTS)["prompts"]
+            ]
+        finally:
+            if second is not None:
+                second.stop()
+
+
 def _report(
-    cases: Sequence[Case],
-    held: Sequence[Case],
-    fresh: Sequence[Case],
+    sets: Mapping[str, Sequence[Case]],
     shipped: Gate | None,
     weights: Sequence[float],
+    *,
+    leave_sets_out: bool = False,
 ) -> dict[str, Any]:
-    """The shipped gate's figures, the gate calibrated on everything, the two-fold check, and the
-    held-out and fresh sets scored with the shipped gate and with the one calibrated here (never
-    tuned on them)."""
-    folds = [_fold(cases, 0), _fold(cases, 1)]
-    held_out = _two_fold(folds, weights)
+    """The shipped gate's figures, the gate calibrated on the first set, the two-fold check, the
+    other sets scored with the shipped gate and with the one calibrated here (never tuned on them),
+    and each set scored with the gate calibrated on the three others (``leave_one_set_out``)."""
+    cases = sets["first_set"]
+    halves = [_fold(cases, 0), _fold(cases, 1)]
+    held_out = _two_fold(halves, weights)
     extra: dict[str, Any] = {}
     if shipped is not None and shipped.second_weight:  # the weight as shipped, thresholds tuned per fold
-        fixed = _two_fold(folds, [shipped.second_weight])
+        fixed = _two_fold(halves, [shipped.second_weight])
         extra = {
             "two_fold_shipped_weight": fixed,
             "two_fold_shipped_weight_right": round(
@@ -261,13 +341,31 @@ def _report(
                 "shipped": score(unseen, shipped) if shipped else None,
                 "calibrated_on_all": score(unseen, best),
             }
-            for key, unseen in (("held_out_set", held), ("fresh_set", fresh))
+            for key, unseen in sets.items()
+            if key != "first_set"
         },
+        # the shipped weight only (as ``two_fold_shipped_weight``): every weight would take ~4x longer
+        **(
+            {"leave_one_set_out": leave_one_set_out(sets, [shipped.second_weight if shipped else 0.0])}
+            if leave_sets_out
+            else {}
+        ),
         "two_fold": held_out,
         "two_fold_right": round(sum(f["scored_on_other_fold"]["right"] for f in held_out) / 2, 3),
         "two_fold_noise": round(sum(f["scored_on_other_fold"]["noise"] for f in held_out) / 2, 3),
         **extra,
     }
+
+
+def leave_one_set_out(
+    sets: Mapping[str, Sequence[Case]], weights: Sequence[float]
+) -> dict[str, dict[str, Any]]:
+    """Each set scored with the gate calibrated on all the others together."""
+    out = {}
+    for name, left_out in sets.items():
+        tuned = calibrate([c for other, cs in sets.items() if other != name for c in cs], weights)
+        out[name] = {"tuned": _gate_json(tuned), "scored": score(left_out, tuned)}
+    return out
 
 
 def _two_fold(folds: Sequence[Sequence[Case]], weights: Sequence[float]) -> list[dict[str, Any]]:
@@ -287,12 +385,13 @@ def _case(
     semantic: bool,
     second: SecondOpinion | None = None,
     keys: Mapping[str, Sequence[str]] | None = None,
+    scope: str = PROJECT,
 ) -> Case:
     """The prompt ranked as the hook ranks it (by meaning, or by words alone), reduced to gate inputs;
     ``keys``: search keys by label, counted in ``shared_with_keys`` only."""
     keys = keys or {}
     vector = prompt_vector(engine, prompt) if semantic else None
-    hits = candidate_hits(engine, prompt, PROJECT, vector)
+    hits = candidate_hits(engine, prompt, scope, vector)
     pairs = (
         second.cosines(prompt, [h for h in hits if "vector" in h.signals], vector)
         if second and vector is not None

@@ -187,7 +187,12 @@ def hook_relevance_bench(as_json: JsonFlag = False) -> None:
     """Right memory injected / noise injected by the prompt hook on its labelled set, with calibration."""
     from ..bench.hook_relevance import run_hook_relevance
 
-    _show(run_hook_relevance(embedder=STATE.settings().embedder, progress=_progress(as_json)), as_json)
+    _show(
+        run_hook_relevance(
+            embedder=STATE.settings().embedder, progress=_progress(as_json), leave_sets_out=True
+        ),
+        as_json,
+    )
 
 
 def _progress(as_json: bool) -> Callable[[str], None] | None:
