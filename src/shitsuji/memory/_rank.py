@@ -46,7 +46,7 @@ from ._records import Hit, Memory
 from ._said import said_terms, said_zone
 from ._slots import Match
 from ._text import CJK, terms
-from ._when import asked_span, favour_span
+from ._when import asked_span, favour_span, without_span
 
 CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memory
 HELD_CACHE = 4096  # memories whose terms ``held_terms`` keeps (a few MB)
@@ -115,8 +115,14 @@ def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo
     distances = {s: d for d, s in enumerate(c.chain)}
     hits = weigh(fused, c.memories, distances, now, w, asks_for_now=asks_for_now(c.text), vectors=c.vectors)
     if (span := asked_span(c.text, now, zone)) is not None:
-        hits = favour_span(hits, span, w, zone)
+        hits = favour_span(hits, span, w, zone, span_words(c.text, hits))
     return hits
+
+
+def span_words(text: str, hits: Sequence[Hit]) -> dict[str, int]:
+    """Per hit, how many of the question's words, its time words aside, it holds (``favour_span``)."""
+    wanted = fold_kana(terms(without_span(text)))
+    return {h.memory.id: len(wanted & held_terms(h.memory)) for h in hits}
 
 
 def _signal_weights(japanese: bool, w: RecallWeights) -> dict[str, float]:
