@@ -22,6 +22,7 @@ recall spent beyond its exact-search floor).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
@@ -48,6 +49,7 @@ from ._slots import Match
 from ._text import CJK, terms
 from ._when import asked_span, favour_span, without_span
 
+_HIRAGANA = re.compile(r"[ぁ-ゖー]+")
 CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memory
 HELD_CACHE = 4096  # memories whose terms ``held_terms`` keeps (a few MB)
 
@@ -121,7 +123,7 @@ def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo
 
 def span_words(text: str, hits: Sequence[Hit]) -> dict[str, int]:
     """Per hit, how many of the question's words, its time words aside, it holds (``favour_span``)."""
-    wanted = fold_kana(terms(without_span(text)))
+    wanted = fold_kana(t for t in terms(without_span(text)) if not _HIRAGANA.fullmatch(t))
     return {h.memory.id: len(wanted & held_terms(h.memory)) for h in hits}
 
 

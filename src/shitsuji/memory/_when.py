@@ -363,24 +363,25 @@ def favour_span(
     zone: tzinfo = UTC,
     words: Mapping[str, int] | None = None,
 ) -> list[Hit]:
-    """The hits inside ``span`` first, above every hit outside it that does not out-match them.
+    """The hits inside ``span`` first, each group in its own order; nothing is dropped.
 
     The question names the span, so what was said in it or is about a day or month in it answers
-    it; nothing is dropped (a fact that names no date and was said later still follows). An
-    outside hit keeps its place above an in-span one only when it **holds more of the question's
-    words, its time words aside** (``words``: memory id -> how many of ``without_span``'s terms it
-    holds) **and is at least as close in meaning** (its cosine; one the vector search did not list
-    is the furthest): the span decides between facts that match alike, not against the words.
-    Each in-span hit goes just below the lowest outside hit above it that out-matches it, or first;
-    each group keeps its own order. No constant.
+    it (a fact that names no date and was said later still follows). One exception keeps a
+    misread or empty span from burying the answer: an in-span hit that holds **none of the
+    question's words, its time words aside** (``words``: memory id -> how many of the terms of
+    ``without_span`` it holds), is only in the span — it goes above an outside hit unless that
+    one holds some of them and is at least as close in meaning (cosine; a hit the vector search
+    did not list is the furthest), and then just below the lowest such hit above it. No constant.
 
-    History: until issue 23 (lo23d) an in-span hit went only above outside hits that matched
-    about as well (``_recall.about_as_well``): on pooled LongMemEval dev that left "the life event
-    ... a week ago" at sixth place, and in-span first gained 2 of its 14 span questions. That rule
-    was absolute (``words=None`` still is): ja27 met ナオは去年の夏に車の免許を取った — said in
-    December, so about 2024's summer — below 19 unrelated notes said in 2025's, for
-    "去年の夏に取った資格は？" (tm28, docs/benchmarks.md). A month named without a day
-    (``_named_months``) counts as what a memory is about.
+    Until issue 23 (lo23d) an in-span hit went only above outside hits that matched about as
+    well (``_recall.about_as_well``): on pooled LongMemEval dev that left "the life event ... a
+    week ago" sixth, and in-span first gained 2 of its 14 span questions. Spans first was then
+    absolute (``words=None`` still is): ja27 met ナオは去年の夏に車の免許を取った — said in
+    December, so about 2024's summer — below 19 notes said in 2025's summer that share no word
+    with "去年の夏に取った資格は？" (tm28: an outside hit holding more words and as close in
+    meaning than *any* in-span one, not only an empty one, lost that LongMemEval question —
+    long chat turns hold the question's common words; docs/benchmarks.md). A month named without
+    a day (``_named_months``) counts as what a memory is about.
     """
     if not w.favour_span:
         return list(hits)
@@ -394,7 +395,15 @@ def favour_span(
         if not i:
             above += 1
             continue
-        slot = next((n + 1 for n in range(above - 1, -1, -1) if _out_matches(rest[n], hit, words)), 0)
+        slot = 0
+        if words is not None and not words.get(hit.memory.id):  # only in the span: not above a better match
+            far = _cosine(hit)
+            better = (
+                n
+                for n in range(above - 1, -1, -1)
+                if words.get(rest[n].memory.id) and _cosine(rest[n]) >= far
+            )
+            slot = next(better, -1) + 1
         slots[slot].append(hit)
     ordered: list[tuple[Hit, bool]] = []  # (hit, inside the span)
     for n, out in enumerate(rest):
@@ -410,9 +419,7 @@ def favour_span(
     return placed[::-1]
 
 
-def _out_matches(out: Hit, hit: Hit, words: Mapping[str, int] | None) -> bool:
-    """Whether ``out`` holds more of the question's words than ``hit`` and is at least as close in meaning."""
-    if words is None or words.get(out.memory.id, 0) <= words.get(hit.memory.id, 0):
-        return False
-    near, far = out.signals.get("vector"), hit.signals.get("vector")
-    return far is None or (near is not None and near >= far)
+def _cosine(hit: Hit) -> float:
+    """The hit's cosine with the question; one the vector search did not list is the furthest."""
+    near = hit.signals.get("vector")
+    return -math.inf if near is None else near
