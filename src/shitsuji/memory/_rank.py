@@ -117,14 +117,15 @@ def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo
     distances = {s: d for d, s in enumerate(c.chain)}
     hits = weigh(fused, c.memories, distances, now, w, asks_for_now=asks_for_now(c.text), vectors=c.vectors)
     if (span := asked_span(c.text, now, zone)) is not None:
-        hits = favour_span(hits, span, w, zone, span_words(c.text, hits))
+        hits = favour_span(hits, span, w, zone, holds_question_words(c.text))
     return hits
 
 
-def span_words(text: str, hits: Sequence[Hit]) -> dict[str, int]:
-    """Per hit, how many of the question's words, its time words aside, it holds (``favour_span``)."""
+def holds_question_words(text: str) -> Callable[[Hit], bool]:
+    """Whether a hit holds one of the question's words, its time words aside (``favour_span``): the
+    terms ``held_terms`` finds, but no hiragana-only bigram (った, のは: endings and particles)."""
     wanted = fold_kana(t for t in terms(without_span(text)) if not _HIRAGANA.fullmatch(t))
-    return {h.memory.id: len(wanted & held_terms(h.memory)) for h in hits}
+    return lambda hit: not wanted.isdisjoint(held_terms(hit.memory))
 
 
 def _signal_weights(japanese: bool, w: RecallWeights) -> dict[str, float]:

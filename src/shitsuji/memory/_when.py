@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import re
 from calendar import monthrange
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Final
@@ -361,22 +361,22 @@ def favour_span(
     span: Span,
     w: RecallWeights,
     zone: tzinfo = UTC,
-    words: Mapping[str, int] | None = None,
+    holds: Callable[[Hit], bool] | None = None,
 ) -> list[Hit]:
     """The hits inside ``span`` first, each group in its own order; nothing is dropped.
 
     The question names the span, so what was said in it or is about a day or month in it answers
     it (a fact that names no date and was said later still follows). One exception keeps a
     misread or empty span from burying the answer: an in-span hit that holds **none of the
-    question's words, its time words aside** (``words``: memory id -> how many of the terms of
-    ``without_span`` it holds), is only in the span — it goes above an outside hit unless that
+    question's words, its time words aside** (``holds``: whether a hit holds one of the terms of
+    ``without_span``), is only in the span — it goes above an outside hit unless that
     one holds some of them and is at least as close in meaning (cosine; a hit the vector search
     did not list is the furthest), and then just below the lowest such hit above it. No constant.
 
     Until issue 23 (lo23d) an in-span hit went only above outside hits that matched about as
     well (``_recall.about_as_well``): on pooled LongMemEval dev that left "the life event ... a
     week ago" sixth, and in-span first gained 2 of its 14 span questions. Spans first was then
-    absolute (``words=None`` still is): ja27 met ナオは去年の夏に車の免許を取った — said in
+    absolute (``holds=None`` still is): ja27 met ナオは去年の夏に車の免許を取った — said in
     December, so about 2024's summer — below 19 notes said in 2025's summer that share no word
     with "去年の夏に取った資格は？" (tm28: an outside hit holding more words and as close in
     meaning than *any* in-span one, not only an empty one, lost that LongMemEval question —
@@ -396,13 +396,9 @@ def favour_span(
             above += 1
             continue
         slot = 0
-        if words is not None and not words.get(hit.memory.id):  # only in the span: not above a better match
+        if holds is not None and not holds(hit):  # only in the span: not above a better match
             far = _cosine(hit)
-            better = (
-                n
-                for n in range(above - 1, -1, -1)
-                if words.get(rest[n].memory.id) and _cosine(rest[n]) >= far
-            )
+            better = (n for n in range(above - 1, -1, -1) if _cosine(rest[n]) >= far and holds(rest[n]))
             slot = next(better, -1) + 1
         slots[slot].append(hit)
     ordered: list[tuple[Hit, bool]] = []  # (hit, inside the span)
