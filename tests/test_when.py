@@ -9,8 +9,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from shitsuji.memory import MemoryEngine
+from shitsuji.memory._rank import holds_question_words
 from shitsuji.memory._recall import RecallWeights, asks_for_now
-from shitsuji.memory._when import _named_months, asked_span, mentioned_spans
+from shitsuji.memory._records import Hit, Memory
+from shitsuji.memory._when import _named_months, asked_span, mentioned_spans, without_span
 
 from .conftest import Clock
 
@@ -376,3 +378,22 @@ def test_a_fact_holding_the_question_s_words_is_not_sunk_by_unrelated_facts_of_t
         assert ids[:2] == [about, said], question  # the span decides between facts that match alike
         assert set(summer) <= set(ids[2:])  # nothing dropped
         assert all(a.score >= b.score for a, b in pairwise(hits))
+
+
+def test_the_question_s_other_words_are_its_words_without_the_span_s() -> None:
+    assert without_span("what did I buy last week?").split() == ["what", "did", "I", "buy", "?"]
+    assert without_span("去年の夏に取った資格は？") == " に取った資格は？"
+    assert without_span("what should we cook tonight?") == "what should we cook tonight?"  # a plan: no span
+    said = datetime(2025, 1, 20, tzinfo=UTC)
+    holds = holds_question_words("去年の夏に取った資格は？")
+    # 買った shares only the ending った with 取った: a hiragana bigram is no question word
+    assert not holds(Hit(_memory("金魚のエサを多めに買った", said), 1.0))
+    assert holds(Hit(_memory("ナオは去年の夏に車の免許を取った", said), 1.0))
+    assert not holds(Hit(_memory("We went to the sea last summer", said), 1.0))  # time words only
+    assert holds_question_words("which certificate did Nao get last summer?")(
+        Hit(_memory("Nao got her driving licence certificate", said), 1.0)
+    )
+
+
+def _memory(content: str, said: datetime) -> Memory:
+    return Memory("m1", SCOPE, content, "misc", 0.5, "remembered", {}, said, said, "h")
