@@ -161,7 +161,9 @@ def test_the_memories_page_searches_in_the_households_calendar(
     try:
         households.create("futari", ["wife", "husband"], time_zone="Asia/Tokyo")
         engine.remember("Groceries come on Thursdays", SCOPE, created_at=datetime(2026, 6, 1, tzinfo=UTC))
-        engine.remember("We bought a lamp", SCOPE, created_at=datetime(2026, 11, 10, tzinfo=TOKYO))
+        engine.remember(
+            "We bought a lamp for the kitchen", SCOPE, created_at=datetime(2026, 11, 10, tzinfo=TOKYO)
+        )
         engine.remember(
             "We bought a kettle for the kitchen", SCOPE, created_at=datetime(2026, 10, 5, tzinfo=TOKYO)
         )
@@ -169,4 +171,7 @@ def test_the_memories_page_searches_in_the_households_calendar(
         found = browser.browse(Member("futari", "wife"), query="what did we buy for the kitchen last month?")
     finally:
         households.close()
-    assert [m["content"] for m in found][:2] == ["We bought a lamp", "We bought a kettle for the kitchen"]
+    assert [m["content"] for m in found][:2] == [
+        "We bought a lamp for the kitchen",
+        "We bought a kettle for the kitchen",
+    ]

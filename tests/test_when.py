@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from shitsuji.memory import MemoryEngine
+from shitsuji.memory._rank import holds_question_words
 from shitsuji.memory._recall import RecallWeights, asks_for_now
-from shitsuji.memory._when import _named_months, asked_span, mentioned_spans
+from shitsuji.memory._records import Hit, Memory
+from shitsuji.memory._when import _named_months, asked_span, mentioned_spans, without_span
 
 from .conftest import Clock
 
@@ -278,8 +281,9 @@ def test_what_was_said_in_the_span_comes_before_a_better_match_outside_it(fixed:
         fixed.store, fixed.embedder, clock=fixed.clock, weights=RecallWeights(favour_span=False)
     )
     _said(fixed, "Groceries come on Thursdays", tokyo(2026, 6, 1, 9))  # min-max: the weakest scores 0
-    inside = _said(fixed, "We bought a lamp", tokyo(2026, 11, 10, 19))
-    outside = _said(fixed, "We bought a rice cooker and a kettle for the kitchen", tokyo(2026, 9, 5, 19))
+    inside = _said(fixed, "We bought a lamp for the kitchen", tokyo(2026, 11, 10, 19))
+    # said in September about August: it matches the question's time words too, not more of its others
+    outside = _said(fixed, "Last month we bought a kettle for the kitchen", tokyo(2026, 9, 5, 19))
     question = "what did we buy for the kitchen last month?"
     ranked = [h.memory.id for h in plain.recall(question, SCOPE, zone=TOKYO)]
     assert ranked[0] == outside and inside in ranked  # the better match, said outside the span, first
@@ -338,3 +342,58 @@ def test_a_recommendation_for_tonight_finds_the_taste_said_days_before(fixed: Me
     ja_taste = _said(fixed, "SF映画が大好きで、インターステラーが一番好きな映画", tokyo(2026, 11, 28, 21))
     _said(fixed, "今夜の夕飯は子どもとカレーだった", tokyo(2026, 12, 1, 0, 15))
     assert fixed.recall("今夜観る映画のおすすめは？", SCOPE, zone=TOKYO)[0].memory.id == ja_taste
+
+
+def test_a_fact_holding_the_question_s_words_is_not_sunk_by_unrelated_facts_of_the_span(
+    fixed: MemoryEngine,
+) -> None:
+    # issue 23 (ja27): said in January 2025, this "last summer" is 2024's; asked on 1 December 2026
+    # about 2025's summer, the fact still holds the question's other words, and the notes said that
+    # summer hold none: they must not bury it (spans first was absolute until tm28)
+    for scope, licence, unrelated, first_aid, question in (
+        (
+            "household/ja",
+            "ナオは去年の夏に車の免許を取った",
+            ("金魚のエサを多めに買った", "庭の草むしりをした", "ピアノの発表会があった"),
+            "ナオは7月に救命講習の修了証を取った",
+            "去年の夏に取った資格は？",
+        ),
+        (
+            "household/en",
+            "Nao got her driving licence certificate last summer",
+            ("We painted the garden fence", "The cat had a check-up", "Piano recital at the school"),
+            "Nao got a first-aid certificate in July",
+            "which certificate did Nao get last summer?",
+        ),
+    ):
+        said = fixed.remember(licence, scope, created_at=tokyo(2025, 1, 20, 9)).memory.id
+        summer = [
+            fixed.remember(text, scope, created_at=tokyo(2025, 7, 3 + 7 * n, 9)).memory.id
+            for n, text in enumerate(unrelated)
+        ]
+        # said after the summer but about July (``mentioned_spans``): inside the span, as good a match
+        about = fixed.remember(first_aid, scope, created_at=tokyo(2025, 10, 2, 9)).memory.id
+        hits = fixed.recall(question, scope, k=8, zone=TOKYO)
+        ids = [h.memory.id for h in hits]
+        assert ids[:2] == [about, said], question  # the span decides between facts that match alike
+        assert set(summer) <= set(ids[2:])  # nothing dropped
+        assert all(a.score >= b.score for a, b in pairwise(hits))
+
+
+def test_the_question_s_other_words_are_its_words_without_the_span_s() -> None:
+    assert without_span("what did I buy last week?").split() == ["what", "did", "I", "buy", "?"]
+    assert without_span("去年の夏に取った資格は？") == " に取った資格は？"
+    assert without_span("what should we cook tonight?") == "what should we cook tonight?"  # a plan: no span
+    said = datetime(2025, 1, 20, tzinfo=UTC)
+    holds = holds_question_words("去年の夏に取った資格は？")
+    # 買った shares only the ending った with 取った: a hiragana bigram is no question word
+    assert not holds(Hit(_memory("金魚のエサを多めに買った", said), 1.0))
+    assert holds(Hit(_memory("ナオは去年の夏に車の免許を取った", said), 1.0))
+    assert not holds(Hit(_memory("We went to the sea last summer", said), 1.0))  # time words only
+    assert holds_question_words("which certificate did Nao get last summer?")(
+        Hit(_memory("Nao got her driving licence certificate", said), 1.0)
+    )
+
+
+def _memory(content: str, said: datetime) -> Memory:
+    return Memory("m1", SCOPE, content, "misc", 0.5, "remembered", {}, said, said, "h")

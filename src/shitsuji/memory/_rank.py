@@ -22,6 +22,7 @@ recall spent beyond its exact-search floor).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
@@ -46,8 +47,9 @@ from ._records import Hit, Memory
 from ._said import said_terms, said_zone
 from ._slots import Match
 from ._text import CJK, terms
-from ._when import asked_span, favour_span
+from ._when import asked_span, favour_span, without_span
 
+_HIRAGANA = re.compile(r"[ぁ-ゖー]+")
 CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memory
 HELD_CACHE = 4096  # memories whose terms ``held_terms`` keeps (a few MB)
 
@@ -115,8 +117,15 @@ def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo
     distances = {s: d for d, s in enumerate(c.chain)}
     hits = weigh(fused, c.memories, distances, now, w, asks_for_now=asks_for_now(c.text), vectors=c.vectors)
     if (span := asked_span(c.text, now, zone)) is not None:
-        hits = favour_span(hits, span, w, zone)
+        hits = favour_span(hits, span, w, zone, holds_question_words(c.text))
     return hits
+
+
+def holds_question_words(text: str) -> Callable[[Hit], bool]:
+    """Whether a hit holds one of the question's words, its time words aside (``favour_span``): the
+    terms ``held_terms`` finds, but no hiragana-only bigram (った, のは: endings and particles)."""
+    wanted = fold_kana(t for t in terms(without_span(text)) if not _HIRAGANA.fullmatch(t))
+    return lambda hit: not wanted.isdisjoint(held_terms(hit.memory))
 
 
 def _signal_weights(japanese: bool, w: RecallWeights) -> dict[str, float]:

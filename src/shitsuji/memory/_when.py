@@ -26,9 +26,10 @@ ago it was said, and a span would drop nothing but only reorder near-equals anyw
 
 from __future__ import annotations
 
+import math
 import re
 from calendar import monthrange
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Final
@@ -271,11 +272,20 @@ def asked_span(query: str, now: datetime, zone: tzinfo = UTC) -> Span | None:
     おすすめ: ``_plans_ahead``) is no span: the answer is what they like, said whenever. Until
     issue 23 (sg26) "tonight" put everything said that evening first for such a question (pooled
     LongMemEval dev: its answer session, said two days before, was 27th)."""
+    found = _span_words(query)
+    return None if found is None else _relative(found, now.astimezone(zone).date(), zone)
+
+
+def _span_words(query: str) -> re.Match[str] | None:
+    """The time words of ``query`` that name its span (``asked_span``), or None."""
     advice = _ASKS_ADVICE.search(query) is not None
-    for m in _RELATIVE.finditer(query):
-        if not _plans_ahead(m, advice):
-            return _relative(m, now.astimezone(zone).date(), zone)
-    return None
+    return next((m for m in _RELATIVE.finditer(query) if not _plans_ahead(m, advice)), None)
+
+
+def without_span(query: str) -> str:
+    """``query`` without the words that name its span: "what did I buy last week?" -> "what did I buy ?"."""
+    found = _span_words(query)
+    return query if found is None else f"{query[: found.start()]} {query[found.end() :]}"
 
 
 def mentioned_spans(text: str, said: datetime, zone: tzinfo = UTC) -> Iterator[Span]:
@@ -346,28 +356,66 @@ def in_span(hit: Hit, span: Span, zone: tzinfo = UTC) -> bool:
     return any(_overlaps(span, s) for s in mentioned_spans(hit.memory.content, said, own))
 
 
-def favour_span(hits: Sequence[Hit], span: Span, w: RecallWeights, zone: tzinfo = UTC) -> list[Hit]:
-    """The hits inside ``span`` first, then the others, each group in its own order.
+def favour_span(
+    hits: Sequence[Hit],
+    span: Span,
+    w: RecallWeights,
+    zone: tzinfo = UTC,
+    holds: Callable[[Hit], bool] | None = None,
+) -> list[Hit]:
+    """The hits inside ``span`` first, each group in its own order; nothing is dropped.
 
     The question names the span, so what was said in it or is about a day or month in it answers
-    it; nothing is dropped (a fact that names no date and was said later still follows). Until
-    issue 23 (lo23d) an in-span hit went only above out-of-span hits that matched about as well
-    (``_recall.about_as_well``): on pooled LongMemEval dev that left "the life event ... a week
-    ago" at sixth place; in-span first gained 2 of its 14 span questions and lost none
-    (recall_any@5 0.947 -> 0.958; LoCoMo and LongMemEval_S unchanged: docs/benchmarks.md). No
-    constant to tune. Its risk, a fact about the span that does not say so, is why a month
-    named without a day (``_named_months``) counts as what a memory is about.
+    it (a fact that names no date and was said later still follows). One exception keeps a
+    misread or empty span from burying the answer: an in-span hit that holds **none of the
+    question's words, its time words aside** (``holds``: whether a hit holds one of the terms of
+    ``without_span``), is only in the span — it goes above an outside hit unless that
+    one holds some of them and is at least as close in meaning (cosine; a hit the vector search
+    did not list is the furthest), and then just below the lowest such hit above it. No constant.
+
+    Until issue 23 (lo23d) an in-span hit went only above outside hits that matched about as
+    well (``_recall.about_as_well``): on pooled LongMemEval dev that left "the life event ... a
+    week ago" sixth, and in-span first gained 2 of its 14 span questions. Spans first was then
+    absolute (``holds=None`` still is): ja27 met ナオは去年の夏に車の免許を取った — said in
+    December, so about 2024's summer — below 19 notes said in 2025's summer that share no word
+    with "去年の夏に取った資格は？" (tm28: an outside hit holding more words and as close in
+    meaning than *any* in-span one, not only an empty one, lost that LongMemEval question —
+    long chat turns hold the question's common words; docs/benchmarks.md). A month named without
+    a day (``_named_months``) counts as what a memory is about.
     """
     if not w.favour_span:
         return list(hits)
     inside = [in_span(h, span, zone) for h in hits]
     if all(inside) or not any(inside):
         return list(hits)
-    first = [h for h, i in zip(hits, inside, strict=True) if i]
     rest = [h for h, i in zip(hits, inside, strict=True) if not i]
-    # scores stay in order (a caller may sort again): in-span hits at least just above the best outside
-    top = rest[0].score
-    lifted = [
-        h if h.score > top else replace(h, score=top + 1e-9 * (len(first) - n)) for n, h in enumerate(first)
-    ]
-    return [*lifted, *rest]
+    slots: list[list[Hit]] = [[] for _ in range(len(rest) + 1)]  # in-span hits placed before rest[n]
+    above = 0  # outside hits ranked above the hit at hand
+    for hit, i in zip(hits, inside, strict=True):
+        if not i:
+            above += 1
+            continue
+        slot = 0
+        if holds is not None and not holds(hit):  # only in the span: not above a better match
+            far = _cosine(hit)
+            better = (n for n in range(above - 1, -1, -1) if _cosine(rest[n]) >= far and holds(rest[n]))
+            slot = next(better, -1) + 1
+        slots[slot].append(hit)
+    ordered: list[tuple[Hit, bool]] = []  # (hit, inside the span)
+    for n, out in enumerate(rest):
+        ordered.extend((h, True) for h in slots[n])
+        ordered.append((out, False))
+    ordered.extend((h, True) for h in slots[-1])
+    # scores stay in order (a caller may sort again): a lifted hit just above the one below it
+    placed: list[Hit] = []
+    below = -math.inf
+    for hit, lifted in reversed(ordered):
+        placed.append(replace(hit, score=below + 1e-9) if lifted and hit.score <= below else hit)
+        below = placed[-1].score
+    return placed[::-1]
+
+
+def _cosine(hit: Hit) -> float:
+    """The hit's cosine with the question; one the vector search did not list is the furthest."""
+    near = hit.signals.get("vector")
+    return -math.inf if near is None else near
