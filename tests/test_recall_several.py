@@ -43,6 +43,9 @@ RANKED = {
         ("家具を全部でいくつ買った？", True),
         ("先月は何回ジムに行った？", True),
         ("Where did I buy my bookshelf?", False),
+        ("How many days ago did I meet Emma?", False),  # one event's date
+        ("How many months before my anniversary did Rachel get engaged?", True),  # two events'
+        ("何日前にエマに会った？", False),
         ("本棚はどこで買った？", False),
     ],
 )

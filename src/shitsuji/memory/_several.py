@@ -14,7 +14,8 @@ For such a question the vector signal weighs at least as much as the keyword sig
 (``several_weights``): no constant of its own, the keyword weight is the floor. A Japanese
 question already leans on meaning (``vector_weight_cjk`` 1.25 > 1.0), so for it nothing changes.
 Measured with left-out folds on every dev set (docs/benchmarks.md, issue 23 ls28): LongMemEval_S
-recall_all@5 0.917 -> 0.958, pooled LongMemEval and LoCoMo unchanged.
+recall_all@5 0.917 -> 0.958, pooled LongMemEval all@10 0.842 -> 0.874 (all@5 unchanged), LoCoMo
+unchanged.
 """
 
 from __future__ import annotations
@@ -28,14 +29,17 @@ from ._recall import RecallWeights
 #: a count, a sum, a comparison or an order over several memories; in English and Japanese
 ASKS_FOR_SEVERAL: Final = re.compile(
     r"\b(?:how many|how much|in total|total|all the|altogether|both|which \w+ first|order)\b"
-    r"|何回|何個|何人|何日|いくつ|全部|全て|すべて|合計|どちらが先|順番",
+    r"|何回|何個|何人|何日(?!前)|いくつ|全部|全て|すべて|合計|どちらが先|順番",
     re.IGNORECASE,
 )
+#: "how many days ago did I meet Emma?" counts days, not things: it asks for one event's date
+ONE_DATE: Final = re.compile(r"\bhow many (?:days|weeks|months|years) ago\b", re.IGNORECASE)
 
 
 def asks_for_several(question: str) -> bool:
-    """Whether the question counts, sums, compares or orders several things (``ASKS_FOR_SEVERAL``)."""
-    return ASKS_FOR_SEVERAL.search(question) is not None
+    """Whether the question counts, sums, compares or orders several things (``ASKS_FOR_SEVERAL``), not
+    one event's distance in time (``ONE_DATE``)."""
+    return ASKS_FOR_SEVERAL.search(question) is not None and ONE_DATE.search(question) is None
 
 
 def several_weights(question: str, w: RecallWeights) -> RecallWeights:
