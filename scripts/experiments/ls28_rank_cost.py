@@ -47,7 +47,10 @@ def main() -> None:
     for name in ("s", "pooled"):
         data = pickle.loads((a.cache / f"{name}.pkl").read_bytes())
         for k in (5, 100):
-            for subset, rows in (("several", [c for c in data if asks_for_several(c["text"])]), ("all", data)):
+            for subset, rows in (
+                ("several", [c for c in data if asks_for_several(c["text"])]),
+                ("all", data),
+            ):
                 t: dict[str, list[float]] = {"off": [], "on": []}
                 r: dict[str, list[int]] = {"off": [], "on": []}
                 for _ in range(a.rounds):
