@@ -45,6 +45,7 @@ from ._recall import (
 )
 from ._records import Hit, Memory
 from ._said import said_terms, said_zone
+from ._several import several_weights
 from ._slots import Match
 from ._text import CJK, terms
 from ._when import asked_span, favour_span, without_span
@@ -101,6 +102,7 @@ def _held(
 
 def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo = UTC) -> list[Hit]:
     """Every visible candidate as a ``Hit``, best first, as recall answers (take the first k)."""
+    w = several_weights(c.text, w)
     japanese = CJK.search(c.text) is not None
     keyword, vector = c.ranked.get("keyword"), c.ranked.get("vector")
     scale: dict[str, dict[str, float]] = {}
@@ -203,6 +205,7 @@ class Bounds:
         text: str, ranked: dict[str, list[Match]], chain: Sequence[str], w: RecallWeights
     ) -> Bounds | None:
         """The bounds, or None when a weight is outside the ranges where they hold (a negative one)."""
+        w = several_weights(text, w)  # the weights ``rank_candidates`` ranks this question with
         japanese = CJK.search(text) is not None
         signal = _signal_weights(japanese, w)
         recency = w.now_recency_weight if asks_for_now(text) else w.recency_weight

@@ -87,6 +87,10 @@ class RecallWeights:
     # (``_asked.asked_vector``; no constant): LoCoMo dev R@10 0.809 -> 0.824, every conversation
     # higher, LongMemEval unchanged (docs/benchmarks.md, issue 23 lo27); off: the sentence alone
     word_meanings: bool = True
+    # a question that counts, sums, compares or orders several things ("how many", 合計): its vector
+    # weighs at least as much as its keywords (``_several``; no constant): LongMemEval_S all@5
+    # 0.917 -> 0.958, pooled LongMemEval and LoCoMo unchanged (docs/benchmarks.md, issue 23 ls28)
+    several_by_meaning: bool = True
 
 
 @dataclass(slots=True)
