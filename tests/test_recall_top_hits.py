@@ -98,16 +98,22 @@ def english_notes(n: int) -> dict[str, Memory]:
     return {f"en{i}": memory(f"en{i}", f"Ben likes green tea, note {i}") for i in range(n)}
 
 
-def test_a_japanese_note_found_only_by_meaning_still_wins_an_english_question() -> None:
-    # the keyword list is 40 English notes; the Japanese note is only in the vector list, the best there:
-    # its plain share (0.4) is below the best keyword hits' (about 0.5 and up), and x 3.5 by
-    # ``cross_script`` above them all — a bound without that factor leaves it unread
+def japanese_note_case() -> tuple[dict[str, Memory], dict[str, list[Match]]]:
+    """40 English notes matching by words, a Japanese one the best by meaning alone."""
     notes = english_notes(40)
     notes["ja"] = memory("ja", "ベンは緑茶が好き")
     ranked = {
         "keyword": [Match(f"en{i}", 5.0 - i * 0.1) for i in range(40)],
         "vector": [Match("ja", 0.6)] + [Match(f"en{i}", 0.12 - i * 0.001) for i in range(39, 0, -1)],
     }
+    return notes, ranked
+
+
+def test_a_japanese_note_found_only_by_meaning_still_wins_an_english_question() -> None:
+    # the keyword list is 40 English notes; the Japanese note is only in the vector list, the best there:
+    # its plain share (0.4) is below the best keyword hits' (about 0.5 and up), and x 3.5 by
+    # ``cross_script`` above them all — a bound without that factor leaves it unread
+    notes, ranked = japanese_note_case()
     every, top, rows = both("what does Ben like to drink", ranked, notes, k=1)
     assert top == every
     assert top[0][0] == "ja"
@@ -179,9 +185,8 @@ WEIGHTS = [
 ]
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_random_candidates_give_the_same_first_k(seed: int) -> None:
-    rng = random.Random(seed)
+def random_case(rng: random.Random) -> tuple[dict[str, Memory], Vectors, dict[str, list[Match]], list[str]]:
+    """Random rows (Japanese and English, any importance, age, scope, validity) and two random lists."""
     n = rng.randint(1, 120)
     memories: dict[str, Memory] = {}
     vectors: Vectors = {}
@@ -210,6 +215,13 @@ def test_random_candidates_give_the_same_first_k(seed: int) -> None:
                 (Match(i, s) for i, s in zip(picked, scores, strict=True)), key=lambda m: -m.score
             )
     ranked.setdefault("vector", [Match(ids[0], 0.5)])
+    return memories, vectors, ranked, ids
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_candidates_give_the_same_first_k(seed: int) -> None:
+    rng = random.Random(seed)
+    memories, vectors, ranked, ids = random_case(rng)
     memories.pop(ids[-1]) if rng.random() < 0.2 else None  # a candidate whose row is gone (purged)
     candidates = len({m.memory_id for matches in ranked.values() for m in matches})
     read_total = 0
@@ -254,12 +266,7 @@ def test_known_english_notes_are_not_read_for_a_japanese_notes_bound() -> None:
     # the first case again, every row's facts known (issue 23 fl28): the English notes' vector shares
     # cannot be scaled by ``cross_script``, so fewer of them can reach the Japanese note's score; the
     # Japanese note keeps its factor (a bound that dropped it leaves the winner unread)
-    notes = english_notes(40)
-    notes["ja"] = memory("ja", "ベンは緑茶が好き")
-    ranked = {
-        "keyword": [Match(f"en{i}", 5.0 - i * 0.1) for i in range(40)],
-        "vector": [Match("ja", 0.6)] + [Match(f"en{i}", 0.12 - i * 0.001) for i in range(39, 0, -1)],
-    }
+    notes, ranked = japanese_note_case()
     _, _, blind = both("what does Ben like to drink", ranked, notes, k=1)
     every, top, rows = both("what does Ben like to drink", ranked, notes, k=1, facts=learnt(notes))
     assert top == every
@@ -317,34 +324,7 @@ def test_random_candidates_with_known_facts_give_the_same_first_k(seed: int) -> 
     # the random cases, with the fixed facts of a random part of the rows known (none, some, all), some
     # learnt from another scope's rows (the husband's) and from rows forgotten or purged since
     rng = random.Random(1000 + seed)
-    n = rng.randint(1, 120)
-    memories: dict[str, Memory] = {}
-    vectors: Vectors = {}
-    for i in range(n):
-        content = rng.choice(
-            ["ベンは緑茶が好き", "Ben likes green tea", "Ben drinks coffee", "ベンはコーヒー派"]
-        )
-        memories[f"m{i}"] = memory(
-            f"m{i}",
-            f"{content} {rng.randint(0, 3)}",
-            importance=rng.choice([0.0, 0.5, 1.0, rng.random()]),
-            age_days=rng.choice([0.0, 1.0, 30.0, 400.0, rng.uniform(-2, 900)]),
-            scope=rng.choice([ME, ME, "household/futari", "household", "household/futari/user/husband"]),
-            valid_until=rng.choice([None] * 6 + [NOW - timedelta(hours=1), NOW + timedelta(days=1)]),
-            deleted=rng.random() < 0.05,
-        )
-        unit = np.asarray([rng.gauss(0, 1) for _ in range(4)], dtype=np.float32)
-        vectors[f"m{i}"] = unit / np.linalg.norm(unit)
-    ids = list(memories)
-    ranked: dict[str, list[Match]] = {}
-    for name, top in (("keyword", 12.0), ("vector", 1.0)):
-        if rng.random() < 0.9:
-            picked = rng.sample(ids, rng.randint(1, min(n, 60)))
-            scores = [rng.choice([top, top / 2, rng.uniform(0, top)]) for _ in picked]
-            ranked[name] = sorted(
-                (Match(i, s) for i, s in zip(picked, scores, strict=True)), key=lambda m: -m.score
-            )
-    ranked.setdefault("vector", [Match(ids[0], 0.5)])
+    memories, vectors, ranked, ids = random_case(rng)
     share = rng.choice([0.0, 0.3, 0.8, 1.0])
     facts = learnt({i: m for i, m in memories.items() if rng.random() < share})
     memories.pop(ids[-1]) if rng.random() < 0.2 else None  # a candidate whose row is gone (purged)
