@@ -42,6 +42,7 @@ from ._records import (
     check_keys,
     merged_keys,
 )
+from ._row_facts import RowFacts
 from ._said import said_terms, said_zone, stamp_zone
 from ._scopes import lineage, normalize_scope
 from ._slots import Match
@@ -156,6 +157,7 @@ class MemoryEngine:
         self._recent: dict[str, Vector] = {}  # recent turns' vectors, reused when quoted as context
         self.audit = audit  # every change is recorded there, with who made it
         self._index_checked = False
+        self._row_facts = RowFacts()  # what recall's bounds know of rows it read (``_row_facts``)
 
     @contextmanager
     def _change(self) -> Iterator[Tx]:
@@ -509,6 +511,7 @@ class MemoryEngine:
             self.ranking_weights(),
             k,
             zone,
+            self._row_facts,
         )
 
     def ranking_weights(self) -> RecallWeights:

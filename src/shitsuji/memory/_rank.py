@@ -44,11 +44,12 @@ from ._recall import (
     weigh,
 )
 from ._records import Hit, Memory
+from ._row_facts import RowFacts
 from ._said import said_terms, said_zone
 from ._several import several_weights
 from ._slots import Match
 from ._text import CJK, terms
-from ._when import asked_span, favour_span, without_span
+from ._when import Span, asked_span, favour_span, without_span
 
 _HIRAGANA = re.compile(r"[ぁ-ゖー]+")
 CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memory
@@ -102,6 +103,11 @@ def _held(
 
 def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo = UTC) -> list[Hit]:
     """Every visible candidate as a ``Hit``, best first, as recall answers (take the first k)."""
+    return _ranked(c, now, w, zone, asked_span(c.text, now, zone))
+
+
+def _ranked(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo, span: Span | None) -> list[Hit]:
+    """``rank_candidates`` with the question's span already found (``asked_span``: ~0.2 ms a question)."""
     w = several_weights(c.text, w)
     japanese = CJK.search(c.text) is not None
     keyword, vector = c.ranked.get("keyword"), c.ranked.get("vector")
@@ -115,10 +121,10 @@ def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo
     # keywords were searched: by meaning alone, as the prompt hook recalls, there is nothing to offset)
     if w.cross_script and not japanese and vector and keyword:
         scale["vector"] = cross_script(vector, c.memories, w)
-    fused = fuse(c.ranked, _signal_weights(japanese, w), scale, standout=w.standout)
+    fused = fuse(c.ranked, _signal_weights(japanese, w), scale, standout=w.standout, only=c.memories)
     distances = {s: d for d, s in enumerate(c.chain)}
     hits = weigh(fused, c.memories, distances, now, w, asks_for_now=asks_for_now(c.text), vectors=c.vectors)
-    if (span := asked_span(c.text, now, zone)) is not None:
+    if span is not None:
         hits = favour_span(hits, span, w, zone, holds_question_words(c.text))
     return hits
 
@@ -144,9 +150,11 @@ def top_hits(
     w: RecallWeights,
     k: int,
     zone: tzinfo = UTC,
+    facts: RowFacts | None = None,
 ) -> list[Hit]:
     """``rank_candidates(...)[:k]`` over every candidate of ``ranked``, reading (``read``) only the rows of
-    candidates that can be among the first ``k``.
+    candidates that can be among the first ``k``; ``facts``, the fixed facts of rows read before, bound
+    those candidates by their own factors (``Bounds.of``), and learn the rows read here.
 
     Candidates are read best bound first (``Bounds``): first those whose bound reaches what the
     ``window``-th best will score if its row holds, then, while an unread candidate's bound
@@ -157,10 +165,13 @@ def top_hits(
     (``favour_span`` puts any hit inside the span first, whatever its score).
     """
     ids = list(dict.fromkeys(m.memory_id for matches in ranked.values() for m in matches))
-    found = None if asked_span(text, now, zone) is not None else Bounds.of(text, ranked, chain, w)
+    span = asked_span(text, now, zone)
+    found = None if span is not None else Bounds.of(text, ranked, chain, w, facts, now)
     if found is None:
         memories, vectors = read(ids)
-        return rank_candidates(Candidates(text, asked, ranked, memories, vectors, chain), now, w, zone)[:k]
+        if facts is not None:
+            facts.learn(memories.values())
+        return _ranked(Candidates(text, asked, ranked, memories, vectors, chain), now, w, zone, span)[:k]
     window = max(k, w.versions_window)
     most = found.most
     order = sorted(ids, key=most.__getitem__, reverse=True)
@@ -175,10 +186,12 @@ def top_hits(
         if end == done:
             break  # the rest cannot reach the window: their rows are not read
         more, more_vectors = read(order[done:end])
+        if facts is not None:
+            facts.learn(more.values())
         memories.update(more)
         vectors.update(more_vectors)
         done = end
-        hits = rank_candidates(Candidates(text, asked, ranked, memories, vectors, chain), now, w, zone)
+        hits = _ranked(Candidates(text, asked, ranked, memories, vectors, chain), now, w, zone, None)
         # the window's lowest score (``prefer_newer`` only lowers scores inside it, and only reorders
         # it): each of the whole ranking's first ``window`` scores at least this much before weighing
         cut = hits[window - 1].score if len(hits) >= window else -math.inf
@@ -202,9 +215,18 @@ class Bounds:
 
     @staticmethod
     def of(
-        text: str, ranked: dict[str, list[Match]], chain: Sequence[str], w: RecallWeights
+        text: str,
+        ranked: dict[str, list[Match]],
+        chain: Sequence[str],
+        w: RecallWeights,
+        facts: RowFacts | None = None,
+        now: datetime | None = None,
     ) -> Bounds | None:
-        """The bounds, or None when a weight is outside the ranges where they hold (a negative one)."""
+        """The bounds, or None when a weight is outside the ranges where they hold (a negative one).
+
+        A candidate whose fixed facts are known (``facts``, at ``now``) is bounded by its own script,
+        recency and scope factors instead of the largest ones (only importance can still rise).
+        """
         w = several_weights(text, w)  # the weights ``rank_candidates`` ranks this question with
         japanese = CJK.search(text) is not None
         signal = _signal_weights(japanese, w)
@@ -222,19 +244,40 @@ class Bounds:
         scopes = [scope_factor(d, w) for d in range(max(len(chain), 1))]
         high = (1.0 + w.importance_weight * 0.5) * (1.0 + recency) * max(scopes) * (1.0 + MARGIN)
         low = (1.0 - w.importance_weight * 0.5) * min(scopes)
-        most: dict[str, float] = {}
-        least: dict[str, float] = {}
+        # per candidate, its shares of the other signals and of the vector's (a Japanese question's
+        # keyword share may be any part of 1: their plain sum is what to expect there, not a bound)
+        other: dict[str, float] = {}
+        vector: dict[str, float] = {}
         for name, matches in ranked.items():
             if not matches:
                 continue
             normalised = levels(matches)
             weight = signal_weight(name, normalised, signal, standout=w.standout)
-            up = weight * factor if name == "vector" else weight
+            into = vector if name == "vector" else other
             for match, level in zip(matches, normalised, strict=True):
-                most[match.memory_id] = most.get(match.memory_id, 0.0) + up * level * high
-                # a Japanese question's keyword share may be any part of 1: the plain sum is what to
-                # expect there, not a bound (it only decides the first read)
-                least[match.memory_id] = least.get(match.memory_id, 0.0) + weight * level * low
+                into[match.memory_id] = into.get(match.memory_id, 0.0) + weight * level
+        most: dict[str, float] = {}
+        least: dict[str, float] = {}
+        known = facts.kept() if facts is not None and now is not None else {}
+        distances = {s: d for d, s in enumerate(chain)}
+        heaviest, lightest = 1.0 + w.importance_weight * 0.5, 1.0 - w.importance_weight * 0.5
+        for memory_id in [*other, *(m for m in vector if m not in other)]:
+            mine, seen = other.get(memory_id, 0.0), vector.get(memory_id, 0.0)
+            fixed = known.get(memory_id)
+            if fixed is None:
+                most[memory_id] = (mine + seen * factor) * high
+                least[memory_id] = (mine + seen) * low
+                continue
+            distance = distances.get(fixed.scope)
+            if distance is None or now is None:  # ``weigh`` drops a row outside the asker's lineage
+                most[memory_id] = least[memory_id] = 0.0
+                continue
+            # ``weigh``'s own recency and scope factors, the largest importance factor
+            age_days = max((now - fixed.created_at).total_seconds() / 86400.0, 0.0)
+            own = (1.0 + recency * 0.5 ** (age_days / w.recency_half_life_days)) * scope_factor(distance, w)
+            share = mine + seen * factor if fixed.japanese else mine + seen
+            most[memory_id] = share * heaviest * own * (1.0 + MARGIN)
+            least[memory_id] = share * lightest * own
         return Bounds(most, least)
 
     def first_cut(self, window: int) -> float:

@@ -108,6 +108,7 @@ def fuse(
     scale: dict[str, dict[str, float]] | None = None,
     *,
     standout: bool = False,
+    only: AbstractSet[str] | Mapping[str, object] | None = None,
 ) -> dict[str, Fused]:
     """Weighted sum of min-max normalised scores per memory, keeping the raw score of each signal.
 
@@ -115,7 +116,9 @@ def fuse(
     signal by ``keyword_coverage`` (min-max gives the best keyword match 1.0 even when all
     it shares with the question is a name or a particle bigram, and then it outranks the
     memory that means the answer). ``standout`` weighs each signal per question by
-    ``standout_of`` its list.
+    ``standout_of`` its list. ``only``: the memories to fuse (the rows read; each list is still
+    normalised whole), the others left out — the same scores for these, without a ``Fused`` for
+    every candidate no row was read for (issue 23 fl28).
     """
     out: dict[str, Fused] = {}
     for name, matches in ranked.items():
@@ -127,6 +130,8 @@ def fuse(
         keyword = name == "keyword"
         for match, level in zip(matches, normalised, strict=True):
             memory_id = match.memory_id
+            if only is not None and memory_id not in only:
+                continue
             fused = out.get(memory_id)
             if fused is None:
                 fused = out[memory_id] = Fused()
