@@ -1,37 +1,54 @@
 """A worker thread's trip on one pooled connection (``Database.one_connection``, issue 25): a chat turn's
-start sends six statements in turn and took the pool's connection for each. Counted on the real pool of a
+start (web or LINE: ``ChatService.begin(start=True)``) sends six statements in turn and took the pool's
+connection for each. Counted on the real pool of a
 real PostgreSQL (its ``getconn`` wrapped, calling through), beside the real web app and a scripted model."""
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import CodeType, FrameType
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from shitsuji.line import LineChannel
 from shitsuji.llm import ScriptedModel, text_response
 from shitsuji.store import database
 from shitsuji.store._database import _pool
 
+from .line_support import WIFE, line_site
 from .web_support import HOME, PASSWORD, make_site
 
 SCHEMA_SQL = "CREATE TABLE IF NOT EXISTS kept_rows (id INTEGER PRIMARY KEY, what TEXT NOT NULL)"
 
 
 class Checkouts:
-    """The pool's ``getconn`` calls, counted as they pass through to the real one."""
+    """The pool's ``getconn`` calls, counted as they pass through to the real one, each with the code
+    on its thread's stack then (``within``)."""
 
     def __init__(self, pool: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         self.n = 0
+        self.stacks: list[set[CodeType]] = []
         real = pool.getconn
 
         def getconn(*args: Any, **kwargs: Any) -> Any:
             self.n += 1
+            frame: FrameType | None = sys._getframe(1)
+            stack = set()
+            while frame is not None:
+                stack.add(frame.f_code)
+                frame = frame.f_back
+            self.stacks.append(stack)
             return real(*args, **kwargs)
 
         monkeypatch.setattr(pool, "getconn", getconn)
+
+    def within(self, function: Callable[..., Any], since: int = 0) -> int:
+        """The check-outs from the ``since``-th on taken while ``function`` ran on that thread."""
+        return sum(function.__code__ in stack for stack in self.stacks[since:])
 
 
 @pytest.fixture
@@ -65,6 +82,23 @@ def test_a_web_turn_takes_a_pooled_connection_once_for_its_start(
         assert _out(url) == out  # every connection taken for the turn given back
     finally:
         site.close()
+
+
+def test_a_line_turn_takes_a_pooled_connection_at_most_twice_for_its_start(
+    pool_checkouts: tuple[str, Checkouts],
+) -> None:
+    """LINE's worker trip that claims and starts a turn (``LineChannel._begin``) follows the same rule
+    as the web's, from the service: the member's context read, then the claim, the conversation, the
+    words and recall on one connection (6 check-outs at a3c941b: one a statement)."""
+    url, checkouts = pool_checkouts
+    with line_site(url) as site:
+        site.link(WIFE, "wife")
+        for text in ("こんにちは", "牛乳を買ったよ"):
+            since = checkouts.n
+            site.say(WIFE, text)
+            site.settled()
+        assert site.answers(WIFE)[-1] == "はい"  # the second turn ran to its answer
+        assert 1 <= checkouts.within(LineChannel._begin, since) <= 2
 
 
 def test_one_connection_reads_writes_and_gives_it_back(pool_checkouts: tuple[str, Checkouts]) -> None:

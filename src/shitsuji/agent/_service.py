@@ -251,6 +251,7 @@ class ChatService:
         key: str | None = None,
         untrusted: bool = False,
         images: Sequence[Block] = (),
+        start: bool = False,
     ) -> Turn:
         """Check the words and claim the member's conversation for one turn.
 
@@ -261,17 +262,23 @@ class ChatService:
         message (a retry after a failure) store nothing twice. ``untrusted`` marks words the
         channel knows to be pasted or forwarded: no write runs without a card. ``images`` (checked
         ``image`` blocks) go to the model with the words; text in a picture is outside text, so such a
-        turn is untrusted too.
+        turn is untrusted too. ``start``: the turn's start done here too (``ready``: the words kept,
+        recall), as a channel that claims in a worker thread does, in that one trip. The trip's
+        statements (the claim, the conversation, with ``start`` the words and recall) run on one pooled
+        connection (``Database.one_connection``), taken once rather than for each: every channel's
+        rule, written here once (docs/benchmarks.md, issue 25: pa27, st28).
         """
         said = check_message(text)
         checked = self.input_filter.check(said, ctx.channel)
         if self.assistant is None:
             raise ModelNotConfigured(self.no_model)
-        claim, found, cards = self._claimed(ctx, conversation, key)
-        untrusted = untrusted or checked.untrusted or bool(images)
-        return Turn(
-            ctx, found, checked.text, claim, segment, key, untrusted, said, tuple(images), cards=cards
-        )
+        with self.conversations.database.one_connection():
+            claim, found, cards = self._claimed(ctx, conversation, key)
+            untrusted = untrusted or checked.untrusted or bool(images)
+            turn = Turn(
+                ctx, found, checked.text, claim, segment, key, untrusted, said, tuple(images), cards=cards
+            )
+            return self.ready(turn) if start else turn
 
     def _claimed(
         self, ctx: ToolContext[Any], conversation: str | None, key: str | None

@@ -71,10 +71,6 @@ EVENTS = db.Table(
 class AuditLog(db.Store):
     SCHEMA = AUDIT_SCHEMA
 
-    @property
-    def database(self) -> db.Database:
-        return self._conn
-
     def record(self, event: AuditEvent, tx: db.Tx | None = None) -> None:
         """Append one event (its time is now) in ``tx``, the transaction of the change it records
         (else in a transaction of its own, or a savepoint of this thread's open one). A failure

@@ -231,11 +231,16 @@ class LineChannel:
         return answer + effect_messages(effects, lang) + cards
 
     def _begin(self, link: Link, text: str, key: str, images: Sequence[Block]) -> Turn:
-        """The member's turn claimed and started (``ChatService.ready``), in one worker trip (blocking)."""
-        turn = self.service.begin(
-            self._context(link), text, key=f"line:{key}", untrusted=looks_pasted(text), images=images
+        """The member's turn claimed and started (``ChatService.begin(start=True)``), in one worker trip
+        (blocking)."""
+        return self.service.begin(
+            self._context(link),
+            text,
+            key=f"line:{key}",
+            untrusted=looks_pasted(text),
+            images=images,
+            start=True,
         )
-        return self.service.ready(turn)
 
     async def _tap(self, data: str, link: Link) -> Messages:
         """A card button: decided by its owner only, once, before expiry — else a clear reply and no change."""

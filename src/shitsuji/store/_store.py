@@ -28,5 +28,10 @@ class Store:
         self._conn = database  # the process's: its edge opens and closes it
         self.clock = clock
 
+    @property
+    def database(self) -> Database:
+        """The process's database this store's tables live in (a trip's ``one_connection``)."""
+        return self._conn
+
     def close(self) -> None:
         """Nothing to let go: the database is the process's, closed by its edge."""

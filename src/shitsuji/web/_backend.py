@@ -194,12 +194,16 @@ class Backend:
         ``ModelNotConfigured`` without a model, ``UserInputError`` for empty or oversized words.
         ``key`` (one per composed message) stores a resend's words once; ``images`` (checked image
         blocks) go to the model with the words, and make the turn untrusted, as on LINE. ``start``:
-        the turn's start done here too (``ChatService.ready``: the words kept, the conversation read,
-        recall), so a turn claimed in a worker thread waits once for a thread, not four times."""
-        turn = self.service.begin(
-            self.context(member, home), text, conversation=conversation_id, key=key, images=images
+        the turn's start done here too (``ChatService.begin(start=True)``: the words kept, the
+        conversation read, recall, on one pooled connection), so a turn claimed in a worker thread waits once for a thread, not four times."""
+        return self.service.begin(
+            self.context(member, home),
+            text,
+            conversation=conversation_id,
+            key=key,
+            images=images,
+            start=start,
         )
-        return self.service.ready(turn) if start else turn
 
     async def run(self, member: Member, turn: Turn, emit: Emit) -> Finished | Failed:
         """Run a claimed turn, showing each of its events as a server-sent event."""
