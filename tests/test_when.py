@@ -338,3 +338,27 @@ def test_a_recommendation_for_tonight_finds_the_taste_said_days_before(fixed: Me
     ja_taste = _said(fixed, "SF映画が大好きで、インターステラーが一番好きな映画", tokyo(2026, 11, 28, 21))
     _said(fixed, "今夜の夕飯は子どもとカレーだった", tokyo(2026, 12, 1, 0, 15))
     assert fixed.recall("今夜観る映画のおすすめは？", SCOPE, zone=TOKYO)[0].memory.id == ja_taste
+
+
+def _utc(y: int, m: int, d: int) -> datetime:
+    return datetime(y, m, d, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("words", "span"),
+    [
+        ("the month before last", (_utc(2026, 9, 1), _utc(2026, 10, 1))),
+        ("Within   the\tpast 3 days", (_utc(2026, 11, 16), _utc(2026, 11, 19))),
+        ("the day before yesterday", (_utc(2026, 11, 16), _utc(2026, 11, 17))),
+        ("seven  months ago", (_utc(2026, 4, 1), _utc(2026, 5, 1))),
+        ("ここ 12 ヶ月", (_utc(2025, 11, 18), _utc(2026, 11, 19))),
+        ("sevenヶ月前", (_utc(2026, 4, 1), _utc(2026, 5, 1))),
+    ],
+)
+def test_a_span_whose_words_start_long_before_their_time_word(
+    words: str, span: tuple[datetime, datetime]
+) -> None:
+    # the pattern is tried only near its time words (last, yesterday, ago, 月 ...): from as far before them as a match can start
+    said = _utc(2026, 11, 18)
+    for text in (words, f"Well, {words}, as I said", f"そう、{words}"):
+        assert list(mentioned_spans(text, said))[:1] == [span], text
