@@ -397,3 +397,27 @@ def test_the_question_s_other_words_are_its_words_without_the_span_s() -> None:
 
 def _memory(content: str, said: datetime) -> Memory:
     return Memory("m1", SCOPE, content, "misc", 0.5, "remembered", {}, said, said, "h")
+
+
+def _utc(y: int, m: int, d: int) -> datetime:
+    return datetime(y, m, d, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("words", "span"),
+    [
+        ("the month before last", (_utc(2026, 9, 1), _utc(2026, 10, 1))),
+        ("Within   the\tpast 3 days", (_utc(2026, 11, 16), _utc(2026, 11, 19))),
+        ("the day before yesterday", (_utc(2026, 11, 16), _utc(2026, 11, 17))),
+        ("seven  months ago", (_utc(2026, 4, 1), _utc(2026, 5, 1))),
+        ("ここ 12 ヶ月", (_utc(2025, 11, 18), _utc(2026, 11, 19))),
+        ("sevenヶ月前", (_utc(2026, 4, 1), _utc(2026, 5, 1))),
+    ],
+)
+def test_a_span_whose_words_start_long_before_their_time_word(
+    words: str, span: tuple[datetime, datetime]
+) -> None:
+    # the pattern is tried only near its time words (last, yesterday, ago, 月 ...): from as far before them as a match can start
+    said = _utc(2026, 11, 18)
+    for text in (words, f"Well, {words}, as I said", f"そう、{words}"):
+        assert list(mentioned_spans(text, said))[:1] == [span], text
