@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (they register commands)
     _audit,
     _backup,
     _bench,
+    _bench_time,
     _chat,
     _demo,
     _doctor,
