@@ -222,6 +222,10 @@ def run_time_questions(
         "facts": len(time_set.facts),
         "by_lang_n": _counts(q.lang for q in time_set.questions),
         "rules": {name: _figures(time_set.questions, ranks[name]) for name in rules(RecallWeights())},
+        "grid": {  # each setting ``leave_one_out`` chooses among, on every household
+            n: {k: v for k, v in _figures(time_set.questions, ranks[n]).items() if k in ("overall", "by_kind")}
+            for n in grid(RecallWeights())
+        },
         "leave_one_out": leave_one_out(time_set.questions, {n: ranks[n] for n in grid(RecallWeights())}),
         "ranks": {  # per question, the first answer's place (0: first; None: not in the first DEPTH) by rule set
             q.id: {name: ranks[name][q.id] for name in rules(RecallWeights())} for q in time_set.questions
