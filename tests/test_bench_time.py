@@ -102,6 +102,13 @@ def test_a_wrong_label_is_scored_as_a_miss(tmp_path: Path) -> None:
     assert data["ranks"]["q1"]["shipped"] != 0 and data["rules"]["shipped"]["overall"]["hit_at_1"] == 0.5
 
 
+def test_distractors_are_said_in_each_askers_scope_before_the_questions(tmp_path: Path) -> None:
+    data = run_time_questions(_write(tmp_path, TINY), embedder="hash", distractors=30)
+    assert data["distractors"] == 30  # one asker (aki): thirty synthetic facts in her scope
+    # they compete: some of the first three hits of a question are not from the set
+    assert any("" in top for top in data["tops"].values())
+
+
 def test_bench_time_cli_prints_one_json_object(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

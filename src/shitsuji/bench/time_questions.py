@@ -25,16 +25,17 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from importlib import resources
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..errors import UserInputError
-from ..memory import Embedder, RecallWeights
+from ..memory import Embedder, MemoryEngine, NewMemory, RecallWeights
 from ..memory._when import asked_span
 from ._common import bench_engine
+from .latency import synthetic_memories
 
 SET_NAME = "time_questions.json"
 DEPTH = 10  # hits read per question: hit@1 and hit@3 are their first ones; a miss shows its rank
@@ -182,10 +183,13 @@ def run_time_questions(
     path: Path | None = None,
     *,
     embedder: str | Embedder,
+    distractors: int = 0,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """hit@1 and hit@3 per kind and language under each of ``rules``, leave-one-household-out over
-    ``grid``, and the shipped rules' misses with what came first."""
+    ``grid``, and the shipped rules' misses with what came first. ``distractors``: that many synthetic
+    facts (``latency.synthetic_memories``, a third Japanese) in each asker's scope, said over the year
+    before the first question — some inside every span."""
     time_set = load_time_set(path)
     clock = [min(f.said for f in time_set.facts)]
     ranks: dict[str, dict[str, int | None]] = defaultdict(dict)  # setting -> question -> rank of first answer
@@ -195,6 +199,7 @@ def run_time_questions(
     with bench_engine(embedder, clock=lambda: clock[0]) as engine:
         settings = {**rules(engine.weights), **grid(engine.weights)}
         fact_of: dict[str, set[str]] = defaultdict(set)
+        added = _add_distractors(engine, time_set, distractors)
         for event in _events(time_set):
             clock[0] = event.said if isinstance(event, Fact) else event.now
             if isinstance(event, Fact):
@@ -220,10 +225,13 @@ def run_time_questions(
         "embedder": model,
         "questions": len(time_set.questions),
         "facts": len(time_set.facts),
+        "distractors": added,
         "by_lang_n": _counts(q.lang for q in time_set.questions),
         "rules": {name: _figures(time_set.questions, ranks[name]) for name in rules(RecallWeights())},
         "grid": {  # each setting ``leave_one_out`` chooses among, on every household
-            n: {k: v for k, v in _figures(time_set.questions, ranks[n]).items() if k in ("overall", "by_kind")}
+            n: {
+                k: v for k, v in _figures(time_set.questions, ranks[n]).items() if k in ("overall", "by_kind")
+            }
             for n in grid(RecallWeights())
         },
         "leave_one_out": leave_one_out(time_set.questions, {n: ranks[n] for n in grid(RecallWeights())}),
@@ -239,6 +247,21 @@ def run_time_questions(
             if rank is None or rank >= 3
         ],
     }
+
+
+def _add_distractors(engine: MemoryEngine, time_set: TimeSet, n: int) -> int:
+    """``n`` synthetic facts in each asker's scope, said on days over the year before the first question."""
+    if n <= 0:
+        return 0
+    first = min(q.now for q in time_set.questions)
+    scopes = sorted({q.scope for q in time_set.questions})
+    engine.add_many(
+        NewMemory(content=text, scope=scope, created_at=first - timedelta(days=1 + i % 365, hours=i % 24))
+        for seed, scope in enumerate(scopes, start=1)
+        for i, text in enumerate(synthetic_memories(n, seed=seed))
+    )
+    engine.index_pending()
+    return n * len(scopes)
 
 
 def _counts(values: Iterator[str]) -> dict[str, int]:

@@ -23,6 +23,12 @@ def time_bench(
             dir_okay=False,
         ),
     ] = None,
+    distractors: Annotated[
+        int,
+        typer.Option(
+            "--distractors", min=0, help="Synthetic facts added to each asker's scope, said over the year."
+        ),
+    ] = 0,
     as_json: JsonFlag = False,
 ) -> None:
     """hit@1/hit@3 per kind and language on a labelled set of time questions, beside the span rule and
@@ -32,7 +38,9 @@ def time_bench(
     def note(message: str) -> None:
         err_console.print(f"[dim]{message}[/]")
 
-    data = run_time_questions(path, embedder=STATE.settings().embedder, progress=None if as_json else note)
+    data = run_time_questions(
+        path, embedder=STATE.settings().embedder, distractors=distractors, progress=None if as_json else note
+    )
     if as_json:
         print_json(data)
         return
@@ -42,7 +50,8 @@ def time_bench(
 def _table(data: dict[str, Any]) -> None:
     rules = data["rules"]
     console.print(
-        f"[bold]time questions[/] ({data['embedder']}): {data['questions']} questions, {data['facts']} facts; "
+        f"[bold]time questions[/] ({data['embedder']}): {data['questions']} questions, {data['facts']} facts, "
+        f"{data['distractors']} distractors; "
         "hit@1 / hit@3"
     )
     console.print(f"  {'':<22}" + "".join(f"{c:>16}" for c in COLUMNS))
