@@ -82,3 +82,12 @@ def test_a_negated_word_does_not_pull_a_keyed_note_down(engine: MemoryEngine) ->
         keys=["アレルギー", "甲殻類", "エビ", "食べられないもの"],
     ).memory
     assert engine.recall("ケンが食べられないものは？", ken, k=3)[0].memory.id == note.id
+
+
+def test_a_run_without_content_words_is_read(engine: MemoryEngine) -> None:  # noqa: F811
+    # ねえ、 is a run of its own with no content word: its words were zipped with one tail too many,
+    # and recall raised for any question that opened so (issue 23, ja29)
+    assert japanese_meaning_words("ねえ、合鍵はどこ？") == ["合鍵"]
+    assert japanese_meaning_words("それ、どう？") == []
+    engine.remember(ANSWER, HOUSE)
+    assert [h.memory.content for h in engine.recall("ねえ、合鍵はどこ？", HOUSE, k=1)] == [ANSWER]
