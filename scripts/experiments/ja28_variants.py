@@ -115,6 +115,32 @@ VARIANTS = {
 }
 
 
+def ingest(engine, directory: Path, dist: int = 200):
+    """A set's facts and ``dist`` distractors a member, as ``bench japanese`` stores them: (fact ids
+    by memory id, the queries)."""
+    facts = _jsonl(directory / "facts-dev.jsonl", {"id": str, "user": str, "content": str})
+    facts.sort(key=lambda f: -float(f.get("days_ago", 0)))
+    queries = _jsonl(directory / "queries-dev.jsonl", {"user": str, "query": str, "expected": list})
+    fid = {}
+    for f in facts:
+        scope = HOUSEHOLD if f.get("shared") else f"{HOUSEHOLD}/user/{f['user']}"
+        r = engine.remember(
+            f["content"],
+            scope,
+            category=f.get("category", "misc"),
+            created_at=NOW - timedelta(days=float(f.get("days_ago", 0))),
+        )
+        fid[r.memory.id] = f["id"]
+    users = sorted({q["user"] for q in queries})
+    engine.add_many(
+        NewMemory(content=t, scope=f"{HOUSEHOLD}/user/{u}", created_at=NOW - timedelta(days=i % 400))
+        for u in users
+        for i, t in enumerate(synthetic_memories(dist, seed=len(u)))
+    )
+    engine.index_pending()
+    return fid, queries
+
+
 def main() -> None:
     args = sys.argv[1:]
     sets = ["fresh", "held", "recall", "dev"]
@@ -152,28 +178,8 @@ def main() -> None:
         _embedding.fact_texts = fact_texts
     variants = [a for a in args if not a.startswith("--")] or ["base", "words"]
     for name in sets:
-        directory = SETS[name]
-        facts = _jsonl(directory / "facts-dev.jsonl", {"id": str, "user": str, "content": str})
-        facts.sort(key=lambda f: -float(f.get("days_ago", 0)))
-        queries = _jsonl(directory / "queries-dev.jsonl", {"user": str, "query": str, "expected": list})
         with bench_engine("use", clock=lambda: NOW) as engine:
-            fid = {}
-            for f in facts:
-                scope = HOUSEHOLD if f.get("shared") else f"{HOUSEHOLD}/user/{f['user']}"
-                r = engine.remember(
-                    f["content"],
-                    scope,
-                    category=f.get("category", "misc"),
-                    created_at=NOW - timedelta(days=float(f.get("days_ago", 0))),
-                )
-                fid[r.memory.id] = f["id"]
-            users = sorted({q["user"] for q in queries})
-            engine.add_many(
-                NewMemory(content=t, scope=f"{HOUSEHOLD}/user/{u}", created_at=NOW - timedelta(days=i % 400))
-                for u in users
-                for i, t in enumerate(synthetic_memories(dist, seed=len(u)))
-            )
-            engine.index_pending()
+            fid, queries = ingest(engine, SETS[name], dist)
             first = None
             for v in variants:
                 _engine.question_vector = VARIANTS[v]

@@ -28,9 +28,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Final
 
-import numpy as np
-
-from ._embedders import Embedder, Vector, unit
+from ._embedders import Embedder, Vector
 from ._text import STOP_WORDS
 
 _LATIN_WORD: Final = re.compile(r"[A-Za-z][A-Za-z'+-]*")
@@ -92,12 +90,3 @@ class WordVectors:
 
 #: The last words' vectors, English and Japanese (``_asked_ja``): a household asks about the same things.
 WORD_VECTORS: Final = WordVectors()
-
-
-def asked_vector(embedder: Embedder, question: str, words: Sequence[str]) -> Vector:
-    """The vector recall searches with for ``question`` and its ``meaning_words`` (not empty; see the
-    module doc): the sentence's unit vector and its words' mean's, added and normalised. The choice
-    of rule is ``_embedding.question_vector``'s."""
-    sentence, each = WORD_VECTORS.of(embedder, question, words)
-    mean = np.mean(np.stack(each), axis=0)
-    return unit(unit(sentence) + unit(mean))

@@ -14,15 +14,17 @@ adjectives and adjectival nouns of two or more letters, not proper nouns (a name
 every note that names the person, which the keyword search finds), not words marked 非自立可能
 (こと, する, いる), and not a word its question negates (食べ of ケンが食べられないものは？ alone
 means "eat" and pulled the question towards eating notes). ``question_vector`` adds their mean to
-the sentence's vector at the same length, as ``_asked.asked_vector`` does for English: no
+the sentence's vector at the same length, as it does for English (lo27): no
 constant. Japanese sets, 200 distractors: ja-fresh hit@3 0.833 → 0.881, ja-held hit@1 0.762 →
 0.810, the others level (docs/benchmarks.md, "Issue 23, ja28").
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
+from ._asked import meaning_words
 from ._readings import Word, content_words
 from ._text import cjk_runs
 
@@ -32,6 +34,26 @@ _CONTENT: Final = frozenset({"名詞", "動詞", "形容詞", "形状詞"})
 _NEGATIONS: Final = ("ない", "なかっ", "ません", "ぬ", "ず")
 #: Subclasses left out: names, and words that lean on another (こと, する, いる).
 _LEFT_OUT: Final = frozenset({"固有名詞", "非自立可能"})
+#: A question's first Latin word written as a name (Chika, Netflix) and followed by Japanese (Chikaの…).
+_NAME_OPENING: Final = re.compile(r"\W*([A-Z][a-z]+)\s*(?=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff])")
+
+
+def question_words(question: str, spelled: str | None) -> list[str]:
+    """The words whose meaning joins ``question``'s vector (``_embedding.question_vector``): its
+    Latin-script words (``_asked.meaning_words``, lo27) and its Japanese content words read from
+    ``spelled``, its kanji spelling where it has one — both lists in a mixed question
+    (Wi-Fiの契約いつまで？ → wi-fi, 契約; When does the Wi-Fi 契約 end? → end, 契約).
+
+    Either list alone leaves half of a mixed question's meaning out: the Latin word's rule took the
+    whole vector once a Latin word was present, so 契約 and 好き, 食べ物 were never embedded. A first
+    Latin word that opens a Japanese sentence (Chikaの好きな食べ物は？) has no sentence-start capital
+    to excuse: written as a name, it is one, left to the keywords as names are (issue 23, ja29).
+    """
+    latin = meaning_words(question)
+    japanese = japanese_meaning_words(spelled or question)
+    if latin and japanese and (opening := _NAME_OPENING.match(question)):
+        latin = [w for w in latin if w != opening.group(1).lower()]
+    return list(dict.fromkeys([*latin, *japanese]))
 
 
 def japanese_meaning_words(question: str) -> list[str]:
@@ -47,6 +69,8 @@ def japanese_meaning_words(question: str) -> list[str]:
 
 def _tails(run: str, words: list[Word]) -> list[str]:
     """What follows each word in ``run`` up to the next one: its particles, auxiliaries and light words."""
+    if not words:  # a run of only particles or light words (ねえ、…, どこで of ChikaはどこでWork…)
+        return []
     spans: list[tuple[int, int]] = []
     at = 0
     for word in words:

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._asked import WORD_VECTORS, asked_vector, meaning_words
-from ._asked_ja import japanese_meaning_words
+from ._asked import WORD_VECTORS
+from ._asked_ja import question_words
 from ._embedders import Embedder, Matrix, Vector, unit
 from ._readings import kanji_spelling
 from ._text import chunks
@@ -79,12 +79,11 @@ def _context_keys(context: str | None) -> tuple[list[str], str]:
 
 def question_vector(embedder: Embedder, text: str, *, words: bool = True) -> Vector:
     """The vector recall searches with for a question (``MemoryEngine.recall``), each rule where it
-    was measured: with Latin content words (``_asked.meaning_words``; ``words=False``:
-    ``RecallWeights.word_meanings`` off), the sentence's meaning and its words' meaning, half each
-    (``_asked.asked_vector``, issue 23 lo27); else, with hiragana nouns, the mean direction of the
-    text as typed and of the text in their kanji spelling (``_readings.kanji_spelling``), and with
-    Japanese content words, that and their meaning's mean, half each (``_asked_ja``, issue 23 ja28);
-    else the text's own embedding.
+    was measured: with hiragana nouns, the mean direction of the text as typed and of the text in
+    their kanji spelling (``_readings.kanji_spelling``, issue 23 ja27); with content words
+    (``_asked_ja.question_words``: Latin ones, lo27; Japanese ones, ja28; both in a mixed question,
+    ja29; ``words=False``: ``RecallWeights.word_meanings`` off), that and their meaning's mean,
+    half each; else the text's own embedding.
 
     A member types なっとう where the note says 納豆; keywords meet through readings, but the
     model puts the two spellings far apart (なっとうは好き？ and タロウは納豆が食べられない: cosine
@@ -94,19 +93,15 @@ def question_vector(embedder: Embedder, text: str, *, words: bool = True) -> Vec
     constant; a question without such a noun or word gets the vector it had, and the prompt hook,
     whose gates are calibrated on the typed prompt's cosines, keeps its own (``hooks._context``).
     """
-    said = meaning_words(text) if words else []
-    if said:
-        return asked_vector(embedder, text, said)
     spelled = kanji_spelling(text)
-    # the words as the spelled text has them: the typed なっとう alone is as far from 納豆 as the question is
-    ja_words = japanese_meaning_words(spelled or text) if words else []
-    if spelled is None and not ja_words:
+    said = question_words(text, spelled) if words else []
+    if spelled is None and not said:
         return embedder.embed_query(text)
     # the question, its spelling and its words not embedded before, in one call (kept as words are)
-    vector, each = WORD_VECTORS.of(embedder, text, [spelled, *ja_words] if spelled is not None else ja_words)
+    vector, each = WORD_VECTORS.of(embedder, text, [spelled, *said] if spelled is not None else said)
     if spelled is not None:
         vector = unit(vector + each.pop(0))
-    if ja_words:
+    if said:
         vector = unit(unit(vector) + unit(np.mean(np.stack(each), axis=0)))
     return vector
 

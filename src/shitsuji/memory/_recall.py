@@ -84,7 +84,7 @@ class RecallWeights:
     # from?" lost ベンは大阪出身, the best vector hit, to Ben's English notes matching "ben" by words)
     cross_script: bool = True
     # the question's vector is its sentence's and its content words' mean, half each
-    # (``_asked.asked_vector``; no constant): LoCoMo dev R@10 0.809 -> 0.824, every conversation
+    # (``_embedding.question_vector``; no constant): LoCoMo dev R@10 0.809 -> 0.824, every conversation
     # higher, LongMemEval unchanged (docs/benchmarks.md, issue 23 lo27); off: the sentence alone
     word_meanings: bool = True
     # a question that counts, sums, compares or orders several things ("how many", 合計): its vector
