@@ -1,0 +1,158 @@
+"""Preference ("recommend / suggest / any advice") questions: rules measured over re-searched lists
+(issue 23, pf29). A question with a request frame is searched again on the kept stores with its words
+and/or vector taken from the question without the frame; every other question keeps its collected lists.
+
+    .venv/bin/python scripts/experiments/pf29_rules.py --cache /tmp/pf29/base [variant ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from recall_folds import BASE, POOL, rank
+
+from shitsuji.bench._measures import session_scores
+from shitsuji.memory import MemoryEngine, load_embedder
+from shitsuji.memory import _advice
+from shitsuji.memory._asked import asked_vector, meaning_words
+from shitsuji.memory._embedding import question_vector
+from shitsuji.memory._open import open_store
+from shitsuji.memory._text import query_terms
+
+EMB = load_embedder("use")
+
+
+def research(c: dict[str, Any], store: Any, keywords: bool, vector: str) -> dict[str, Any]:
+    """``c`` with its lists searched again: ``keywords`` from the frameless text; ``vector``:
+    "full" the question's, "topic" the frameless text's, "words" the question's sentence with the
+    frameless text's words."""
+    topic = _advice.without_request(c["text"])
+    out = dict(c)
+    if keywords:
+        out["asked"] = query_terms(topic)
+        out["keyword"] = store.keyword_search(out["asked"], c["chain"], POOL)
+    if vector != "full":
+        if vector == "topic":
+            v = question_vector(EMB, topic, words=True)
+        else:
+            said = meaning_words(topic)
+            v = asked_vector(EMB, c["text"], said) if said else EMB.embed_query(c["text"])
+        out["vector"] = store.vector_search(EMB.model_id, v, c["chain"], POOL)
+    ids = list({m.memory_id for m in out["keyword"]} | {m.memory_id for m in out["vector"]})
+    missing = [i for i in ids if i not in c["memories"]]
+    if missing:
+        out["memories"] = {**c["memories"], **store.get_many(missing)}
+        out["vectors"] = {**c["vectors"], **store.vectors_of(EMB.model_id, missing)}
+        if "session" in c:
+            out["session"] = {**c["session"], **{i: str(out["memories"][i].provenance["session"]) for i in missing}}
+        if "dia" in c:
+            out["dia"] = {**c["dia"], **{i: [out["memories"][i].provenance["dia_id"]] for i in missing}}
+    return out
+
+
+def lme_rows(data: list[dict[str, Any]], w: Any) -> list[dict[str, float]]:
+    rows = []
+    for c in data:
+        order = list(dict.fromkeys(c["session"][h.memory.id] for h in rank(c, w, 100)))
+        row = session_scores(order, c["answers"], (5, 10))
+        row["fold"] = c["fold"]
+        row["pref"] = c["kind"] == "single-session-preference"
+        rows.append(row)
+    return rows
+
+
+def summary(rows: list[dict[str, float]]) -> str:
+    keys = ["recall_any@5", "recall_all@5", "recall_any@10", "recall_all@10", "ndcg@10"]
+    mean = {k: sum(r[k] for r in rows) / len(rows) for k in keys}
+    folds = defaultdict(list)
+    for r in rows:
+        folds[r["fold"]].append(r["recall_all@5"])
+    pref = [r for r in rows if r["pref"]]
+    return (
+        " / ".join(f"{mean[k]:.4f}" for k in keys)
+        + "  all@5 folds "
+        + " ".join(f"{sum(v) / len(v):.3f}" for _, v in sorted(folds.items()))
+        + f"  pref any/all@5 {sum(r['recall_any@5'] for r in pref)}/{sum(r['recall_all@5'] for r in pref)} of {len(pref)}"
+        + "  pref ndcg " + " ".join(f"{r['ndcg@10']:.2f}" for r in pref)
+    )
+
+
+def locomo(data: list[dict[str, Any]], w: Any) -> str:
+    turn: dict[str, list[float]] = defaultdict(list)
+    for c in data:
+        found = {d for h in rank(c, w, 10) for d in c["dia"][h.memory.id]}
+        turn[c["fold"]].append(sum(e in found for e in c["evidence"]) / len(c["evidence"]))
+    allr = [x for v in turn.values() for x in v]
+    return f"{sum(allr) / len(allr):.4f} (" + " / ".join(f"{sum(v) / len(v):.4f}" for v in turn.values()) + ")"
+
+
+VARIANTS = {
+    "base": (False, "full", False),
+    "vec=kw": (False, "full", True),
+    "kw-frame": (True, "full", False),
+    "vec-topic": (False, "topic", False),
+    "vec-words": (False, "words", False),
+    "kw+vec-topic": (True, "topic", False),
+    "kw+vec-words": (True, "words", False),
+    "kw+vec-topic, vec=kw": (True, "topic", True),
+    "kw, vec=kw": (True, "full", True),
+    "vec-topic, vec=kw": (False, "topic", True),
+    "kw+vec-words, vec=kw": (True, "words", True),
+}
+for x in (1.25, 2.0, 4.0, 10.0):
+    VARIANTS[f"vec={x}kw"] = (False, "full", x)
+    VARIANTS[f"kw, vec={x}kw"] = (True, "full", x)
+
+
+def only_frames(names: list[str]) -> None:
+    """Ablation: the request frame made of these clauses only (``_advice.FRAMES``)."""
+    import re
+
+    from shitsuji.memory import _advice
+
+    _advice.REQUEST_FRAME = re.compile("|".join(_advice.FRAMES[n] for n in names), re.IGNORECASE)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--cache", type=Path, default=Path("/tmp/pf29/base"))
+    p.add_argument("variants", nargs="*", default=list(VARIANTS))
+    p.add_argument("--frames", help="comma-separated clauses of _advice.FRAMES (ablation)")
+    a = p.parse_args()
+    if a.frames:
+        only_frames(a.frames.split(","))
+    sets = {n: pickle.loads((a.cache / f"{n}.pkl").read_bytes()) for n in ("s", "pooled", "locomo")}
+    stores = {n: open_store(a.cache / f"{n}.db") for n in sets}
+    try:
+        for name in a.variants:
+            kw, vec, weigh = VARIANTS[name]
+            w = BASE
+            out = [f"{name:>24}"]
+            for n, data in sets.items():
+                data = [research(c, stores[n], kw, vec) if _advice.asks_for_advice(c["text"]) and (kw or vec != "full") else c for c in data]
+                if weigh:
+                    data = [{**c, "_w": True} for c in data]
+                vw = w.keyword_weight * (weigh if not isinstance(weigh, bool) else 1.0)
+                ws = lambda c: replace(w, vector_weight=vw) if weigh and _advice.asks_for_advice(c["text"]) else w
+                if n == "locomo":
+                    out.append("LoCoMo " + locomo(data, w))
+                else:
+                    rows = []
+                    for c in data:
+                        rows.extend(lme_rows([c], ws(c)))
+                    out.append(f"{n}: " + summary(rows))
+            print("\n   ".join(out), flush=True)
+    finally:
+        for s in stores.values():
+            s.close()
+
+
+if __name__ == "__main__":
+    main()
