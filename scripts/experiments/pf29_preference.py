@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from recall_folds import BASE, rank
-
 from pf29_rules import VARIANTS, research
+from recall_folds import BASE, rank
 
 from shitsuji.memory._open import open_store
 from shitsuji.memory._text import terms
@@ -50,7 +49,9 @@ def show(c: dict[str, Any], marks: set[tuple[str, int]], w: Any = BASE) -> None:
     for n, s in enumerate(order[:5]):
         best = next(i for i in fused if c["session"][i] == s)
         m = c["memories"][best]
-        print(f"  top{n + 1} {s[:16]} {'*' if s in c['answers'] else ' '} kw {kw.get(best)} vec {vec.get(best)} :: {m.content[:100]!r}")
+        print(
+            f"  top{n + 1} {s[:16]} {'*' if s in c['answers'] else ' '} kw {kw.get(best)} vec {vec.get(best)} :: {m.content[:100]!r}"
+        )
     for s in sorted(c["answers"]):
         place = order.index(s) + 1 if s in order else None
         print(f"  answer {s[:16]}: session place {place}")
@@ -63,13 +64,20 @@ def show(c: dict[str, Any], marks: set[tuple[str, int]], w: Any = BASE) -> None:
             k, v = kw.get(i), vec.get(i)
             shared = sorted(asked & set(terms(m.content)))
             print(
-                f"   {star}t{turn:>2} fused {f} kw {k[0] if k else None} ({k[1]:.2f}) vec {v[0] if v else None} ({v[1] if v else 0:.3f})"
-                .replace("(0.00)", "") if k else
-                f"   {star}t{turn:>2} fused {f} kw None vec {v[0] if v else None} ({v[1] if v else 0:.3f})",
-                "shared", shared, "::", m.content[:90].replace("\n", " "),
+                f"   {star}t{turn:>2} fused {f} kw {k[0] if k else None} ({k[1]:.2f}) vec {v[0] if v else None} ({v[1] if v else 0:.3f})".replace(
+                    "(0.00)", ""
+                )
+                if k
+                else f"   {star}t{turn:>2} fused {f} kw None vec {v[0] if v else None} ({v[1] if v else 0:.3f})",
+                "shared",
+                shared,
+                "::",
+                m.content[:90].replace("\n", " "),
             )
     best_vec = c["vector"][0]
-    print(f"  best cosine of any turn {best_vec.score:.3f}; 10th {c['vector'][9].score:.3f}; 50th {c['vector'][49].score:.3f}")
+    print(
+        f"  best cosine of any turn {best_vec.score:.3f}; 10th {c['vector'][9].score:.3f}; 50th {c['vector'][49].score:.3f}"
+    )
 
 
 def main() -> None:

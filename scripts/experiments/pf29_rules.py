@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import pickle
+import re
 import sys
 from collections import defaultdict
 from dataclasses import replace
@@ -19,8 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from recall_folds import BASE, POOL, rank
 
 from shitsuji.bench._measures import session_scores
-from shitsuji.memory import MemoryEngine, load_embedder
-from shitsuji.memory import _advice
+from shitsuji.memory import _advice, load_embedder
 from shitsuji.memory._asked import asked_vector, meaning_words
 from shitsuji.memory._embedding import question_vector
 from shitsuji.memory._open import open_store
@@ -51,7 +51,10 @@ def research(c: dict[str, Any], store: Any, keywords: bool, vector: str) -> dict
         out["memories"] = {**c["memories"], **store.get_many(missing)}
         out["vectors"] = {**c["vectors"], **store.vectors_of(EMB.model_id, missing)}
         if "session" in c:
-            out["session"] = {**c["session"], **{i: str(out["memories"][i].provenance["session"]) for i in missing}}
+            out["session"] = {
+                **c["session"],
+                **{i: str(out["memories"][i].provenance["session"]) for i in missing},
+            }
         if "dia" in c:
             out["dia"] = {**c["dia"], **{i: [out["memories"][i].provenance["dia_id"]] for i in missing}}
     return out
@@ -80,7 +83,8 @@ def summary(rows: list[dict[str, float]]) -> str:
         + "  all@5 folds "
         + " ".join(f"{sum(v) / len(v):.3f}" for _, v in sorted(folds.items()))
         + f"  pref any/all@5 {sum(r['recall_any@5'] for r in pref)}/{sum(r['recall_all@5'] for r in pref)} of {len(pref)}"
-        + "  pref ndcg " + " ".join(f"{r['ndcg@10']:.2f}" for r in pref)
+        + "  pref ndcg "
+        + " ".join(f"{r['ndcg@10']:.2f}" for r in pref)
     )
 
 
@@ -90,7 +94,9 @@ def locomo(data: list[dict[str, Any]], w: Any) -> str:
         found = {d for h in rank(c, w, 10) for d in c["dia"][h.memory.id]}
         turn[c["fold"]].append(sum(e in found for e in c["evidence"]) / len(c["evidence"]))
     allr = [x for v in turn.values() for x in v]
-    return f"{sum(allr) / len(allr):.4f} (" + " / ".join(f"{sum(v) / len(v):.4f}" for v in turn.values()) + ")"
+    return (
+        f"{sum(allr) / len(allr):.4f} (" + " / ".join(f"{sum(v) / len(v):.4f}" for v in turn.values()) + ")"
+    )
 
 
 VARIANTS = {
@@ -113,10 +119,6 @@ for x in (1.25, 2.0, 4.0, 10.0):
 
 def only_frames(names: list[str]) -> None:
     """Ablation: the request frame made of these clauses only (``_advice.FRAMES``)."""
-    import re
-
-    from shitsuji.memory import _advice
-
     _advice.REQUEST_FRAME = re.compile("|".join(_advice.FRAMES[n] for n in names), re.IGNORECASE)
 
 
@@ -136,11 +138,21 @@ def main() -> None:
             w = BASE
             out = [f"{name:>24}"]
             for n, data in sets.items():
-                data = [research(c, stores[n], kw, vec) if _advice.asks_for_advice(c["text"]) and (kw or vec != "full") else c for c in data]
-                if weigh:
-                    data = [{**c, "_w": True} for c in data]
+                data = [
+                    research(c, stores[n], kw, vec)
+                    if _advice.asks_for_advice(c["text"]) and (kw or vec != "full")
+                    else c
+                    for c in data
+                ]
                 vw = w.keyword_weight * (weigh if not isinstance(weigh, bool) else 1.0)
-                ws = lambda c: replace(w, vector_weight=vw) if weigh and _advice.asks_for_advice(c["text"]) else w
+
+                def ws(c: dict[str, Any], vw: float = vw, weigh: Any = weigh) -> Any:
+                    return (
+                        replace(BASE, vector_weight=vw)
+                        if weigh and _advice.asks_for_advice(c["text"])
+                        else BASE
+                    )
+
                 if n == "locomo":
                     out.append("LoCoMo " + locomo(data, w))
                 else:
@@ -154,5 +166,53 @@ def main() -> None:
             s.close()
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] != "profile"):
     main()
+
+
+# -- measured, not shipped: the asker's own statements of situation or taste ranked higher ("profile")
+SELF_STATEMENT = re.compile(
+    r"\b(?:I(?:'m| am) (?:a|an|working|studying|into|trying|learning)|I work|my (?:job|work|field)"
+    r"|I (?:really )?(?:enjoy|like|love|prefer)|as an? \w+(?: \w+)?,? I)\b",
+    re.IGNORECASE,
+)
+
+
+def profiled(c: dict[str, Any], w: Any, factor: float, k: int = 100) -> list[Any]:
+    """The ranking with every self-statement's score times ``factor`` (advice questions only)."""
+    hits = rank(c, w, 1000)
+    if not _advice.asks_for_advice(c["text"]):
+        return hits[:k]
+    again = [
+        (h.score * (factor if SELF_STATEMENT.search(h.memory.content) else 1.0), n, h)
+        for n, h in enumerate(hits)
+    ]
+    return [h for _, _, h in sorted(again, key=lambda x: (-x[0], x[1]))][:k]
+
+
+def profile_main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--cache", type=Path, default=Path("/tmp/pf29/base"))
+    p.add_argument("--kw", action="store_true", help="keywords without the request frame too")
+    a = p.parse_args(sys.argv[2:])
+    sets = {n: pickle.loads((a.cache / f"{n}.pkl").read_bytes()) for n in ("s", "pooled")}
+    stores = {n: open_store(a.cache / f"{n}.db") for n in sets}
+    for factor in (1.0, 1.5, 2.0, 3.0):
+        out = [f"profile x{factor}"]
+        for n, data in sets.items():
+            data = [
+                research(c, stores[n], True, "full") if a.kw and _advice.asks_for_advice(c["text"]) else c
+                for c in data
+            ]
+            rows = []
+            for c in data:
+                order = list(dict.fromkeys(c["session"][h.memory.id] for h in profiled(c, BASE, factor)))
+                row = session_scores(order, c["answers"], (5, 10))
+                row["fold"], row["pref"] = c["fold"], c["kind"] == "single-session-preference"
+                rows.append(row)
+            out.append(f"{n}: " + summary(rows))
+        print("\n   ".join(out), flush=True)
+
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "profile":
+    profile_main()
