@@ -75,13 +75,17 @@ def summary(rows: list[dict[str, float]]) -> str:
     keys = ["recall_any@5", "recall_all@5", "recall_any@10", "recall_all@10", "ndcg@10"]
     mean = {k: sum(r[k] for r in rows) / len(rows) for k in keys}
     folds = defaultdict(list)
+    ndcg = defaultdict(list)
     for r in rows:
         folds[r["fold"]].append(r["recall_all@5"])
+        ndcg[r["fold"]].append(r["ndcg@10"])
     pref = [r for r in rows if r["pref"]]
     return (
         " / ".join(f"{mean[k]:.4f}" for k in keys)
         + "  all@5 folds "
         + " ".join(f"{sum(v) / len(v):.3f}" for _, v in sorted(folds.items()))
+        + "  ndcg@10 folds "
+        + " ".join(f"{sum(v) / len(v):.3f}" for _, v in sorted(ndcg.items()))
         + f"  pref any/all@5 {sum(r['recall_any@5'] for r in pref)}/{sum(r['recall_all@5'] for r in pref)} of {len(pref)}"
         + "  pref ndcg "
         + " ".join(f"{r['ndcg@10']:.2f}" for r in pref)
