@@ -4,7 +4,8 @@
 "Can you recommend a book that I might find interesting?": the words that ask ("recommend", "find",
 "interesting") are in every note that asked or answered for a recommendation, and none is in the note
 that answers — the asker's own taste. Each case asks through ``MemoryEngine.recall`` (a real SQLite
-store, the package's deterministic embedder), with the rule on and off.
+file, then PostgreSQL, whose keyword search is its own; the package's deterministic embedder), with the
+rule on and off.
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ JAPANESE: dict[str, Any] = {
     ],
     "question": "小説は何がいいかな？おすすめある？",
 }
+
+
+@pytest.fixture
+def memory_target(target: str) -> str:
+    """The recall cases run on both engines."""
+    return target
 
 
 def _ask(engine: MemoryEngine, case: dict[str, Any], w: RecallWeights) -> list[str]:
