@@ -30,13 +30,13 @@ from typing import Any
 from shitsuji.bench import locomo as lc
 from shitsuji.bench import longmemeval as lme
 from shitsuji.memory import MemoryEngine, load_embedder
+from shitsuji.memory._advice import asked_terms
 from shitsuji.memory._embedding import question_vector
 from shitsuji.memory._open import open_store
 from shitsuji.memory._rank import Candidates, rank_candidates
 from shitsuji.memory._recall import RecallWeights
 from shitsuji.memory._records import Hit
 from shitsuji.memory._scopes import lineage
-from shitsuji.memory._text import query_terms
 
 Remember = Callable[[MemoryEngine, str, list[dict[str, Any]]], dict[str, set[str]]]
 POOL = 300  # collected per list: the widest pool any recall below asks for
@@ -45,7 +45,7 @@ BASE = RecallWeights()
 
 def _lists(engine: MemoryEngine, scope: str, text: str) -> dict[str, Any]:
     chain = lineage(scope)
-    asked = query_terms(text)
+    asked = asked_terms(text, BASE)
     keyword = engine.store.keyword_search(asked, chain, POOL)
     vector = engine.store.vector_search(
         engine.embedder.model_id,

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ..store import may_lag
+from ._advice import asked_terms
 from ._embedders import Embedder, Matrix, Vector, close_cosine_of
 from ._embedding import embed_rows, question_vector
 from ._model_check import embedder_mismatch, readings_missing
@@ -485,7 +486,7 @@ class MemoryEngine:
             raise UserInputError(f"k must be at least 1, got {k}")
         chain = lineage(scope)
         n = max(self.weights.candidates, k * 3)
-        asked = query_terms(text)
+        asked = asked_terms(text, self.weights)  # without "can you recommend" and the like (``_advice``)
         if not semantic:
             vector = None
         elif vector is None:
