@@ -13,8 +13,8 @@ what the store records for every row, in the zone it was said in: ``_said.said_z
 what dates it talks about ("the plumber comes on 2026-12-04", "we went to Kyoto in November",
 「昨日、新しいソファが届いた」 said on 3 November is about 2 November). The second is read
 from the memory's own text with the same rules, relative to when it was said
-(``mentioned_spans``): derived from what is stored, it needs no column of its own and is
-correct for rows written before this rule existed. (Indexing those days as keywords too, as
+(``mentioned_spans``), when it is written: the row keeps them (``_about``; a row from before
+that is read from its text here, ``in_span``). (Indexing those days as keywords too, as
 the said day is, was measured and not shipped: no dev question changed, issue 23 lo23d.)
 
 Recall then puts the candidates inside the span first (``favour_span``; not a filter — a
