@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbedderError, NotFoundError, UserInputError
 from ..store import may_lag
+from ._about import about_column
 from ._advice import asked_terms
 from ._embedders import Embedder, Matrix, Vector, close_cosine_of
 from ._embedding import embed_rows, question_vector
@@ -727,12 +728,13 @@ class MemoryEngine:
         return thread
 
     def reindex(self, *, progress: Progress | None = None) -> int:
-        """Rebuild every derived index (keyword terms and vectors) from the rows."""
+        """Rebuild every derived index (keyword terms, the dates a text is about, vectors) from the rows."""
         self.store.reset_index()
         memories = list(self.store.list_memories(None, include_deleted=True))
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
             self.store.rewrite_terms([(m.id, memory_terms(m)) for m in chunk])
+            self.store.set_about([(m.id, about_column(m)) for m in chunk])
         with self.store.bulk():  # every vector again: graph indexes are built once, at the end
             return self.index_pending(progress=progress)
 

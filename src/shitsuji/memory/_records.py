@@ -53,6 +53,10 @@ class Memory:
     # and who gave them ("model": the agent's ``remember`` call); see ``check_keys``
     keys: tuple[str, ...] = ()
     keys_by: str | None = None
+    # the dates its text is about, as stored with the row ([start, end) in epoch seconds, ``_about``);
+    # None for a row stored before they were (or not read from the store): recall reads its text.
+    # Derived from the fields above, so not part of equality.
+    about: tuple[tuple[int, int], ...] | None = field(default=None, compare=False)
 
     @property
     def deleted(self) -> bool:

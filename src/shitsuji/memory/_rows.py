@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import store as db
+from ._about import about_column, stored_about
 from ._records import Memory, check_source
 from ._schema import MEMORY_SCHEMA
 from ._store import StoreStats
@@ -48,6 +49,7 @@ COLUMNS = (
     "context",
     "search_keys",
     "search_keys_by",
+    "about",
 )
 SELECT = f"SELECT {', '.join(COLUMNS)} FROM memories"
 INSERT = f"INSERT INTO memories ({', '.join(COLUMNS)}, terms) VALUES ({', '.join('?' * (len(COLUMNS) + 1))})"
@@ -91,6 +93,7 @@ def to_memory(row: Sequence[Any]) -> Memory:
         context,
         search_keys,
         search_keys_by,
+        about,
     ) = row
     return Memory(
         id=memory_id,
@@ -109,6 +112,7 @@ def to_memory(row: Sequence[Any]) -> Memory:
         context=context,
         keys=stored_keys(search_keys),
         keys_by=search_keys_by,
+        about=stored_about(about),
     )
 
 
@@ -131,6 +135,7 @@ def values(memory: Memory) -> tuple[Any, ...]:
         "context": memory.context,
         "search_keys": "\n".join(memory.keys) or None,  # a key never holds a line break (``check_keys``)
         "search_keys_by": memory.keys_by if memory.keys else None,
+        "about": about_column(memory),  # made with the text, in its write (``_about``)
     }
     return tuple(by_name[column] for column in COLUMNS)
 
@@ -280,6 +285,13 @@ class MemoryRows:
             tx.execute("DELETE FROM keyword_snapshots")
             tx.execute("UPDATE memories SET embedding_model = NULL, terms = ''")
             self._index_reset(tx)
+
+    def set_about(self, rows: Sequence[tuple[str, str | None]]) -> None:
+        """Store the spans each row's text is about (``_about.about_column``), by id: ``reindex``."""
+        with self.write() as tx:
+            tx.executemany(
+                "UPDATE memories SET about = ? WHERE id = ?", [(about, mid) for mid, about in rows]
+            )
 
     def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None:
         with self.write() as tx:

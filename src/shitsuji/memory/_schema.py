@@ -35,6 +35,8 @@ upkeep that moves a scattered scope's vector rows onto adjacent pages (``_pg_gat
 background upkeep folds (``_pg_term_upkeep``: many separate small imports into one scope).
 ``0027_rk26_keyed_vectors_again`` marks the facts stored with search keys before the keys moved a fact's
 vector, so that they are embedded again without a reindex (``_KEYED_VECTORS_AGAIN``).
+``0028_dt29_about_spans`` keeps the dates a fact's text is about, found when it is written (``_about``);
+rows from before hold NULL until ``reindex`` (recall reads their text meanwhile).
 """
 
 from __future__ import annotations
@@ -190,5 +192,6 @@ MEMORY_SCHEMA = Schema(
         Migration("0025_cl26_scope_gather", "", postgres=POSTGRES_SCOPE_GATHER),
         Migration("0026_sc26_term_fold_due", "", postgres=POSTGRES_TERM_FOLD_DUE),
         Migration("0027_rk26_keyed_vectors_again", _KEYED_VECTORS_AGAIN),
+        Migration("0028_dt29_about_spans", "ALTER TABLE memories ADD COLUMN about TEXT"),
     ),
 )

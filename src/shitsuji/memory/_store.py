@@ -165,6 +165,10 @@ class MemoryStore(Protocol):
 
     def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None: ...
 
+    def set_about(self, rows: Sequence[tuple[str, str | None]]) -> None:
+        """Store each row's ``about`` column (id, ``_about.about_column``): what ``reindex`` fills."""
+        ...
+
     def bulk(self) -> AbstractContextManager[None]:
         """A bulk load (import, reindex): vector indexes may be built once when it ends, not per row."""
         ...

@@ -13,8 +13,8 @@ what the store records for every row, in the zone it was said in: ``_said.said_z
 what dates it talks about ("the plumber comes on 2026-12-04", "we went to Kyoto in November",
 「昨日、新しいソファが届いた」 said on 3 November is about 2 November). The second is read
 from the memory's own text with the same rules, relative to when it was said
-(``mentioned_spans``): derived from what is stored, it needs no column of its own and is
-correct for rows written before this rule existed. (Indexing those days as keywords too, as
+(``mentioned_spans``), when it is written: the row keeps them (``_about``; a row from before
+that is read from its text here, ``in_span``). (Indexing those days as keywords too, as
 the said day is, was measured and not shipped: no dev question changed, issue 23 lo23d.)
 
 Recall then puts the candidates inside the span first (``favour_span``; not a filter — a
@@ -32,11 +32,12 @@ from calendar import monthrange
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Final
+from itertools import chain
+from typing import Any, Final
 
 from ._recall import RecallWeights
 from ._records import Hit
-from ._said import ZONE_KEY, said_zone
+from ._said import ZONE_KEY, said_zone, zone_name
 
 Span = tuple[datetime, datetime]  # [start, end), aware
 
@@ -324,7 +325,7 @@ def asked_span(query: str, now: datetime, zone: tzinfo = UTC) -> Span | None:
     issue 23 (sg26) "tonight" put everything said that evening first for such a question (pooled
     LongMemEval dev: its answer session, said two days before, was 27th)."""
     found = _span_words(query)
-    return None if found is None else _relative(found, now.astimezone(zone).date(), zone)
+    return None if found is None else _made(_relative, found, now.astimezone(zone).date(), zone)
 
 
 def _span_words(query: str) -> re.Match[str] | None:
@@ -342,14 +343,21 @@ def without_span(query: str) -> str:
 def mentioned_spans(text: str, said: datetime, zone: tzinfo = UTC) -> Iterator[Span]:
     """The spans a memory's text is about: relative words seen from when it was ``said``, and dates."""
     today = said.astimezone(zone).date()
-    for m in _relative_matches(text):
-        span = _relative(m, today, zone)
-        if span is not None:
-            yield span
-    for found in _dates(text, today):
-        yield _days(found, 1, zone)
-    for year, month in _named_months(text, today):
-        yield _month(year, month, 1, zone)
+    found = chain(
+        (_made(_relative, m, today, zone) for m in _relative_matches(text)),
+        (_made(_days, d, 1, zone) for d in _dates(text, today)),
+        (_made(_month, y, n, 1, zone) for y, n in _named_months(text, today)),
+    )
+    yield from (span for span in found if span is not None)
+
+
+def _made(make: Callable[..., Span | None], *args: Any) -> Span | None:
+    """``make(*args)``, or None past the calendar's ends ("December 9999", "in March 0000", "10000 years
+    ago": a memory holding one failed every span question's recall that met it, until issue 23 dt29)."""
+    try:
+        return make(*args)
+    except (OverflowError, ValueError):
+        return None
 
 
 def _named_months(text: str, today: date) -> Iterator[tuple[int, int]]:
@@ -401,12 +409,24 @@ def in_span(hit: Hit, span: Span, zone: tzinfo = UTC) -> bool:
     """Whether the memory was said inside ``span`` or talks about a day inside it.
 
     Its "yesterday" is the day before the day it was said in the speaker's zone (kept with it,
-    ``_said.said_zone``); a memory that kept none is read in the asker's ``zone``."""
-    said = hit.memory.created_at
+    ``_said.said_zone``); a memory that kept none is read in the asker's ``zone``. The spans its
+    row holds (``Memory.about``, made in its own zone when written: ``_about``) are read instead of
+    its text when they are that zone's: it kept one, or it kept none and the asker's is UTC's."""
+    memory = hit.memory
+    said = memory.created_at
     if span[0] <= said < span[1]:
         return True
-    own = said_zone(hit.memory.provenance) if ZONE_KEY in hit.memory.provenance else zone
-    return any(_overlaps(span, s) for s in mentioned_spans(hit.memory.content, said, own))
+    kept = ZONE_KEY in memory.provenance
+    if memory.about is not None and (kept or _is_utc(zone)):
+        start, end = span[0].timestamp(), span[1].timestamp()
+        return any(a < end and start < b for a, b in memory.about)
+    own = said_zone(memory.provenance) if kept else zone
+    return any(_overlaps(span, s) for s in mentioned_spans(memory.content, said, own))
+
+
+def _is_utc(zone: tzinfo) -> bool:
+    """Whether ``zone`` draws UTC's days (what ``_said.said_zone`` gives a memory that kept no zone)."""
+    return zone is UTC or zone_name(zone) in ("UTC", "Etc/UTC", "UTC+00:00")
 
 
 def favour_span(

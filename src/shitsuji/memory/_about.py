@@ -1,0 +1,55 @@
+"""The dates a memory is about, found when it is written and stored with its row.
+
+"We went to Kyoto last month", 「昨日、新しいソファが届いた」, "the plumber comes on 2026-12-04": a
+memory's text names days and months, relative ones seen from when it was said, in the zone it
+was said in (``_when.mentioned_spans``). A question naming a span ("what did we do last month?",
+先週) puts the memories said in it *or about a day in it* first (``_when.favour_span``). Until
+issue 23 (dt29) the second half was read from each candidate's text at question time, ~400
+candidates a span question on a pooled haystack; now the row keeps its spans (``memories.about``,
+``0028_dt29_about_spans``), made in the write that stores the text — every write goes through
+``_rows.values`` (remember, extraction, edit, import, on SQLite and PostgreSQL) — and recall reads
+them with the row (``_rows.to_memory`` → ``Memory.about``; ``_when.in_span``).
+
+Stored as the spans' ``[start, end)`` instants in whole seconds since the epoch, space-separated
+(``"1761922800 1764514800"``); the empty string for a text that names none (most), NULL for a row
+written before the column (``reindex`` fills it; until then recall reads its text, as before).
+A row that names no zone of its own (``_said``) is UTC's here; recall reads such a row's text in the
+asker's zone, as it always has, unless the asker's zone is UTC's too (``_when.in_span``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, tzinfo
+
+from ._records import Memory
+from ._said import said_zone
+from ._when import mentioned_spans
+
+Seconds = tuple[tuple[int, int], ...]  # [start, end) pairs, whole seconds since the epoch
+
+
+def about_spans(content: str, said: datetime, zone: tzinfo) -> Seconds | None:
+    """The spans ``content`` is about, said at ``said`` in ``zone``, each once, in order; None when one
+    cannot be held (a date outside the calendar's range: recall reads the text, as before)."""
+    try:
+        return tuple(
+            sorted(
+                {(int(a.timestamp()), int(b.timestamp())) for a, b in mentioned_spans(content, said, zone)}
+            )
+        )
+    except (OverflowError, ValueError):
+        return None
+
+
+def about_column(memory: Memory) -> str | None:
+    """``memories.about`` for ``memory``: its spans (``about_spans``) in its own zone, as stored."""
+    spans = about_spans(memory.content, memory.created_at, said_zone(memory.provenance))
+    return None if spans is None else " ".join(f"{a} {b}" for a, b in spans)
+
+
+def stored_about(column: str | None) -> Seconds | None:
+    """The spans a row's ``about`` column holds (None: not stored)."""
+    if not column:
+        return None if column is None else ()
+    n = list(map(int, column.split()))
+    return tuple(zip(n[::2], n[1::2], strict=True))
