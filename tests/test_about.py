@@ -90,15 +90,17 @@ def test_a_fact_is_stored_with_the_days_it_is_about_and_a_span_question_finds_it
     engine.store.close()
 
 
+# NULL: written before ``0028_dt29_about_spans``; "0:": stored by an older reading that found no span
+@pytest.mark.parametrize("stored", [None, "0:"])
 def test_a_row_stored_before_its_dates_were_is_still_found_and_reindex_stores_them(
-    memory_target: str, clock: Clock
+    memory_target: str, clock: Clock, stored: str | None
 ) -> None:
     fact, other, question = FACTS["ja"]
     engine = _engine(memory_target, clock)
     kept = engine.remember(fact, SCOPE, created_at=SAID, zone=TOKYO).memory
     engine.remember(other, SCOPE, created_at=datetime(2026, 12, 2, 9, tzinfo=TOKYO), zone=TOKYO)
-    with engine.store.write() as tx:  # as rows written before ``0028_dt29_about_spans`` hold it
-        tx.execute("UPDATE memories SET about = NULL")
+    with engine.store.write() as tx:
+        tx.execute("UPDATE memories SET about = ?", (stored,))
     engine = _restart(engine, memory_target, clock)
     clock.now = ASKED
     assert engine.get(kept.id).about is None

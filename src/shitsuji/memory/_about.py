@@ -10,9 +10,12 @@ candidates a span question on a pooled haystack; now the row keeps its spans (``
 ``_rows.values`` (remember, extraction, edit, import, on SQLite and PostgreSQL) — and recall reads
 them with the row (``_rows.to_memory`` → ``Memory.about``; ``_when.in_span``).
 
-Stored as the spans' ``[start, end)`` instants in whole seconds since the epoch, space-separated
-(``"1761922800 1764514800"``); the empty string for a text that names none (most), NULL for a row
-written before the column (``reindex`` fills it; until then recall reads its text, as before).
+Stored as the reading rules' version, a colon, then the spans' ``[start, end)`` instants in whole
+seconds since the epoch, space-separated (``"1:1761922800 1764514800"``; ``"1:"`` for a text that names
+none, most), NULL for a row written before the column. A row made by other rules than this code's
+(``RULES``: raise it whenever ``_when.mentioned_spans`` reads a text differently) or before the
+column is read from its text at question time, as before, until ``reindex`` stores it again: a
+stored span never outlives the rule that made it.
 A row that names no zone of its own (``_said``) is UTC's here; recall reads such a row's text in the
 asker's zone, as it always has, unless the asker's zone is UTC's too (``_when.in_span``).
 """
@@ -20,10 +23,14 @@ asker's zone, as it always has, unless the asker's zone is UTC's too (``_when.in
 from __future__ import annotations
 
 from datetime import datetime, tzinfo
+from typing import Final
 
 from ._records import Memory
 from ._said import said_zone
 from ._when import mentioned_spans
+
+#: The version of ``_when.mentioned_spans``'s reading the stored spans were made by.
+RULES: Final = 1
 
 Seconds = tuple[tuple[int, int], ...]  # [start, end) pairs, whole seconds since the epoch
 
@@ -44,12 +51,14 @@ def about_spans(content: str, said: datetime, zone: tzinfo) -> Seconds | None:
 def about_column(memory: Memory) -> str | None:
     """``memories.about`` for ``memory``: its spans (``about_spans``) in its own zone, as stored."""
     spans = about_spans(memory.content, memory.created_at, said_zone(memory.provenance))
-    return None if spans is None else " ".join(f"{a} {b}" for a, b in spans)
+    return None if spans is None else f"{RULES}:" + " ".join(f"{a} {b}" for a, b in spans)
 
 
 def stored_about(column: str | None) -> Seconds | None:
-    """The spans a row's ``about`` column holds (None: not stored)."""
-    if not column:
-        return None if column is None else ()
-    n = list(map(int, column.split()))
+    """The spans a row's ``about`` column holds (None: not stored, or stored by other rules than
+    ``RULES``: recall reads the text)."""
+    version, _, spans = (column or "").partition(":")
+    if version != str(RULES):
+        return None
+    n = list(map(int, spans.split()))
     return tuple(zip(n[::2], n[1::2], strict=True))
