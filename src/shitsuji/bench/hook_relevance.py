@@ -20,7 +20,12 @@ their parent folder's notes, each project with its own distractors — and state
 it is ranked in an engine of its own, each prompt in its project's scope.
 
 ``leave_one_set_out``: for each of the four sets, the gate calibrated on the other three, scored on it
-(the figure a rule tuned on the sets has to be judged by).
+(the figure a rule tuned on the sets has to be judged by). A fifth (``data/hook_relevance_fifth.json``,
+hk29: four projects of 3 to 12 notes, the fourth set's rule) is held back from every fold: it is scored
+with the shipped gate and with the gate calibrated on the four together (``fifth_set``).
+``calibrated_on_itself``: each set's best gate tuned on that set alone — not a figure to judge a gate by,
+but the most right answers any gate of this form reaches there at noise ≤ 0.05: what the scores can
+separate at all (hk29: on the fourth set about half its answers, whatever the threshold).
 
 ``with_keys`` scores the shipped gates as if each note had been saved with search keys
 (``data/hook_relevance_keys.json``, written by hand as a model would write them: the bench has no
@@ -51,6 +56,8 @@ PARENT = "fs/home/u"
 HELD_OUT = "hook_relevance_heldout.json"  # prompts written after the gates were chosen: never tuned on
 FRESH = "hook_relevance_fresh.json"  # written by hk23f before its rules were tried; never read to design one
 PROJECTS = "hook_relevance_projects.json"  # hk28's: projects of their own, written before its round
+FIFTH = "hook_relevance_fifth.json"  # hk29's: projects of 3 to 12 notes, committed before any run
+HELD_BACK = "fifth_set"  # in no fold: scored with the gates calibrated on the four others
 KEYS = "hook_relevance_keys.json"  # search keys for the notes, written by hand as a model would (hk26)
 DISTRACTORS = 300
 MAX_NOISE = 0.05
@@ -183,7 +190,7 @@ class Labelled:
     """Every labelled set's prompts ranked as the hook server ranks them (``run_hook_relevance``'s
     input; experiments pickle it to try rules offline)."""
 
-    sets: dict[str, list[Case]]  # first_set, held_out_set, fresh_set, projects_set
+    sets: dict[str, list[Case]]  # first_set, held_out_set, fresh_set, projects_set, fifth_set
     by_words: list[Case]  # the first set ranked by words alone
     model: str
     second_model: str | None
@@ -226,9 +233,14 @@ def labelled_sets(embedder: str, progress: Progress | None = None) -> Labelled:
         if second is not None:
             second.stop()
     if progress:
-        progress("ranking the projects set")
-    projects = projects_cases(embedder)
-    sets = {"first_set": cases, "held_out_set": held, "fresh_set": fresh, "projects_set": projects}
+        progress("ranking the projects sets")
+    sets = {
+        "first_set": cases,
+        "held_out_set": held,
+        "fresh_set": fresh,
+        "projects_set": projects_cases(embedder),
+        HELD_BACK: projects_cases(embedder, FIFTH),
+    }
     return Labelled(sets, by_words, model, second.model_id if second is not None else None)
 
 
@@ -262,10 +274,10 @@ def run_hook_relevance(
     return result
 
 
-def add_projects(engine: MemoryEngine) -> dict[str, str]:
-    """The projects set's memories and 300 distractors per project, saved in ``engine``; the scope
-    of each project (and of ``"parent"``), by name."""
-    data = load_set(PROJECTS)
+def add_projects(engine: MemoryEngine, name: str = PROJECTS) -> dict[str, str]:
+    """A set with projects of its own (``name``: the fourth or the fifth): its memories and 300
+    distractors per project, saved in ``engine``; the scope of each project (and of ``"parent"``)."""
+    data = load_set(name)
     scopes = {**data["projects"], "parent": data["parent"]}
     engine.add_many(
         NewMemory(content=m["content"], scope=scopes[m["scope"]], provenance={"label": m["id"]})
@@ -280,11 +292,11 @@ def add_projects(engine: MemoryEngine) -> dict[str, str]:
     return scopes
 
 
-def projects_cases(embedder: str) -> list[Case]:
-    """The projects set's prompts ranked as the hook ranks them, each in its project's scope, in an
+def projects_cases(embedder: str, name: str = PROJECTS) -> list[Case]:
+    """A projects set's prompts ranked as the hook ranks them, each in its project's scope, in an
     engine of its own (``add_projects``), started as the hook server starts."""
     with bench_engine(embedder) as engine:
-        scopes = add_projects(engine)
+        scopes = add_projects(engine, name)
         second = load_second_opinion() if embedder != SECOND_MODEL else None
         warm_up(engine, second)
         if second is not None:
@@ -299,7 +311,7 @@ def projects_cases(embedder: str) -> list[Case]:
                     second=second,
                     scope=scopes[p["project"]],
                 )
-                for p in load_set(PROJECTS)["prompts"]
+                for p in load_set(name)["prompts"]
             ]
         finally:
             if second is not None:
@@ -345,16 +357,27 @@ def _report(
             if key != "first_set"
         },
         # the shipped weight only (as ``two_fold_shipped_weight``): every weight would take ~4x longer
-        **(
-            {"leave_one_set_out": leave_one_set_out(sets, [shipped.second_weight if shipped else 0.0])}
-            if leave_sets_out
-            else {}
-        ),
+        **(_folds(sets, [shipped.second_weight if shipped else 0.0]) if leave_sets_out else {}),
         "two_fold": held_out,
         "two_fold_right": round(sum(f["scored_on_other_fold"]["right"] for f in held_out) / 2, 3),
         "two_fold_noise": round(sum(f["scored_on_other_fold"]["noise"] for f in held_out) / 2, 3),
         **extra,
     }
+
+
+def _folds(sets: Mapping[str, Sequence[Case]], weights: Sequence[float]) -> dict[str, Any]:
+    """``leave_one_set_out`` over every set but the one held back, that one scored with the gate
+    calibrated on all the others together, and each set's ``calibrated_on_itself``."""
+    folded = {name: cases for name, cases in sets.items() if name != HELD_BACK}
+    out: dict[str, Any] = {"leave_one_set_out": leave_one_set_out(folded, weights)}
+    if HELD_BACK in sets:
+        tuned = calibrate([c for cases in folded.values() for c in cases], weights)
+        out["held_back"] = {"tuned": _gate_json(tuned), "scored": score(sets[HELD_BACK], tuned)}
+    out["calibrated_on_itself"] = {
+        name: {"tuned": _gate_json(gate := calibrate(cases, weights)), "scored": score(cases, gate)}
+        for name, cases in sets.items()
+    }
+    return out
 
 
 def leave_one_set_out(
