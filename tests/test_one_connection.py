@@ -101,6 +101,23 @@ def test_a_line_turn_takes_a_pooled_connection_at_most_twice_for_its_start(
         assert 1 <= checkouts.within(LineChannel._begin, since) <= 2
 
 
+def test_a_line_turn_reads_the_members_context_on_its_starts_one_connection(
+    pool_checkouts: tuple[str, Checkouts],
+) -> None:
+    """The member's context (their household and its members, checked) is read inside the service's
+    ``one_connection`` (``ChatService.begin`` given how to read it): LINE's start takes the pool's
+    connection once (2 at 9a2da6b: the context read apart, before the service was called)."""
+    url, checkouts = pool_checkouts
+    with line_site(url) as site:
+        site.link(WIFE, "wife")
+        for text in ("こんにちは", "牛乳を買ったよ"):
+            since = checkouts.n
+            site.say(WIFE, text)
+            site.settled()
+        assert site.answers(WIFE)[-1] == "はい"  # the second turn ran to its answer
+        assert checkouts.within(LineChannel._begin, since) == 1
+
+
 def test_one_connection_reads_writes_and_gives_it_back(pool_checkouts: tuple[str, Checkouts]) -> None:
     url, checkouts = pool_checkouts
     db = database(url)
