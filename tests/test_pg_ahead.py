@@ -96,7 +96,7 @@ def test_a_write_does_not_carry_a_read_sent_ahead(counted: tuple[Database, State
 
 
 def test_a_failed_read_sent_ahead_leaves_the_next_read_working(counted: tuple[Database, Statements]) -> None:
-    db, statements = counted
+    db, _ = counted
     with db.one_connection():
         db.ahead("SELECT 1 / ? FROM noted", (0,))  # division by zero
         assert db.execute("SELECT what FROM noted WHERE id = ?", (1,)).fetchall() == [("milk",)]
@@ -105,8 +105,10 @@ def test_a_failed_read_sent_ahead_leaves_the_next_read_working(counted: tuple[Da
         assert db.execute("SELECT count(*) FROM noted").fetchall() == [(2,)]
 
 
-def test_a_read_sent_ahead_and_not_asked_for_ends_with_its_block(counted: tuple[Database, Statements]) -> None:
-    db, statements = counted
+def test_a_read_sent_ahead_and_not_asked_for_ends_with_its_block(
+    counted: tuple[Database, Statements],
+) -> None:
+    db, _ = counted
     with db.one_connection():
         db.ahead("SELECT count(*) FROM noted")
         db.execute("SELECT what FROM noted WHERE id = ?", (1,))
@@ -134,7 +136,12 @@ def test_recall_with_a_read_sent_ahead_finds_the_same(pg_url: str, clock: Any) -
     db.ensure(MEMORY_SCHEMA)
     memory = MemoryEngine(memory_store(db), HashEmbedder(), clock=clock)  # still: recency the same each time
     scope = "household/futari/user/wife"
-    for fact in ("牛乳は成城石井で買う", "卵は駅前のスーパー", "The Wi-Fi password is on the fridge", "納豆は朝に食べる"):
+    for fact in (
+        "牛乳は成城石井で買う",
+        "卵は駅前のスーパー",
+        "The Wi-Fi password is on the fridge",
+        "納豆は朝に食べる",
+    ):
         memory.remember(fact, scope)
     questions = ("牛乳はどこで買う？", "Wi-Fi password", "朝ごはん")
     alone = [[(h.memory.id, h.score) for h in memory.recall(q, scope, k=3)] for q in questions]
@@ -143,5 +150,7 @@ def test_recall_with_a_read_sent_ahead_finds_the_same(pg_url: str, clock: Any) -
         with db.one_connection():
             db.ahead("SELECT count(*) FROM households WHERE name = ?", ("futari",))
             with_counts.append([(h.memory.id, h.score) for h in memory.recall(q, scope, k=3)])
-            assert db.execute("SELECT count(*) FROM households WHERE name = ?", ("futari",)).fetchall() == [(1,)]
+            assert db.execute("SELECT count(*) FROM households WHERE name = ?", ("futari",)).fetchall() == [
+                (1,)
+            ]
     assert with_counts == alone and all(alone)
