@@ -513,11 +513,10 @@ def _result(cur: Any) -> Result:
     return Result(rows, cur.rowcount)
 
 
-_AHEAD = (
-    "_shitsuji_ahead"  # the connection's reads sent ahead (``_Ahead``), while a ``one_connection`` keeps it
-)
+# the connection's attribute that holds its reads sent ahead (``_Ahead``), while a ``one_connection`` keeps it
+_AHEAD = "_shitsuji_ahead"
 _WRITES_IN = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|COPY)\b", re.IGNORECASE)
-Key = tuple[str, tuple[Any, ...]]
+_Key = tuple[str, tuple[Any, ...]]
 
 
 @lru_cache(maxsize=256)
@@ -534,8 +533,8 @@ class _Ahead:
     __slots__ = ("answered", "waiting")
 
     def __init__(self) -> None:
-        self.waiting: list[Key] = []
-        self.answered: dict[Key, Result] = {}
+        self.waiting: list[_Key] = []
+        self.answered: dict[_Key, Result] = {}
 
     def answer(self, sql: str, params: Params) -> Result | None:
         """The rows of ``sql`` with ``params`` read ahead, else None (and it waits no more: it runs now)."""
@@ -547,7 +546,7 @@ class _Ahead:
         return self.answered.pop(key, None)
 
 
-def _key(sql: str, params: Params) -> Key | None:
+def _key(sql: str, params: Params) -> _Key | None:
     """A read's key among those sent ahead; None when a parameter is a list (such a read is not sent ahead)."""
     key = (sql, tuple(params))
     try:
@@ -562,7 +561,7 @@ def _with_ahead(conn: Any, ahead: _Ahead, sql: str, params: Params) -> Result:
     them together and one Sync at its end. If any fails, the reads ahead are dropped (each runs when
     asked, as it would have) and ``sql`` runs alone."""
     waiting, ahead.waiting = ahead.waiting, []
-    sent: list[tuple[Key, Any]] = []
+    sent: list[tuple[_Key, Any]] = []
     main = _cursor(conn)
     try:
         with conn.pipeline():
