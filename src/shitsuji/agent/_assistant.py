@@ -95,6 +95,8 @@ class Assistant:
     notes: ModelNotes = field(default_factory=ModelNotes)
     memories: MemorySource | None = None
     count_index: CountSource | None = None
+    # the count index's read sent ahead of recall, to share its round trip (``Database.ahead``; PostgreSQL)
+    count_ahead: Callable[[ToolContext[Any]], None] | None = None
     summarizer: Summarizer | None = None
     # the speaker's earlier segments for the prompt: by the open label and where the recalled facts were said
     segment_index: Callable[[ToolContext[Any], Sequence[Hit]], Sequence[Segment]] | None = None
@@ -187,7 +189,10 @@ class Assistant:
         """What the prompt says about the speaker and the household (blocking: recall, counts, cards).
 
         The earlier segments are read while a segment is open: its label's and those the facts the
-        prompt shows were said in (their provenance), in the one statement the label's took."""
+        prompt shows were said in (their provenance), in the one statement the label's took. The count
+        index's read is sent ahead: on PostgreSQL it goes in recall's first round trip."""
+        if self.count_index and self.count_ahead:
+            self.count_ahead(ctx)
         memories = select_memories(self.memories(text, ctx), MEMORY_BUDGET) if self.memories else []
         return Known(
             memories,

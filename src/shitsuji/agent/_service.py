@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
@@ -243,7 +243,7 @@ class ChatService:
 
     def begin(
         self,
-        ctx: ToolContext[Any],
+        ctx: ToolContext[Any] | Callable[[], ToolContext[Any]],
         text: str,
         *,
         conversation: str | None = None,
@@ -266,17 +266,19 @@ class ChatService:
         recall), as a channel that claims in a worker thread does, in that one trip. The trip's
         statements (the claim, the conversation, with ``start`` the words and recall) run on one pooled
         connection (``Database.one_connection``), taken once rather than for each: every channel's
-        rule, written here once (docs/benchmarks.md, issue 25: pa27, st28).
+        rule, written here once (docs/benchmarks.md, issue 25: pa27, st28). ``ctx`` may be how to read the
+        member's context (LINE: the member's household, checked): read first, on that connection (pg29).
         """
         said = check_message(text)
-        checked = self.input_filter.check(said, ctx.channel)
-        if self.assistant is None:
-            raise ModelNotConfigured(self.no_model)
         with self.conversations.database.one_connection():
-            claim, found, cards = self._claimed(ctx, conversation, key)
+            member = ctx if isinstance(ctx, ToolContext) else ctx()
+            checked = self.input_filter.check(said, member.channel)
+            if self.assistant is None:
+                raise ModelNotConfigured(self.no_model)
+            claim, found, cards = self._claimed(member, conversation, key)
             untrusted = untrusted or checked.untrusted or bool(images)
             turn = Turn(
-                ctx, found, checked.text, claim, segment, key, untrusted, said, tuple(images), cards=cards
+                member, found, checked.text, claim, segment, key, untrusted, said, tuple(images), cards=cards
             )
             return self.ready(turn) if start else turn
 

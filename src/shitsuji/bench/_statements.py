@@ -56,15 +56,29 @@ class Statements:
     """The statements seen since the last ``mark`` (thread-safe: the pool's connections report here)."""
 
     seen: list[Sent] = field(default_factory=list)
+    # PostgreSQL: the round trips — a ``Query``, or a ``Sync`` ending extended-protocol messages
+    synced: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, sent: Sent) -> None:
         with self._lock:
             self.seen.append(sent)
 
+    def sync(self) -> None:
+        with self._lock:
+            self.synced += 1
+
     def mark(self) -> None:
         with self._lock:
             self.seen.clear()
+            self.synced = 0
+
+    @property
+    def round_trips(self) -> int:
+        """PostgreSQL: the round trips since the last ``mark`` (statements sent together in psycopg's
+        pipeline mode share one Sync, so one trip)."""
+        with self._lock:
+            return self.synced
 
     def snapshot(self) -> list[Sent]:
         with self._lock:
@@ -123,6 +137,9 @@ class _Session:
     def message(self, kind: bytes, body: bytes) -> None:
         if kind == b"Q":
             self.statements.add(Sent(_cstring(body, 0)[0]))
+            self.statements.sync()
+        elif kind == b"S":
+            self.statements.sync()
         elif kind == b"P":
             name, at = _cstring(body, 0)
             self.prepared[name] = _cstring(body, at)[0]

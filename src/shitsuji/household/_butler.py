@@ -33,7 +33,7 @@ from ..store import Database
 from ._anniversary_tools import ANNIVERSARY_TOOLS
 from ._deps import HouseholdDeps, asker_zone
 from ._edit_tools import EDIT_TOOLS
-from ._index import household_now
+from ._index import household_now, household_now_ahead
 from ._money_tools import MONEY_TOOLS
 from ._nisa_tools import NISA_TOOLS
 from ._panels import open_panel
@@ -153,6 +153,9 @@ class Butler:
                 text, ctx.scope, k=RECALLED_MEMORIES, zone=asker_zone(store, ctx)
             ),
             count_index=lambda ctx: household_now(store, ctx.household or "", ctx.user, home=_home(ctx)),
+            count_ahead=lambda ctx: household_now_ahead(
+                store, ctx.household or "", ctx.user, home=_home(ctx)
+            ),
         )
         if modes is not None:
             assistant.modes = dict(modes)

@@ -8,7 +8,7 @@ thousand (see ``prompt_tokens_benchmark``).
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
 from ._anniversaries import COLUMNS as ANNIVERSARY_COLUMNS
@@ -64,6 +64,21 @@ def household_now(
     """
     if home is None or home.name != household:
         home = store.get(household)
-    now = store.clock().astimezone(zone_of(home.time_zone))
+    now = _now(store, home)
     zone = home.time_zone or "server time"
     return f"{now:%Y-%m-%d (%a) %H:%M} {zone} · {count_index(store, household, now.date(), viewer=viewer)}"
+
+
+def household_now_ahead(
+    store: HouseholdStore, household: str, viewer: str, *, home: Household | None
+) -> None:
+    """``household_now``'s one read sent ahead (``HouseholdStore.counts_ahead``), to share the round trip of
+    the next read in this thread's ``one_connection`` block (recall's); nothing without ``home`` as read
+    already (reading it here would be a statement of its own)."""
+    if home is not None and home.name == household:
+        today = _now(store, home).date()
+        store.counts_ahead(household, today, viewer, "anniversaries", ANNIVERSARY_COLUMNS)
+
+
+def _now(store: HouseholdStore, home: Household) -> datetime:
+    return store.clock().astimezone(zone_of(home.time_zone))

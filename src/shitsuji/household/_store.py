@@ -445,13 +445,13 @@ class HouseholdStore:
     ) -> tuple[Counts, list[tuple[Any, ...]]]:
         """``counts`` for ``viewer`` and the rows of ``table`` they see (``columns``, by the same rule), in
         one statement: the count index's line is one round trip. ``table`` and ``columns`` are ours."""
-        sql, params = _counts_sql(household, today, viewer, ", rows_seen.*")
-        seen, scopes = _seen(household, viewer)
-        rows = self._conn.execute(
-            f"{sql} LEFT JOIN (SELECT {columns} FROM {table} WHERE household = ?{seen}) AS rows_seen ON TRUE",
-            (*params, household, *scopes),
-        ).fetchall()
+        rows = self._conn.execute(*_counts_with_sql(household, today, viewer, table, columns)).fetchall()
         return Counts(*rows[0][:6]), [r[6:] for r in rows if r[6] is not None]
+
+    def counts_ahead(self, household: str, today: date, viewer: str, table: str, columns: str) -> None:
+        """``counts_with``'s statement sent ahead (``Database.ahead``): inside a ``one_connection`` block it
+        rides in the round trip of the block's next read, and ``counts_with`` then costs no trip."""
+        self._conn.ahead(*_counts_with_sql(household, today, viewer, table, columns))
 
     def dump(self, household: str) -> dict[str, Any]:
         """Every row of the household as JSON-ready data (what a prompt without an index would carry)."""
@@ -578,6 +578,18 @@ def _counts_sql(
              WHERE household = ? AND spent_on >= ? AND spent_on < ?) AS x,
           (SELECT COUNT(*) AS n FROM recipes WHERE household = ?) AS r""",
         (household, day, *scopes, household, *scopes, household, household, first, following, household),
+    )
+
+
+def _counts_with_sql(
+    household: str, today: date, viewer: str, table: str, columns: str
+) -> tuple[str, tuple[Any, ...]]:
+    """``counts_with``'s one statement: the counts' row joined to the rows of ``table`` ``viewer`` sees."""
+    sql, params = _counts_sql(household, today, viewer, ", rows_seen.*")
+    seen, scopes = _seen(household, viewer)
+    return (
+        f"{sql} LEFT JOIN (SELECT {columns} FROM {table} WHERE household = ?{seen}) AS rows_seen ON TRUE",
+        (*params, household, *scopes),
     )
 
 

@@ -232,9 +232,9 @@ class LineChannel:
 
     def _begin(self, link: Link, text: str, key: str, images: Sequence[Block]) -> Turn:
         """The member's turn claimed and started (``ChatService.begin(start=True)``), in one worker trip
-        (blocking)."""
+        (blocking); the member's context read there too, on the trip's one pooled connection."""
         return self.service.begin(
-            self._context(link),
+            lambda: self._context(link),
             text,
             key=f"line:{key}",
             untrusted=looks_pasted(text),

@@ -437,7 +437,9 @@ class PostgresMemoryStore(MemoryRows):
             params = (model_id, scopes, words, query, len(query), model_id, limit, K1, B)
 
         def search(conn: Any) -> list[tuple[Any, ...]]:
-            rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
+            # the store layer's kept cursor, with the reads sent ahead on this connection (the household's
+            # counts, ``Database.ahead``) in the same round trip
+            rows: list[tuple[Any, ...]] = db.fetch_on(conn, sql, params).fetchall()
             return rows
 
         for signal, memory_id, score, chunk, *_ in self._reading(search):

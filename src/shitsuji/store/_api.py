@@ -61,6 +61,13 @@ class Database(Protocol):
         taken once for a worker thread's trip, not per statement; SQLite: its one connection already)."""
         ...
 
+    def ahead(self, sql: str, params: Params = ()) -> None:
+        """A read this thread's ``one_connection`` block asks for later (``execute`` with the same text and
+        parameters): on PostgreSQL it is sent in the round trip of the block's next read and that later
+        ``execute`` returns its rows without a trip of its own; elsewhere (SQLite, outside a block, a
+        replica in use) nothing happens and the read runs when asked."""
+        ...
+
     def ensure(self, *schemas: Any) -> None: ...
 
     def holder(self) -> str: ...

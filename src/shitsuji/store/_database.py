@@ -21,6 +21,7 @@ Nothing above the store layer knows which engine runs: a ``Database`` is all a s
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import sqlite3
@@ -223,6 +224,9 @@ class SQLiteDatabase(_Schemas):
         """As ``PostgresDatabase.one_connection``: here every statement is on the file's one connection
         already (nothing is taken, no lock is held)."""
         yield
+
+    def ahead(self, sql: str, params: Params = ()) -> None:
+        """As ``PostgresDatabase.ahead``: nothing to send ahead in the process's own file."""
 
     @contextmanager
     def write(self, *, wait: bool = True) -> Iterator[Tx]:
@@ -443,6 +447,8 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+log = logging.getLogger(__name__)
+
 _QMARK = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|\?|%")
 
 
@@ -485,13 +491,92 @@ def adapters_changed(conn: Any) -> None:
 
 
 def _fetch(conn: Any, sql: str, params: Params) -> Rows:
+    return fetch_on(conn, to_postgres(sql), params)
+
+
+def fetch_on(conn: Any, sql: str, params: Params) -> Result:
+    """One statement in psycopg's form (``%s``) on ``conn``'s kept cursor, its rows read in full. A read
+    takes with it, in its round trip, the reads sent ahead on that connection (``PostgresDatabase.ahead``)."""
+    ahead = getattr(conn, _AHEAD, None)
+    if ahead is not None and ahead.waiting and _reads_only(sql):
+        return _with_ahead(conn, ahead, sql, params)
     cur = _cursor(conn)
-    cur.execute(to_postgres(sql), tuple(params))
+    cur.execute(sql, tuple(params))
+    return _result(cur)
+
+
+def _result(cur: Any) -> Result:
     # the result's status, not ``cur.description``: that builds a Column object per column on every
     # statement (10-20 µs of the app's CPU each, measured: docs/benchmarks.md, issue 25 tp25b)
     result = cur.pgresult
     rows = cur.fetchall() if result is not None and result.status == _TUPLES_OK else []
     return Result(rows, cur.rowcount)
+
+
+# the connection's attribute that holds its reads sent ahead (``_Ahead``), while a ``one_connection`` keeps it
+_AHEAD = "_shitsuji_ahead"
+_WRITES_IN = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|COPY)\b", re.IGNORECASE)
+_Key = tuple[str, tuple[Any, ...]]
+
+
+@lru_cache(maxsize=256)
+def _reads_only(sql: str) -> bool:
+    """A statement that only reads: what reads sent ahead may share a round trip with (one transaction
+    until the trip's Sync — a failed read must not undo a write that went with it)."""
+    return is_read(sql) and not _WRITES_IN.search(sql)
+
+
+class _Ahead:
+    """A kept connection's reads asked for ahead: waiting to go with its next read, then answered until
+    the block asks for them (each answer given once)."""
+
+    __slots__ = ("answered", "waiting")
+
+    def __init__(self) -> None:
+        self.waiting: list[_Key] = []
+        self.answered: dict[_Key, Result] = {}
+
+    def answer(self, sql: str, params: Params) -> Result | None:
+        """The rows of ``sql`` with ``params`` read ahead, else None (and it waits no more: it runs now)."""
+        key = _key(sql, params) if self.waiting or self.answered else None
+        if key is None:
+            return None
+        if key in self.waiting:
+            self.waiting.remove(key)
+        return self.answered.pop(key, None)
+
+
+def _key(sql: str, params: Params) -> _Key | None:
+    """A read's key among those sent ahead; None when a parameter is a list (such a read is not sent ahead)."""
+    key = (sql, tuple(params))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _with_ahead(conn: Any, ahead: _Ahead, sql: str, params: Params) -> Result:
+    """``sql`` and the reads waiting ahead on ``conn`` in one round trip: psycopg's pipeline mode sends
+    them together and one Sync at its end. If any fails, the reads ahead are dropped (each runs when
+    asked, as it would have) and ``sql`` runs alone."""
+    waiting, ahead.waiting = ahead.waiting, []
+    sent: list[tuple[_Key, Any]] = []
+    main = _cursor(conn)
+    try:
+        with conn.pipeline():
+            for key in waiting:
+                cur = conn.cursor()
+                cur.execute(to_postgres(key[0]), key[1])
+                sent.append((key, cur))
+            main.execute(sql, tuple(params))
+    except Exception:
+        log.debug("reads sent ahead failed; the statement runs alone", exc_info=True)
+        main.execute(sql, tuple(params))
+        return _result(main)
+    for key, cur in sent:
+        ahead.answered[key] = _result(cur)
+    return _result(main)
 
 
 def use_replica(
@@ -590,6 +675,9 @@ class PostgresDatabase(_Schemas):
         this thread's ``one_connection``, on the connection it keeps."""
         kept = self._kept()
         if kept is not None:
+            ahead: _Ahead | None = None if wrote else getattr(kept, _AHEAD, None)
+            if ahead is not None and (answered := ahead.answer(sql, params)) is not None:
+                return answered
             rows = _run(kept, sql, params, self.where)
             if wrote:
                 self.committed(kept)
@@ -639,7 +727,30 @@ class PostgresDatabase(_Schemas):
             conn = getattr(self._mine, "kept", None) if not depth else None
             if conn is not None:
                 self._mine.kept = None
+                setattr(conn, _AHEAD, None)  # reads sent ahead and not asked for end with the block
                 self._pool.putconn(conn)  # left in a transaction or broken: the pool mends or drops it
+
+    def ahead(self, sql: str, params: Params = ()) -> None:
+        """Inside this thread's ``one_connection``: ``sql`` (a read) goes in the round trip of the block's
+        next read on its connection (psycopg's pipeline mode), and ``execute(sql, params)`` later in the
+        block returns those rows without a trip of its own — two reads from different layers of a worker
+        thread's trip (recall's candidates and the household's counts) in one round trip (docs/benchmarks.md,
+        issue 25 pg29). Nothing outside a block, inside a ``write()``, or while reads may go to a replica;
+        asked for by nobody, it is dropped at the block's end (and was still sent)."""
+        if not getattr(self._mine, "keeping", 0) or getattr(self._mine, "conn", None) is not None:
+            return
+        if replica_of(self.url) is not None or not _reads_only(sql):
+            return
+        key = _key(sql, params)
+        if key is None:  # a list among the parameters: it runs when asked
+            return
+        conn = self._kept()
+        ahead = getattr(conn, _AHEAD, None)
+        if ahead is None:
+            ahead = _Ahead()
+            setattr(conn, _AHEAD, ahead)
+        if key not in ahead.waiting:
+            ahead.waiting.append(key)
 
     @contextmanager
     def write(self) -> Iterator[Tx]:
