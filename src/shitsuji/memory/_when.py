@@ -124,13 +124,28 @@ _JA_DATE: Final = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})日")
 # a month named without a day: "in November", "November 2025", 「11月に」, 「2025年11月」 (not 11月4日,
 # and not 3ヶ月, "three months"); the name capitalised, so the verb "may" is never May
 _EN_MONTH: Final = re.compile(
-    r"\b(?:(?:in|during|since|until|through|of|early|mid|late|last|this)\s+(?P<a>[A-Z][a-z]{2,8})\b(?!\s+\d{1,2}\b)"
+    r"\b(?:(?:in|during|since|until|through|of|early|mid|late|last|this|next)\s+(?P<a>[A-Z][a-z]{2,8})\b(?!\s+\d{1,2}\b)"
     r"(?:,?\s+(?P<ay>\d{4}))?|(?P<b>[A-Z][a-z]{2,8})\s+(?P<by>\d{4})\b)"
 )
 _JA_MONTH: Final = re.compile(r"(?:(\d{4})年)?(?<!\d)(\d{1,2})月(?!\s*\d{1,2}日)")
+# a day and a month's name, either way round: "24 November", "24th of Nov", "Nov. 24th, 2026". Only a
+# month's name is tried as one: any word before a number was once ("booked for 24 November": "for 24"
+# failed the month lookup and took the "24" that "24 November" needed)
+_MONTH_NAME: Final = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _EN_DATE: Final = re.compile(
-    r"\b(?:(\d{1,2})\s+([A-Za-z]{3,9})|([A-Za-z]{3,9})\s+(\d{1,2})(?:st|nd|rd|th)?),?(?:\s+(\d{4}))?\b"
+    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_NAME})\b\.?"
+    rf"|({_MONTH_NAME})\b\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b),?(?:\s+(\d{{4}}))?\b",
+    re.IGNORECASE,
 )
+# A sentence about what is still to come ("we will …", "going to", "planning to", "next …", 予定, つもり,
+# 来月, 今度): a month or a day it names without a year is the next such one, not the latest past one
+_AHEAD: Final = re.compile(
+    r"\b(?:will|shall|going to|gonna|plan(?:s|ning)? (?:to|on)|planning|intends? to|hope to|next(?! to)"
+    r"|upcoming|coming up|due (?:in|on))\b|'ll\b"
+    r"|予定|つもり|来週|来月|来年|今度|これから",
+    re.IGNORECASE,
+)
+_SENTENCE_END: Final = re.compile(r"[.!?。！？\n]")
 
 
 def _count(raw: str) -> int:
@@ -203,8 +218,12 @@ def _relative(m: re.Match[str], today: date, zone: tzinfo) -> Span | None:
         return _days(today - timedelta(days=back), 1, zone)
     if g["season"]:
         start = _SEASONS[g["sname"].lower()] if g["sname"] else _JA_SEASONS[g["jname"]]
-        last = (g["which"] or "").lower() == "last" or g["jwhich"] in ("去年", "昨年")
-        return _season(today.year - (1 if last else 0), start, zone)
+        if (g["which"] or "").lower() == "last":  # "last summer": the latest one that has ended
+            year = today.year  # (asked in December 2026, 2026's; 去年の夏 is 2025's)
+            while _season(year, start, zone)[1].date() > today:
+                year -= 1
+            return _season(year, start, zone)
+        return _season(today.year - (1 if g["jwhich"] in ("去年", "昨年") else 0), start, zone)
     n = _count(m.group(_NUM_GROUP_AGO) or m.group(_NUM_GROUP_JAGO) or "1")
     unit = (g["unit"] or g["junit"] or "").lower()
     if unit in ("day", "日"):
@@ -317,14 +336,40 @@ def _plans_ahead(m: re.Match[str], asks_advice: bool) -> bool:
 
 
 def asked_span(query: str, now: datetime, zone: tzinfo = UTC) -> Span | None:
-    """The span of the asker's calendar the question names ("last month", 先週, 去年の夏), or None.
+    """The span of the asker's calendar the question names ("last month", 先週, 去年の夏, "in June",
+    「3月に」), or None.
 
     A time word that qualifies what the asker plans ("a show to watch tonight", 今夜観る映画の
     おすすめ: ``_plans_ahead``) is no span: the answer is what they like, said whenever. Until
     issue 23 (sg26) "tonight" put everything said that evening first for such a question (pooled
-    LongMemEval dev: its answer session, said two days before, was 27th)."""
+    LongMemEval dev: its answer session, said two days before, was 27th).
+
+    A month named without a day is that month, read as in a memory (``_named_months``): the latest
+    one up to this month, or in a question about what is to come ("what will we do in March?",
+    「3月の予定は？」) the next; within a year the question names (今年の4月, "in April last year"),
+    that year's. Until issue 23 (tw29) it was no span: 「3月にどこで外食したっけ？」 found every March."""
+    today = now.astimezone(zone).date()
     found = _span_words(query)
-    return None if found is None else _relative(found, now.astimezone(zone).date(), zone)
+    named = _asked_month(query, today)
+    if named is None:
+        return None if found is None else _relative(found, today, zone)
+    year, month = named[1:]
+    if found is not None:
+        g = found.groupdict()
+        if not (g["lastyear"] or g["thisyear"]):  # "last week in March": the narrower words
+            return _relative(found, today, zone)
+        year = today.year - (1 if g["lastyear"] else 0)
+    return _month(year, month, 1, zone)
+
+
+def _asked_month(query: str, today: date) -> tuple[re.Match[str], int, int] | None:
+    """The first month the question names without a day: its words, year and number; none when
+    the question asks for advice ("ideas for a trip in March?": a month to plan for)."""
+    if _ASKS_ADVICE.search(query):  # a month to plan for: ``_plans_ahead``'s rule
+        return None
+    for words, year, month in _month_words(query):
+        return words, _year_of(year, month, today, _ahead(query, words.start())), month
+    return None
 
 
 def _span_words(query: str) -> re.Match[str] | None:
@@ -335,8 +380,15 @@ def _span_words(query: str) -> re.Match[str] | None:
 
 def without_span(query: str) -> str:
     """``query`` without the words that name its span: "what did I buy last week?" -> "what did I buy ?"."""
-    found = _span_words(query)
-    return query if found is None else f"{query[: found.start()]} {query[found.end() :]}"
+    cuts = sorted((m.start(), m.end()) for m in (_span_words(query), _month_match(query)) if m is not None)
+    for start, end in reversed(cuts):  # both are cut, the later first
+        query = f"{query[:start]} {query[end:]}"
+    return query
+
+
+def _month_match(query: str) -> re.Match[str] | None:
+    """The words of the first month ``query`` names without a day, if it names one."""
+    return next((m for m, _, _ in _month_words(query)), None)
 
 
 def mentioned_spans(text: str, said: datetime, zone: tzinfo = UTC) -> Iterator[Span]:
@@ -354,36 +406,62 @@ def mentioned_spans(text: str, said: datetime, zone: tzinfo = UTC) -> Iterator[S
 
 def _named_months(text: str, today: date) -> Iterator[tuple[int, int]]:
     """Months named without a day (``_EN_MONTH``, ``_JA_MONTH``); without a year, the latest such
-    month up to ``today``'s ("in November" said in January is last year's November)."""
+    month up to ``today``'s ("in November" said in January is last year's November), or in a
+    sentence about what is to come (``_AHEAD``), the next from ``today``'s on (「11月に京都へ行く予定」
+    and "a wedding in November we will go to", said in October, are this November)."""
+    for m, year, month in _month_words(text):
+        yield _year_of(year, month, today, _ahead(text, m.start())), month
+
+
+def _month_words(text: str) -> Iterator[tuple[re.Match[str], str | None, int]]:
+    """The words of each month named without a day, its year as written (or None), and its number."""
     for m in _EN_MONTH.finditer(text):
         name, year = (m.group("a"), m.group("ay")) if m.group("a") else (m.group("b"), m.group("by"))
         month = _MONTHS.get(name.lower())
         if month is not None:
-            yield _year_of(year, month, today), month
+            yield m, year, month
     for m in (
         _JA_MONTH.finditer(text) if "月" in text else ()
     ):  # the scan costs as much as ``_RELATIVE``'s now
         if 1 <= (month := int(m.group(2))) <= 12:
-            yield _year_of(m.group(1), month, today), month
+            yield m, m.group(1), month
 
 
-def _year_of(year: str | None, month: int, today: date) -> int:
+def _ahead(text: str, at: int) -> bool:
+    """Whether the sentence around ``text[at]`` is about what is still to come (``_AHEAD``)."""
+    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
+    end = _SENTENCE_END.search(text, at)
+    return _AHEAD.search(text, start, len(text) if end is None else end.start()) is not None
+
+
+def _year_of(year: str | None, month: int, today: date, ahead: bool = False) -> int:
     if year is not None:
         return int(year)
+    if ahead:
+        return today.year if month >= today.month else today.year + 1
     return today.year if month <= today.month else today.year - 1
 
 
 def _dates(text: str, today: date) -> Iterator[date]:
-    """Calendar dates written out: 2026-12-04, 2026/12/4, 12月4日, 2026年12月4日, 4 December, Dec 4th 2026."""
+    """Calendar dates written out: 2026-12-04, 2026/12/4, 12月4日, 2026年12月4日, 4 December, Dec 4th 2026.
+
+    A day without a year is this year's, or in a sentence about what is to come (``_AHEAD``) the
+    next such day from ``today`` on ("we will fly home on 4 January", said in December, is next year's)."""
     for m in _ISO.finditer(text):
         yield from _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     for m in _JA_DATE.finditer(text) if "月" in text else ():
-        yield from _valid(int(m.group(1) or today.year), int(m.group(2)), int(m.group(3)))
+        yield from _this_or_next(m.group(1), int(m.group(2)), int(m.group(3)), today, text, m.start())
     for m in _EN_DATE.finditer(text):
         day, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        month = _MONTHS.get(name.lower())
-        if month is not None:
-            yield from _valid(int(m.group(5) or today.year), month, int(day))
+        yield from _this_or_next(m.group(5), _MONTHS[name.lower()], int(day), today, text, m.start())
+
+
+def _this_or_next(year: str | None, month: int, day: int, today: date, text: str, at: int) -> Iterator[date]:
+    if year is not None:
+        yield from _valid(int(year), month, day)
+        return
+    ahead = _ahead(text, at) and (month, day) < (today.month, today.day)
+    yield from _valid(today.year + (1 if ahead else 0), month, day)
 
 
 def _valid(year: int, month: int, day: int) -> Iterator[date]:
