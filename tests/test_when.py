@@ -425,3 +425,106 @@ def test_a_span_whose_words_start_long_before_their_time_word(
     said = _utc(2026, 11, 18)
     for text in (words, f"Well, {words}, as I said", f"そう、{words}"):
         assert list(mentioned_spans(text, said))[:1] == [span], text
+
+
+# issue 23 (tw29): bugs the time-question set (``bench time``) found in reading dates and spans
+
+
+def test_a_day_and_month_are_read_after_a_word_that_is_no_month() -> None:
+    said = datetime(2026, 11, 10, 9, tzinfo=UTC)
+    for text in (
+        "Dentist check-up booked for 24 November at 9am.",  # "for 24" once took the "24"
+        "Tuesday 24 November: parents' evening",
+        "Set for 24th of Nov.",
+        "歯医者の定期検診は11月24日の9時",
+    ):
+        assert [s[0] for s in mentioned_spans(text, said, UTC)] == [datetime(2026, 11, 24, tzinfo=UTC)], text
+    assert list(mentioned_spans("We paid for 24 tickets", said, UTC)) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "now", "start"),
+    [  # "last <season>": the latest that has ended; 去年の<season>: last calendar year's
+        ("where did we go last summer?", tokyo(2026, 12, 3, 8), tokyo(2026, 6, 1)),
+        ("where did we go last summer?", tokyo(2026, 7, 20, 8), tokyo(2025, 6, 1)),
+        ("what did we do last winter?", tokyo(2027, 1, 10, 8), tokyo(2025, 12, 1)),
+        ("what did we do last winter?", tokyo(2027, 3, 10, 8), tokyo(2026, 12, 1)),
+        ("去年の夏はどこに行った？", tokyo(2026, 12, 3, 8), tokyo(2025, 6, 1)),
+        ("去年の冬は何をした？", tokyo(2027, 1, 10, 8), tokyo(2026, 12, 1)),
+    ],
+)
+def test_last_season_is_the_latest_that_has_ended(question: str, now: datetime, start: datetime) -> None:
+    span = asked_span(question, now, TOKYO)
+    assert span is not None and span[0] == start and (span[1] - span[0]).days in (89, 90, 92)
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "month"),
+    [  # a month (or a day) named without a year: the next one in a sentence about what is to come
+        ("11月の三連休に京都へ紅葉を見に行く予定。", tokyo(2026, 10, 20, 21), tokyo(2026, 11, 1)),
+        ("We are going to Bath for a wedding in November.", tokyo(2026, 10, 20, 21), tokyo(2026, 11, 1)),
+        ("We will fly home in January", tokyo(2026, 12, 20, 9), tokyo(2027, 1, 1)),
+        ("1月に実家へ帰るつもり", tokyo(2026, 12, 20, 9), tokyo(2027, 1, 1)),
+        ("Planning to see the cherry blossoms next April", tokyo(2026, 12, 20, 9), tokyo(2027, 4, 1)),
+        # ... and the latest one in any other sentence, though the next one talks of plans
+        (
+            "We went to Bath in November. We will go to Rome next year.",
+            tokyo(2026, 10, 20, 21),
+            tokyo(2025, 11, 1),
+        ),
+        ("11月に京都へ行った", tokyo(2026, 10, 20, 21), tokyo(2025, 11, 1)),
+    ],
+)
+def test_a_month_in_a_plan_is_the_next_one(text: str, said: datetime, month: datetime) -> None:
+    (span,) = mentioned_spans(text, said, TOKYO)
+    assert span[0] == month
+
+
+def test_a_day_in_a_plan_is_the_next_one() -> None:
+    said = tokyo(2026, 12, 20, 9)
+    for text in ("We will fly home on 4 January", "1月4日に帰省する予定"):
+        assert [s[0] for s in mentioned_spans(text, said, TOKYO)] == [tokyo(2027, 1, 4)], text
+    for text in ("The boiler was serviced on 4 January", "1月4日に初詣に行った"):  # this year's
+        assert [s[0] for s in mentioned_spans(text, said, TOKYO)] == [tokyo(2026, 1, 4)], text
+
+
+@pytest.mark.parametrize(
+    ("question", "month"),
+    [  # asked on 1 December 2026 in Tokyo
+        ("3月にどこで外食したっけ？", tokyo(2026, 3, 1)),
+        ("How did my race in June go?", tokyo(2026, 6, 1)),
+        ("what did we do in December?", tokyo(2026, 12, 1)),
+        ("今年の4月には何をした？", tokyo(2026, 4, 1)),  # 今年 alone is the whole year
+        ("去年の4月には何をした？", tokyo(2025, 4, 1)),
+        ("2024年3月に引っ越した先は？", tokyo(2024, 3, 1)),
+        ("What will we do in March?", tokyo(2027, 3, 1)),  # a question about what is to come
+        ("3月の予定は？", tokyo(2027, 3, 1)),
+    ],
+)
+def test_a_month_named_in_a_question_is_its_span(question: str, month: datetime) -> None:
+    span = asked_span(question, NOW, TOKYO)
+    assert span is not None and span[0] == month and span[1].day == 1 and (span[1] - span[0]).days in (30, 31)
+
+
+def test_a_month_in_a_request_for_ideas_is_no_span() -> None:
+    for question in ("any ideas for a trip in March?", "3月の旅行のおすすめは？"):
+        assert asked_span(question, NOW, TOKYO) is None
+
+
+def test_a_named_month_s_words_are_no_question_words() -> None:
+    assert without_span("How did my race in June go?").split() == ["How", "did", "my", "race", "go?"]
+    assert without_span("今年の4月には何をした？") == " の には何をした？"
+
+
+def test_a_month_named_in_a_question_finds_what_was_said_in_it(fixed: MemoryEngine) -> None:
+    march = _said(fixed, "ユイの誕生日に銀座のフレンチでお祝いした", tokyo(2026, 3, 8, 12))
+    later = _said(fixed, "駅前の新しいイタリアンで外食した", tokyo(2026, 10, 10, 19))
+    assert fixed.recall("3月にどこで外食したっけ？", SCOPE, zone=TOKYO)[0].memory.id == march
+    race = _said(fixed, "The half marathon race went well: 1:52, a personal best", tokyo(2026, 6, 14, 10))
+    other = _said(fixed, "The race in the park did not go well: I cramped halfway", tokyo(2026, 9, 2, 10))
+    assert fixed.recall("How did my race in June go?", SCOPE, zone=TOKYO)[0].memory.id == race
+    plain = MemoryEngine(
+        fixed.store, fixed.embedder, clock=fixed.clock, weights=RecallWeights(favour_span=False)
+    )
+    assert plain.recall("3月にどこで外食したっけ？", SCOPE, zone=TOKYO)[0].memory.id == later
+    assert plain.recall("How did my race in June go?", SCOPE, zone=TOKYO)[0].memory.id == other

@@ -124,7 +124,7 @@ _JA_DATE: Final = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})日")
 # a month named without a day: "in November", "November 2025", 「11月に」, 「2025年11月」 (not 11月4日,
 # and not 3ヶ月, "three months"); the name capitalised, so the verb "may" is never May
 _EN_MONTH: Final = re.compile(
-    r"\b(?:(?:in|during|since|until|through|of|early|mid|late|last|this|next)\s+(?P<a>[A-Z][a-z]{2,8})\b(?!\s+\d{1,2}\b)"
+    r"\b(?:(?:in|during|since|until|through|(?<!\d(?:st|nd|rd|th)\s)of|early|mid|late|last|this|next)\s+(?P<a>[A-Z][a-z]{2,8})\b(?!\s+\d{1,2}\b)"
     r"(?:,?\s+(?P<ay>\d{4}))?|(?P<b>[A-Z][a-z]{2,8})\s+(?P<by>\d{4})\b)"
 )
 _JA_MONTH: Final = re.compile(r"(?:(\d{4})年)?(?<!\d)(\d{1,2})月(?!\s*\d{1,2}日)")
