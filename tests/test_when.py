@@ -528,3 +528,8 @@ def test_a_month_named_in_a_question_finds_what_was_said_in_it(fixed: MemoryEngi
     )
     assert plain.recall("3月にどこで外食したっけ？", SCOPE, zone=TOKYO)[0].memory.id == later
     assert plain.recall("How did my race in June go?", SCOPE, zone=TOKYO)[0].memory.id == other
+
+
+def test_several_months_named_in_a_question_span_the_first_to_the_last() -> None:
+    for question in ("1月と3月に読み終えた本は？", "the novels I finished in January and in March?"):
+        assert asked_span(question, NOW, TOKYO) == (tokyo(2026, 1, 1), tokyo(2026, 4, 1)), question

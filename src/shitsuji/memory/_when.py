@@ -145,7 +145,9 @@ _AHEAD: Final = re.compile(
     r"|予定|つもり|来週|来月|来年|今度|これから",
     re.IGNORECASE,
 )
-_SENTENCE_END: Final = re.compile(r"[.!?。！？\n]")
+# where the words that date a month end: a sentence, or in English a clause (", but … on my next flight"
+# says nothing of "on February 10th" before it; Japanese puts 予定 last, after any 、)
+_SENTENCE_END: Final = re.compile(r"[.!?;。！？\n]|,\s")
 
 
 def _count(raw: str) -> int:
@@ -347,29 +349,31 @@ def asked_span(query: str, now: datetime, zone: tzinfo = UTC) -> Span | None:
     A month named without a day is that month, read as in a memory (``_named_months``): the latest
     one up to this month, or in a question about what is to come ("what will we do in March?",
     「3月の予定は？」) the next; within a year the question names (今年の4月, "in April last year"),
-    that year's. Until issue 23 (tw29) it was no span: 「3月にどこで外食したっけ？」 found every March."""
+    that year's; several months, the first to the last. Until issue 23 (tw29) it was no span:
+    「3月にどこで外食したっけ？」 found every March."""
     today = now.astimezone(zone).date()
     found = _span_words(query)
-    named = _asked_month(query, today)
-    if named is None:
+    named = _asked_months(query, today)
+    if not named:
         return None if found is None else _relative(found, today, zone)
-    year, month = named[1:]
     if found is not None:
         g = found.groupdict()
         if not (g["lastyear"] or g["thisyear"]):  # "last week in March": the narrower words
             return _relative(found, today, zone)
-        year = today.year - (1 if g["lastyear"] else 0)
-    return _month(year, month, 1, zone)
+        named = [(today.year - (1 if g["lastyear"] else 0), month) for _, month in named]
+    spans = [_month(year, month, 1, zone) for year, month in named]
+    return min(s[0] for s in spans), max(s[1] for s in spans)  # 「1月と3月」: January to March
 
 
-def _asked_month(query: str, today: date) -> tuple[re.Match[str], int, int] | None:
-    """The first month the question names without a day: its words, year and number; none when
-    the question asks for advice ("ideas for a trip in March?": a month to plan for)."""
+def _asked_months(query: str, today: date) -> list[tuple[int, int]]:
+    """The months the question names without a day (year, number); none when the question asks for
+    advice ("ideas for a trip in March?": a month to plan for)."""
     if _ASKS_ADVICE.search(query):  # a month to plan for: ``_plans_ahead``'s rule
-        return None
-    for words, year, month in _month_words(query):
-        return words, _year_of(year, month, today, _ahead(query, words.start())), month
-    return None
+        return []
+    return [
+        (_year_of(year, month, today, _ahead(query, words.start())), month)
+        for words, year, month in _month_words(query)
+    ]
 
 
 def _span_words(query: str) -> re.Match[str] | None:
@@ -428,7 +432,8 @@ def _month_words(text: str) -> Iterator[tuple[re.Match[str], str | None, int]]:
 
 
 def _ahead(text: str, at: int) -> bool:
-    """Whether the sentence around ``text[at]`` is about what is still to come (``_AHEAD``)."""
+    """Whether the sentence (the clause in English) around ``text[at]`` is about what is still to
+    come (``_AHEAD``)."""
     start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
     end = _SENTENCE_END.search(text, at)
     return _AHEAD.search(text, start, len(text) if end is None else end.start()) is not None
