@@ -133,9 +133,9 @@ _JA_MONTH: Final = re.compile(r"(?:(\d{4})年)?(?<!\d)(\d{1,2})月(?!\s*\d{1,2}�
 # failed the month lookup and took the "24" that "24 November" needed)
 _MONTH_NAME: Final = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _EN_DATE: Final = re.compile(
-    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_NAME})\b\.?"
-    rf"|({_MONTH_NAME})\b\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b),?(?:\s+(\d{{4}}))?\b",
-    re.IGNORECASE,
+    rf"\b(?=\d|[A-Za-z]{{3,9}}\.?\s+\d)"  # names tried only beside a number, in any case: ~1.1x the cost
+    rf"(?:(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?((?i:{_MONTH_NAME}))\b\.?"  # of any word there
+    rf"|((?i:{_MONTH_NAME}))\b\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b),?(?:\s+(\d{{4}}))?\b",
 )
 # A sentence about what is still to come ("we will …", "going to", "planning to", "next …", 予定, つもり,
 # 来月, 今度): a month or a day it names without a year is the next such one, not the latest past one
