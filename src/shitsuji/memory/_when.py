@@ -323,20 +323,30 @@ def asked_span(query: str, now: datetime, zone: tzinfo = UTC) -> Span | None:
     おすすめ: ``_plans_ahead``) is no span: the answer is what they like, said whenever. Until
     issue 23 (sg26) "tonight" put everything said that evening first for such a question (pooled
     LongMemEval dev: its answer session, said two days before, was 27th)."""
-    found = _span_words(query)
-    return None if found is None else _relative(found, now.astimezone(zone).date(), zone)
+    found = span_words(query)
+    return None if found is None else span_named(found, now, zone)
 
 
-def _span_words(query: str) -> re.Match[str] | None:
+def span_words(query: str) -> re.Match[str] | None:
     """The time words of ``query`` that name its span (``asked_span``), or None."""
     advice = _ASKS_ADVICE.search(query) is not None
     return next((m for m in _relative_matches(query) if not _plans_ahead(m, advice)), None)
 
 
+def span_named(found: re.Match[str], now: datetime, zone: tzinfo = UTC) -> Span | None:
+    """The span the time words ``found`` (``span_words``) name, seen from ``now`` in ``zone``."""
+    return _relative(found, now.astimezone(zone).date(), zone)
+
+
 def without_span(query: str) -> str:
     """``query`` without the words that name its span: "what did I buy last week?" -> "what did I buy ?"."""
-    found = _span_words(query)
-    return query if found is None else f"{query[: found.start()]} {query[found.end() :]}"
+    found = span_words(query)
+    return query if found is None else without_words(found)
+
+
+def without_words(found: re.Match[str]) -> str:
+    """The text ``found`` was found in (``span_words``), without it."""
+    return f"{found.string[: found.start()]} {found.string[found.end() :]}"
 
 
 def mentioned_spans(text: str, said: datetime, zone: tzinfo = UTC) -> Iterator[Span]:
