@@ -47,6 +47,8 @@ def japanese_meaning_words(question: str) -> list[str]:
 
 def _tails(run: str, words: list[Word]) -> list[str]:
     """What follows each word in ``run`` up to the next one: its particles, auxiliaries and light words."""
+    if not words:  # 札幌に行ったのは誰: a name, a light verb, a pronoun
+        return []
     spans: list[tuple[int, int]] = []
     at = 0
     for word in words:
