@@ -47,6 +47,16 @@ def test_the_words_are_the_questions_japanese_content_words() -> None:
     assert japanese_meaning_words("好きじゃない野菜は？") == ["野菜"]
 
 
+def test_a_question_without_content_words_is_embedded_as_typed(use: USEEmbedder) -> None:  # noqa: F811
+    # 札幌 is a name, 行っ leans on another word (非自立可能), 誰 is a pronoun: no word is left. Until
+    # issue 23 (fl29) the empty list failed (``_tails``) and recall answered by keywords alone (32 of
+    # ``bench latency``'s first 300 questions: "{place}に行ったのは誰？")
+    question = "札幌に行ったのは誰？"
+    assert japanese_meaning_words(question) == []
+    assert kanji_spelling(question) is None
+    assert np.array_equal(question_vector(use, question), use.embed_query(question))
+
+
 def test_the_words_move_only_a_japanese_questions_vector(use: USEEmbedder) -> None:  # noqa: F811
     english = "Where is the spare key?"  # lo27's rule, its Latin words only: the Japanese words add nothing
     # (close, not equal: the first call embeds the words in its batch, the second has them kept)

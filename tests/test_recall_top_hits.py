@@ -10,6 +10,7 @@ winner unread.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -262,32 +263,38 @@ def learnt(memories: dict[str, Memory]) -> RowFacts:
     return facts
 
 
-def test_known_english_notes_are_not_read_for_a_japanese_notes_bound() -> None:
-    # the first case again, every row's facts known (issue 23 fl28): the English notes' vector shares
-    # cannot be scaled by ``cross_script``, so fewer of them can reach the Japanese note's score; the
-    # Japanese note keeps its factor (a bound that dropped it leaves the winner unread)
-    notes, ranked = japanese_note_case()
-    _, _, blind = both("what does Ben like to drink", ranked, notes, k=1)
-    every, top, rows = both("what does Ben like to drink", ranked, notes, k=1, facts=learnt(notes))
-    assert top == every
-    assert top[0][0] == "ja"
-    assert rows.read < blind.read
-
-
-def test_known_old_notes_are_bounded_by_their_age_and_a_fresh_one_still_wins() -> None:
-    # fifty old notes match better than the fresh one by fused score; with their age known, their
-    # recency factor is theirs (x 1.0), not the largest (x 1.1), and most are not read — while the
-    # fresh note, known too, keeps its own x 1.1 and wins
+def old_notes_case() -> tuple[dict[str, Memory], dict[str, list[Match]]]:
+    """Fifty old notes that match better than a fresh one by fused score."""
     notes = {f"old{i}": memory(f"old{i}", f"Ben likes tea, version {i}", age_days=2000.0) for i in range(50)}
     notes["fresh"] = memory("fresh", "Ben now likes hojicha", age_days=0.0)
     ranked = {
         "keyword": [Match("fresh", 4.9)] + [Match(f"old{i}", 5.0 - i * 0.01) for i in range(50)],
         "vector": [Match("fresh", 0.5)] + [Match(f"old{i}", 0.5 - i * 0.005) for i in range(50)],
     }
-    _, _, blind = both("what tea does Ben like", ranked, notes, k=1)
-    every, top, rows = both("what tea does Ben like", ranked, notes, k=1, facts=learnt(notes))
+    return notes, ranked
+
+
+@pytest.mark.parametrize(
+    ("case", "question", "winner"),
+    [
+        # the first case again (issue 23 fl28): the English notes' vector shares cannot be scaled by
+        # ``cross_script``, so fewer of them can reach the Japanese note's score; the Japanese note keeps
+        # its factor (a bound that dropped it leaves the winner unread)
+        (japanese_note_case, "what does Ben like to drink", "ja"),
+        # the old notes' recency factor is theirs (x 1.0), not the largest (x 1.1), and most are not
+        # read — while the fresh note, known too, keeps its own x 1.1 and wins
+        (old_notes_case, "what tea does Ben like", "fresh"),
+    ],
+)
+def test_known_rows_are_bounded_by_their_own_facts_and_the_winner_still_read(
+    case: Callable[[], tuple[dict[str, Memory], dict[str, list[Match]]]], question: str, winner: str
+) -> None:
+    # every row's fixed facts known: fewer rows are read than without them, the same first hit
+    notes, ranked = case()
+    _, _, blind = both(question, ranked, notes, k=1)
+    every, top, rows = both(question, ranked, notes, k=1, facts=learnt(notes))
     assert top == every
-    assert top[0][0] == "fresh"
+    assert top[0][0] == winner
     assert rows.read < blind.read
 
 

@@ -6,14 +6,14 @@ what ``top_hits``' first read takes, on the first N ``bench latency`` queries of
 import statistics, sys
 sys.argv = [*sys.argv[:3], "0"]
 exec(open("/work/wt-fl27/scripts/experiments/fl27_rank_ab.py").read().split("cpu = {")[0])
-from shitsuji.memory._rank import Bounds
+from shitsuji.memory._rank import Bounds, Question
 need, first, total = [], [], []
 for query, asked, ranked in lists:
     ids = list({x.memory_id for matches in ranked.values() for x in matches})
     memories, vectors = read(ids)
     hits = rank_candidates(Candidates(query, asked, ranked, memories, vectors, chain), now, weights)
     cut = hits[9].score
-    b = Bounds.of(query, ranked, chain, weights)
+    b = Bounds.of(Question.of(query, now, weights), ranked, chain)
     need.append(sum(v >= cut for v in b.most.values()))
     c0 = b.first_cut(10)
     first.append(sum(v >= c0 for v in b.most.values()))

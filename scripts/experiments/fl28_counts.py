@@ -18,7 +18,7 @@ engine.recall("warm-up", SCOPE, k=10)
 n = int(sys.argv[2])
 count = {"rows": 0, "reads": 0, "fused": 0, "spans": 0, "candidates": 0}
 per: list[dict[str, int]] = []
-plain_read, plain_fuse, plain_span, plain_top = store.memories_with_vectors, rank.fuse, rank.asked_span, rank.top_hits
+plain_read, plain_fuse, plain_span, plain_top = store.memories_with_vectors, rank.fuse, rank.span_words, rank.top_hits
 
 
 def read(ids, model):  # type: ignore[no-untyped-def]
@@ -44,7 +44,7 @@ def top(text, asked, ranked, *a, **kw):  # type: ignore[no-untyped-def]
 
 
 store.memories_with_vectors = read  # type: ignore[method-assign]
-rank.fuse, rank.asked_span, rank.top_hits = fuse, span, top
+rank.fuse, rank.span_words, rank.top_hits = fuse, span, top
 import shitsuji.memory._engine as eng  # noqa: E402
 
 eng.top_hits = top

@@ -69,7 +69,7 @@ def japanese_meaning_words(question: str) -> list[str]:
 
 def _tails(run: str, words: list[Word]) -> list[str]:
     """What follows each word in ``run`` up to the next one: its particles, auxiliaries and light words."""
-    if not words:  # a run of only particles or light words (ねえ、…, どこで of ChikaはどこでWork…)
+    if not words:  # a run of only particles, names or light words (ねえ、…, 札幌に行ったのは誰)
         return []
     spans: list[tuple[int, int]] = []
     at = 0

@@ -49,7 +49,7 @@ from ._said import said_terms, said_zone
 from ._several import several_weights
 from ._slots import Match
 from ._text import CJK, terms
-from ._when import Span, asked_span, favour_span, without_span
+from ._when import Span, favour_span, span_named, span_words, without_words
 
 _HIRAGANA = re.compile(r"[ぁ-ゖー]+")
 CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memory
@@ -101,14 +101,39 @@ def _held(
     return fold_kana(held)
 
 
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What ranking reads from the question's text, found once a question and passed down: ``top_hits``
+    bounds the candidates (``Bounds.of``) and ranks them (``_ranked``), perhaps several times, all from
+    this one, so they cannot disagree.
+
+    ``weights``: the weights this question is ranked with; ``span``: the span of the asker's calendar it
+    names (``asked_span``: ~0.2 ms a question), and ``rest`` its text without the words naming it.
+    """
+
+    text: str
+    weights: RecallWeights
+    span: Span | None
+    rest: str
+
+    @staticmethod
+    def of(text: str, now: datetime, w: RecallWeights, zone: tzinfo = UTC) -> Question:
+        # the weights adapted to what the question asks for: each such rule applies here, and only here
+        weights = several_weights(text, w)
+        found = span_words(text)
+        if found is None:
+            return Question(text, weights, None, text)
+        return Question(text, weights, span_named(found, now, zone), without_words(found))
+
+
 def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo = UTC) -> list[Hit]:
     """Every visible candidate as a ``Hit``, best first, as recall answers (take the first k)."""
-    return _ranked(c, now, w, zone, asked_span(c.text, now, zone))
+    return _ranked(c, now, Question.of(c.text, now, w, zone), zone)
 
 
-def _ranked(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo, span: Span | None) -> list[Hit]:
-    """``rank_candidates`` with the question's span already found (``asked_span``: ~0.2 ms a question)."""
-    w = several_weights(c.text, w)
+def _ranked(c: Candidates, now: datetime, q: Question, zone: tzinfo) -> list[Hit]:
+    """``rank_candidates`` with what it reads from the question already found (``q``, of ``c.text``)."""
+    w = q.weights
     japanese = CJK.search(c.text) is not None
     keyword, vector = c.ranked.get("keyword"), c.ranked.get("vector")
     scale: dict[str, dict[str, float]] = {}
@@ -124,15 +149,16 @@ def _ranked(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo, span: 
     fused = fuse(c.ranked, _signal_weights(japanese, w), scale, standout=w.standout, only=c.memories)
     distances = {s: d for d, s in enumerate(c.chain)}
     hits = weigh(fused, c.memories, distances, now, w, asks_for_now=asks_for_now(c.text), vectors=c.vectors)
-    if span is not None:
-        hits = favour_span(hits, span, w, zone, holds_question_words(c.text))
+    if q.span is not None:
+        hits = favour_span(hits, q.span, w, zone, holds_question_words(q.rest))
     return hits
 
 
-def holds_question_words(text: str) -> Callable[[Hit], bool]:
-    """Whether a hit holds one of the question's words, its time words aside (``favour_span``): the
-    terms ``held_terms`` finds, but no hiragana-only bigram (った, のは: endings and particles)."""
-    wanted = fold_kana(t for t in terms(without_span(text)) if not _HIRAGANA.fullmatch(t))
+def holds_question_words(rest: str) -> Callable[[Hit], bool]:
+    """Whether a hit holds one of the question's words, its time words aside (``rest``, the question
+    without them: ``favour_span``): the terms ``held_terms`` finds, but no hiragana-only bigram (った,
+    のは: endings and particles)."""
+    wanted = fold_kana(t for t in terms(rest) if not _HIRAGANA.fullmatch(t))
     return lambda hit: not wanted.isdisjoint(held_terms(hit.memory))
 
 
@@ -165,14 +191,14 @@ def top_hits(
     (``favour_span`` puts any hit inside the span first, whatever its score).
     """
     ids = list(dict.fromkeys(m.memory_id for matches in ranked.values() for m in matches))
-    span = asked_span(text, now, zone)
-    found = None if span is not None else Bounds.of(text, ranked, chain, w, facts, now)
+    q = Question.of(text, now, w, zone)
+    found = None if q.span is not None else Bounds.of(q, ranked, chain, facts, now)
     if found is None:
         memories, vectors = read(ids)
         if facts is not None:
             facts.learn(memories.values())
-        return _ranked(Candidates(text, asked, ranked, memories, vectors, chain), now, w, zone, span)[:k]
-    window = max(k, w.versions_window)
+        return _ranked(Candidates(text, asked, ranked, memories, vectors, chain), now, q, zone)[:k]
+    window = max(k, q.weights.versions_window)
     most = found.most
     order = sorted(ids, key=most.__getitem__, reverse=True)
     memories, vectors = {}, {}
@@ -191,7 +217,7 @@ def top_hits(
         memories.update(more)
         vectors.update(more_vectors)
         done = end
-        hits = _ranked(Candidates(text, asked, ranked, memories, vectors, chain), now, w, zone, None)
+        hits = _ranked(Candidates(text, asked, ranked, memories, vectors, chain), now, q, zone)
         # the window's lowest score (``prefer_newer`` only lowers scores inside it, and only reorders
         # it): each of the whole ranking's first ``window`` scores at least this much before weighing
         cut = hits[window - 1].score if len(hits) >= window else -math.inf
@@ -215,19 +241,19 @@ class Bounds:
 
     @staticmethod
     def of(
-        text: str,
+        q: Question,
         ranked: dict[str, list[Match]],
         chain: Sequence[str],
-        w: RecallWeights,
         facts: RowFacts | None = None,
         now: datetime | None = None,
     ) -> Bounds | None:
-        """The bounds, or None when a weight is outside the ranges where they hold (a negative one).
+        """The bounds for the question ``q`` (ranked with ``q.weights``), or None when a weight is outside
+        the ranges where they hold (a negative one).
 
         A candidate whose fixed facts are known (``facts``, at ``now``) is bounded by its own script,
         recency and scope factors instead of the largest ones (only importance can still rise).
         """
-        w = several_weights(text, w)  # the weights ``rank_candidates`` ranks this question with
+        text, w = q.text, q.weights
         japanese = CJK.search(text) is not None
         signal = _signal_weights(japanese, w)
         recency = w.now_recency_weight if asks_for_now(text) else w.recency_weight

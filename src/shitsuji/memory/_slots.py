@@ -15,6 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 G = TypeVar("G", bound=np.generic)
+#: ``_largest``'s block: a bound from each block's largest score (at 100k, 390 blocks for the first 60)
+BLOCK = 256
 
 
 class Match(NamedTuple):
@@ -180,11 +182,41 @@ def top_slots(scores: npt.NDArray[np.floating], mask: npt.NDArray[np.bool_], lim
     candidates = None if masked == scores.size else np.flatnonzero(mask)
     picked = scores if candidates is None else scores[candidates]
     if masked > limit:
-        part = np.argpartition(-picked, limit - 1)[:limit]
+        part = _largest(picked, limit)
+        if part is None:
+            part = np.argpartition(-picked, limit - 1)[:limit]
         candidates, picked = (part if candidates is None else candidates[part]), picked[part]
     order = np.argsort(-picked, kind="stable")
     best: list[int] = (order if candidates is None else candidates[order]).tolist()
     return best
+
+
+def _largest(picked: npt.NDArray[np.floating], limit: int) -> npt.NDArray[np.intp] | None:
+    """The positions of the ``limit`` largest of ``picked`` when no two of them (nor the largest left
+    out) are equal, else None (the caller's ``argpartition`` then decides, as it always did).
+
+    A selection over all of ``picked`` (100k scores at 100k memories: ~1 ms, as much as the exact
+    floor's own top 10) is done on the few that can be among them: each of ``BLOCK``-sized blocks
+    has a largest value, at least ``limit`` blocks hold a value as large as the ``limit``-th largest
+    of those, so every one of the ``limit`` largest is at least that. Without ties the ``limit``
+    largest and their order are the same whichever way they are found.
+    """
+    blocks = len(picked) // BLOCK
+    if blocks < limit * 2:
+        return None
+    heads = picked[: blocks * BLOCK].reshape(blocks, BLOCK).max(axis=1)
+    bound = np.partition(heads, blocks - limit)[blocks - limit]
+    if np.isnan(bound):
+        return None
+    near = np.flatnonzero(picked >= bound)
+    if len(near) < limit:  # NaN among them: never at least the bound
+        return None
+    values = picked[near]
+    order = np.argsort(-values, kind="stable")[: limit + 1]
+    kept = values[order]
+    if np.any(kept[1:] == kept[:-1]):  # a tie among them or at the cut
+        return None
+    return near[order[:limit]]
 
 
 def grown(array: npt.NDArray[G]) -> npt.NDArray[G]:

@@ -351,20 +351,30 @@ def asked_span(query: str, now: datetime, zone: tzinfo = UTC) -> Span | None:
     8 named-month questions of ``bench time`` but lost one pooled LongMemEval dev question (its
     answer sessions are dated in May, the question says "in January and March") and LoCoMo dev
     turn recall 0.8235 -> 0.8215 (docs/benchmarks.md)."""
-    found = _span_words(query)
-    return None if found is None else _made(_relative, found, now.astimezone(zone).date(), zone)
+    found = span_words(query)
+    return None if found is None else span_named(found, now, zone)
 
 
-def _span_words(query: str) -> re.Match[str] | None:
+def span_words(query: str) -> re.Match[str] | None:
     """The time words of ``query`` that name its span (``asked_span``), or None."""
     advice = _ASKS_ADVICE.search(query) is not None
     return next((m for m in _relative_matches(query) if not _plans_ahead(m, advice)), None)
 
 
+def span_named(found: re.Match[str], now: datetime, zone: tzinfo = UTC) -> Span | None:
+    """The span the time words ``found`` (``span_words``) name, seen from ``now`` in ``zone``."""
+    return _made(_relative, found, now.astimezone(zone).date(), zone)
+
+
 def without_span(query: str) -> str:
     """``query`` without the words that name its span: "what did I buy last week?" -> "what did I buy ?"."""
-    found = _span_words(query)
-    return query if found is None else f"{query[: found.start()]} {query[found.end() :]}"
+    found = span_words(query)
+    return query if found is None else without_words(found)
+
+
+def without_words(found: re.Match[str]) -> str:
+    """The text ``found`` was found in (``span_words``), without it."""
+    return f"{found.string[: found.start()]} {found.string[found.end() :]}"
 
 
 def mentioned_spans(text: str, said: datetime, zone: tzinfo = UTC) -> Iterator[Span]:
