@@ -95,6 +95,24 @@ def test_a_write_does_not_carry_a_read_sent_ahead(counted: tuple[Database, State
     assert len(statements) == 2 and statements.round_trips == 2, statements.report()
 
 
+@pytest.mark.parametrize("how", ["write_one", "write"])
+def test_a_write_after_the_trip_drops_what_was_read_ahead(
+    counted: tuple[Database, Statements], how: str
+) -> None:
+    db, _ = counted
+    insert = "INSERT INTO noted (id, what) VALUES (3, 'tofu')"
+    with db.one_connection():
+        db.ahead("SELECT count(*) FROM noted")
+        db.execute("SELECT what FROM noted WHERE id = ?", (1,))  # the counts came back with this one: 2
+        if how == "write_one":
+            db.write_one(insert)
+        else:
+            with db.write() as tx:
+                tx.execute(insert)
+        # asked for after the write: read again, never the rows from before it
+        assert db.execute("SELECT count(*) FROM noted").fetchall() == [(3,)]
+
+
 def test_a_failed_read_sent_ahead_leaves_the_next_read_working(counted: tuple[Database, Statements]) -> None:
     db, _ = counted
     with db.one_connection():

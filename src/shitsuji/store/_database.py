@@ -795,7 +795,11 @@ class PostgresDatabase(_Schemas):
         return self._one(sql, params, wrote=True)
 
     def committed(self, conn: Any) -> None:
-        """After a commit on ``conn``: the acting member reads what it wrote from now on (``_replica``)."""
+        """After a commit on ``conn``: the acting member reads what it wrote from now on (``_replica``), and
+        reads sent ahead on ``conn`` before it are dropped (asked for later, they run again: never rows
+        from before a write)."""
+        if getattr(conn, _AHEAD, None) is not None:
+            setattr(conn, _AHEAD, None)
         if (replica := replica_of(self.url)) is not None:
             replica.wrote(conn)
 
