@@ -62,8 +62,8 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
 INDEX_BATCH = 64
-#: Rows a write when ``fill_about`` stores the dates rows are about (one ``UPDATE``: 3 parameters a row).
-ABOUT_BATCH = 300
+#: Rows a write when ``fill_about`` stores the dates rows are about (one ``UPDATE``: 2 parameters a row).
+ABOUT_BATCH = 450
 SUPERSEDE_CANDIDATES = 5
 
 
@@ -751,7 +751,8 @@ class MemoryEngine:
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
             self.store.rewrite_terms([(m.id, memory_terms(m)) for m in chunk])
-        self.fill_about()
+            # the dates where they wait (``fill_about``'s rows: not stored, or by other rules), no walk again
+            self.store.set_about([(m.id, about_column(m)) for m in chunk if m.about is None])
         with self.store.bulk():  # every vector again: graph indexes are built once, at the end
             return self.index_pending(progress=progress)
 

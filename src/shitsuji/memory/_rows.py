@@ -290,15 +290,14 @@ class MemoryRows:
         """Store the spans each row's text is about (``_about.about_column``), by id: one ``UPDATE`` and
         one write a batch (a statement trigger fires once a batch on PostgreSQL). A row stored by
         these rules since it was read (an edit, another process's fill) is left as it is."""
-        step = MAX_VARS // 3
+        step = MAX_VARS // 2
         for start in range(0, len(rows), step):
             chunk = rows[start : start + step]
-            whens = " ".join("WHEN ? THEN ?" for _ in chunk)
             with self.write() as tx:
-                tx.execute(
-                    f"UPDATE memories SET about = CASE id {whens} END "
-                    f"WHERE id IN ({', '.join('?' * len(chunk))}) AND {DUE}",
-                    [*(v for mid, about in chunk for v in (mid, about)), *(mid for mid, _ in chunk)],
+                tx.execute(  # a VALUES list's columns are column1, column2… on both engines
+                    f"UPDATE memories SET about = v.column2 FROM (VALUES {', '.join(['(?, ?)'] * len(chunk))}) "
+                    f"AS v WHERE memories.id = v.column1 AND {DUE}",
+                    [v for row in chunk for v in row],
                 )
 
     def about_due(self, limit: int, after: int = 0) -> list[tuple[int, Memory]]:
