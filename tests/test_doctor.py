@@ -68,6 +68,7 @@ def test_a_healthy_install_passes_every_check(cli: Cli, healthy: Path) -> None:
             "embedder",
             "vectors",
             "readings",
+            "dates",
             "model endpoint",
             "LINE",
             "hook servers",

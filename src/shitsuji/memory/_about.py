@@ -14,8 +14,10 @@ Stored as the reading rules' version, a colon, then the spans' ``[start, end)`` 
 seconds since the epoch, space-separated (``"1:1761922800 1764514800"``; ``"1:"`` for a text that names
 none, most), NULL for a row written before the column. A row made by other rules than this code's
 (``RULES``: raise it whenever ``_when.mentioned_spans`` reads a text differently) or before the
-column is read from its text at question time, as before, until ``reindex`` stores it again: a
-stored span never outlives the rule that made it.
+column is read from its text at question time, as before, until it is stored again: a stored span
+never outlives the rule that made it. ``MemoryEngine.fill_about`` stores them — the rows ``DUE`` picks,
+in batches, one statement and one write a batch, no vector touched — at a long-running process's start
+(``serve``, the hook server: ``index_in_background``) and in ``reindex``; ``doctor`` counts what waits.
 A row that names no zone of its own (``_said``) is UTC's here; recall reads such a row's text in the
 asker's zone, as it always has, unless the asker's zone is UTC's too (``_when.in_span``).
 """
@@ -31,6 +33,9 @@ from ._when import mentioned_spans
 
 #: The version of ``_when.mentioned_spans``'s reading the stored spans were made by.
 RULES: Final = 1
+
+#: The rows whose ``about`` this code would not read (``stored_about``): to be stored (SQL, both engines).
+DUE: Final = f"(about IS NULL OR about NOT LIKE '{RULES}:%')"
 
 Seconds = tuple[tuple[int, int], ...]  # [start, end) pairs, whole seconds since the epoch
 

@@ -62,6 +62,8 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 Progress = Callable[[int, int], None]
 INDEX_BATCH = 64
+#: Rows a write when ``fill_about`` stores the dates rows are about (one ``UPDATE``: 2 parameters a row).
+ABOUT_BATCH = 450
 SUPERSEDE_CANDIDATES = 5
 
 
@@ -709,14 +711,29 @@ class MemoryEngine:
                 progress(done, max(total, done))
         return done
 
+    def fill_about(self, *, batch: int = ABOUT_BATCH) -> int:
+        """Store the dates each row's text is about where they wait (``_about.DUE``: written before the
+        column, or by other reading rules; recall reads such a row's text meanwhile), ``batch`` rows a
+        write, no vector touched; returns how many rows were read."""
+        done = position = 0
+        while rows := self.store.about_due(batch, after=position):
+            position = rows[-1][0]
+            self.store.set_about([(m.id, about_column(m)) for _, m in rows])
+            done += len(rows)
+        return done
+
     def index_in_background(self) -> threading.Thread:
-        """Embed, in a thread of its own, the rows left without a vector of this model — a failed embed,
-        the keyed facts ``0027_rk26_keyed_vectors_again`` marked — for a long-running process at its
+        """Store the dates rows are about where they wait (``fill_about``), then embed, in a thread of
+        its own, the rows left without a vector of this model — a failed embed, the keyed facts ``0027_rk26_keyed_vectors_again`` marked — for a long-running process at its
         start (``serve``): the embedder is made, and the rows counted (0.8 s at 1M), off the start. Not
         when the stored vectors are another model's: switching every row's model is ``reindex``'s, which
         the recall warning names. A failure is logged; the rows stay pending for the next run."""
 
         def run() -> None:
+            try:
+                self.fill_about()  # no embedder needed: first
+            except Exception:
+                log.exception("storing the dates the rows are about failed; recall reads their text")
             try:
                 if not self.store.embedded_otherwise(self.embedder.model_id):
                     self.index_pending()
@@ -734,7 +751,8 @@ class MemoryEngine:
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
             self.store.rewrite_terms([(m.id, memory_terms(m)) for m in chunk])
-            self.store.set_about([(m.id, about_column(m)) for m in chunk])
+            # the dates where they wait (``fill_about``'s rows: not stored, or by other rules), no walk again
+            self.store.set_about([(m.id, about_column(m)) for m in chunk if m.about is None])
         with self.store.bulk():  # every vector again: graph indexes are built once, at the end
             return self.index_pending(progress=progress)
 

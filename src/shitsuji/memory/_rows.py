@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import store as db
-from ._about import about_column, stored_about
+from ._about import DUE, about_column, stored_about
 from ._records import Memory, check_source
 from ._schema import MEMORY_SCHEMA
 from ._store import StoreStats
@@ -287,11 +287,31 @@ class MemoryRows:
             self._index_reset(tx)
 
     def set_about(self, rows: Sequence[tuple[str, str | None]]) -> None:
-        """Store the spans each row's text is about (``_about.about_column``), by id: ``reindex``."""
-        with self.write() as tx:
-            tx.executemany(
-                "UPDATE memories SET about = ? WHERE id = ?", [(about, mid) for mid, about in rows]
-            )
+        """Store the spans each row's text is about (``_about.about_column``), by id: one ``UPDATE`` and
+        one write a batch (a statement trigger fires once a batch on PostgreSQL). A row stored by
+        these rules since it was read (an edit, another process's fill) is left as it is."""
+        step = MAX_VARS // 2
+        for start in range(0, len(rows), step):
+            chunk = rows[start : start + step]
+            with self.write() as tx:
+                tx.execute(  # a VALUES list's columns are column1, column2… on both engines
+                    f"UPDATE memories SET about = v.column2 FROM (VALUES {', '.join(['(?, ?)'] * len(chunk))}) "
+                    f"AS v WHERE memories.id = v.column1 AND {DUE}",
+                    [v for row in chunk for v in row],
+                )
+
+    def about_due(self, limit: int, after: int = 0) -> list[tuple[int, Memory]]:
+        """Up to ``limit`` rows (with forgotten ones) past rowid ``after`` whose ``about`` waits to be
+        stored (``_about.DUE``), in rowid order: ``MemoryEngine.fill_about`` walks them."""
+        rows = self._read(
+            f"SELECT rowid, {', '.join(COLUMNS)} FROM memories WHERE rowid > ? AND {DUE} ORDER BY rowid LIMIT ?",
+            (after, limit),
+        )
+        return [(int(row[0]), to_memory(row[1:])) for row in rows]
+
+    def count_about_due(self) -> int:
+        """Live rows whose ``about`` waits to be stored (``_about.DUE``): ``doctor``'s ``dates`` line."""
+        return int(self._read(f"SELECT count(*) FROM memories WHERE {DUE} AND {LIVE}")[0][0])
 
     def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None:
         with self.write() as tx:

@@ -166,7 +166,15 @@ class MemoryStore(Protocol):
     def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None: ...
 
     def set_about(self, rows: Sequence[tuple[str, str | None]]) -> None:
-        """Store each row's ``about`` column (id, ``_about.about_column``): what ``reindex`` fills."""
+        """Store each row's ``about`` column (id, ``_about.about_column``): what ``fill_about`` fills."""
+        ...
+
+    def about_due(self, limit: int, after: int = 0) -> list[tuple[int, Memory]]:
+        """Rows past rowid ``after`` whose ``about`` waits to be stored (``_about.DUE``), by rowid."""
+        ...
+
+    def count_about_due(self) -> int:
+        """Live rows whose ``about`` waits to be stored (``_about.DUE``)."""
         ...
 
     def bulk(self) -> AbstractContextManager[None]:
