@@ -724,8 +724,9 @@ class MemoryEngine:
 
     def index_in_background(self) -> threading.Thread:
         """Store the dates rows are about where they wait (``fill_about``), then embed, in a thread of
-        its own, the rows left without a vector of this model — a failed embed, the keyed facts ``0027_rk26_keyed_vectors_again`` marked — for a long-running process at its
-        start (``serve``): the embedder is made, and the rows counted (0.8 s at 1M), off the start. Not
+        its own, the rows left without a vector of this model — a failed embed, the keyed facts
+        ``0027_rk26_keyed_vectors_again`` marked — for a long-running process at its start
+        (``serve``): the embedder is made, and the rows counted (0.8 s at 1M), off the start. Not
         when the stored vectors are another model's: switching every row's model is ``reindex``'s, which
         the recall warning names. A failure is logged; the rows stay pending for the next run."""
 
