@@ -20,6 +20,11 @@ from ._values import zone_of
 Lang = Literal["ja", "en"]
 
 
+# the rows a viewer's count line reads in its counts' statement: ``count_index`` asks for them and
+# ``household_now_ahead`` sends the same statement ahead, so the two cannot name different ones
+_SEEN_WITH_COUNTS = ("anniversaries", ANNIVERSARY_COLUMNS)
+
+
 def count_index(
     store: HouseholdStore, household: str, today: date, *, lang: Lang = "ja", viewer: str | None = None
 ) -> str:
@@ -31,7 +36,7 @@ def count_index(
     if viewer is None:
         return format_counts(store.counts(household, today), lang=lang)
     # the anniversaries they see come in the counts' statement: the whole line is one round trip
-    counts, rows = store.counts_with(household, today, viewer, "anniversaries", ANNIVERSARY_COLUMNS)
+    counts, rows = store.counts_with(household, today, viewer, *_SEEN_WITH_COUNTS)
     line = format_counts(counts, lang=lang)
     recipes = counts.recipes
     extra = [
@@ -77,7 +82,7 @@ def household_now_ahead(
     already (reading it here would be a statement of its own)."""
     if home is not None and home.name == household:
         today = _now(store, home).date()
-        store.counts_ahead(household, today, viewer, "anniversaries", ANNIVERSARY_COLUMNS)
+        store.counts_ahead(household, today, viewer, *_SEEN_WITH_COUNTS)
 
 
 def _now(store: HouseholdStore, home: Household) -> datetime:
