@@ -79,6 +79,17 @@ def test_the_rule_off_gives_the_ranking_of_before(engine: MemoryEngine, case: di
         ("Who recommended the dentist to me?", False),
         ("What did I buy at the hardware store?", False),
         ("歯医者を勧めてくれたのは誰？", False),
+        # the ways of asking that name what the asker plans (``_when``: its "tonight" is no span), one rule
+        ("What should I cook this week?", True),
+        ("What can we cook tonight?", True),
+        ("Not sure what to wear tonight", True),
+        ("今晩は何を作ればいい？", True),
+        ("今年の夏に行くべき場所は？", True),
+        ("週末の過ごし方を提案してほしい", True),
+        ("How much tip did I leave tonight?", False),
+        ("Can I see what I bought today?", False),
+        ("Where did Maria get the idea for the castle shadow box?", False),
+        ("What advice does Gina give to Jon about his business?", False),
     ],
 )
 def test_questions_that_ask_for_advice(question: str, advice: bool) -> None:
@@ -96,3 +107,26 @@ def test_the_keywords_leave_out_only_the_request() -> None:
     # nothing but the request left: the question's own terms, not an empty search
     assert asked_terms("Any suggestions?", w) == ["suggest"]
     assert asked_terms("おすすめは？", w) == asked_terms("おすすめは？", replace(w, advice_by_topic=False))
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What should I cook this week?", ["cook", "week"]),
+        # the words that ask, not the verb before them: 作れば stays
+        ("今晩は何を作ればいい？", asked_terms("今晩は何を作れば ？", RecallWeights(advice_by_topic=False))),
+        (
+            "今年の夏に行くべき場所は？",
+            asked_terms("今年の夏に行く 場所は？", RecallWeights(advice_by_topic=False)),
+        ),
+        # a fact about a recommendation keeps its words
+        ("Who recommended the dentist?", ["recommend", "dentist"]),
+        (
+            "歯医者を勧めてくれたのは誰？",
+            asked_terms("歯医者を勧めてくれたのは誰？", RecallWeights(advice_by_topic=False)),
+        ),
+    ],
+)
+def test_the_keywords_of_the_one_rule(question: str, asked: list[str]) -> None:
+    """What asks for advice in ``_when`` is what is left out of the keywords (issue 23, ad30)."""
+    assert asked_terms(question, RecallWeights()) == asked

@@ -326,6 +326,11 @@ def test_a_time_word_in_kana_inside_another_word_is_no_span(question: str) -> No
         # an advice question that names a past span still asks about it
         ("What should I make, given what I ate yesterday?", True),
         ("昨日食べたものを考えると、今夜のおすすめは？", True),
+        # who recommended something asks a fact (``_advice.asks_for_advice``, issue 23 ad30: until then
+        # any "recommend…", 勧めて or "idea" made the question one that plans)
+        ("Who recommended the dentist to us this week?", True),
+        ("Where did I get the idea for the shelf this week?", True),
+        ("今週、歯医者を勧めてくれたのは誰？", True),
     ],
 )
 def test_a_time_word_of_a_plan_is_no_span(question: str, span: bool) -> None:
@@ -343,6 +348,20 @@ def test_a_recommendation_for_tonight_finds_the_taste_said_days_before(fixed: Me
     ja_taste = _said(fixed, "SF映画が大好きで、インターステラーが一番好きな映画", tokyo(2026, 11, 28, 21))
     _said(fixed, "今夜の夕飯は子どもとカレーだった", tokyo(2026, 12, 1, 0, 15))
     assert fixed.recall("今夜観る映画のおすすめは？", SCOPE, zone=TOKYO)[0].memory.id == ja_taste
+
+
+def test_who_recommended_something_this_week_finds_what_was_said_this_week(fixed: MemoryEngine) -> None:
+    """A question about who recommended something is a question about facts: its "this week" is a span,
+    and the recommendation said in it goes first, though an older one holds more of its words. Until
+    issue 23 (ad30) two rules said what asks for advice, and ``_when``'s took any "recommend…" or 勧めて."""
+    ken = _said(fixed, "Ken recommended Dr. Sato's clinic to us", tokyo(2026, 11, 30, 20))
+    _said(
+        fixed, "Mika recommended the dentist by the park to us, a dentist she trusts", tokyo(2026, 11, 10, 9)
+    )
+    assert fixed.recall("Who recommended the dentist to us this week?", SCOPE, zone=TOKYO)[0].memory.id == ken
+    ja_ken = _said(fixed, "ケンが駅前の佐藤クリニックを勧めてくれた", tokyo(2026, 11, 30, 20, 5))
+    _said(fixed, "ミカが公園の近くの歯医者を勧めてくれた、歯医者は丁寧らしい", tokyo(2026, 11, 10, 9, 5))
+    assert fixed.recall("今週、歯医者を勧めてくれたのは誰？", SCOPE, zone=TOKYO)[0].memory.id == ja_ken
 
 
 def test_a_fact_holding_the_question_s_words_is_not_sunk_by_unrelated_facts_of_the_span(

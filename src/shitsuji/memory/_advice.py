@@ -30,7 +30,9 @@ from ._recall import RecallWeights
 from ._text import query_terms
 
 _ASKED_FOR = r"(?:recommendations?|suggestions?|advice|tips|ideas|pointers)"
-#: the ways of asking for a recommendation, a suggestion or advice, each a clause of ``REQUEST_FRAME``
+#: the ways of asking for a recommendation, a suggestion or advice, each a clause of ``REQUEST_FRAME``:
+#: the one rule of "the question asks for advice" — ``asks_for_advice`` (a time word of such a question
+#: names what it plans, ``_when.span_words``) and ``without_request`` (its keywords) both read it
 FRAMES: Final = {
     "can you recommend": r"\b(?:can|could|would|will) you (?:please )?(?:recommend|suggest)\b"
     r"(?: me)?(?: (?:some|a few|any|a couple of|a|an))?",
@@ -40,11 +42,18 @@ FRAMES: Final = {
     "what do you recommend": r"\bwhat (?:would|do|can) you (?:recommend|suggest)\b",
     "not sure which": r"\bI(?:'m| am) not sure (?:which|what)(?: one)?(?: to (?:choose|pick|get|go with))?",
     "might find interesting": r"\b(?:that|which) I (?:might|would|may|could) (?:find (?:interesting|useful)|enjoy|like)\b",
-    "おすすめ": r"おすすめ|オススメ|お勧め|お薦め|何がいい|何が良い|なにがいい|どれがいい|どれが良い|アドバイス",
+    # "what should I cook this week?", "what to wear tonight", "how about …?", "what can we cook tonight?";
+    # not "can I" ("can I see what I bought today?" asks for facts)
+    "should I": r"\b(?:(?:should|shall) (?:I|we)|what to|how about|what (?:can|could) (?:I|we))\b",
+    "おすすめ": r"おすすめ|おススメ|オススメ|お勧め|お薦め|(?:何|なに|どれ)が(?:いい|良い)|アドバイス|アイデア|アイディア"
+    # 「勧めてほしい」, not 「勧めてくれたのは誰？」 (a fact)
+    r"|(?:勧め|薦め|提案し)て(?:ほしい|欲しい|ください|下さい|くれ(?!た))"
+    # 「何を作ればいい？」「行くべき場所」: the words that ask, not the verb before them
+    r"|(?:(?<=ば)|(?<=たら)|(?<=だら))(?:いい|良い)|べき",
 }
 REQUEST_FRAME: Final = tuple(re.compile(clause, re.IGNORECASE) for clause in FRAMES.values())
 #: a word each clause holds: a question without any is not searched by the clauses (most questions;
-#: the six patterns cost ~50 µs a question on a loaded machine, these look-ups ~1 µs)
+#: the patterns cost ~50 µs a question on a loaded machine, these look-ups ~1 µs)
 CUES: Final = (
     "recommend",
     "suggest",
@@ -56,13 +65,23 @@ CUES: Final = (
     "find",
     "enjoy",
     "like",
+    "should",
+    "shall",
+    "what to",
+    "how about",
+    "what c",
     "おすすめ",
-    "オススメ",
+    "ススメ",
     "お勧め",
     "お薦め",
     "いい",
     "良い",
     "アドバイス",
+    "アイデア",
+    "アイディア",
+    "めて",
+    "提案",
+    "べき",
 )
 
 

@@ -714,12 +714,19 @@ class MemoryEngine:
     def fill_about(self, *, batch: int = ABOUT_BATCH) -> int:
         """Store the dates each row's text is about where they wait (``_about.DUE``: written before the
         column, or by other reading rules; recall reads such a row's text meanwhile), ``batch`` rows a
-        write, no vector touched; returns how many rows were read."""
-        done = position = 0
+        write, no vector touched; returns how many rows were read. Only the rows written since the last
+        walk by these rules are looked at (``_about``: ``about_walked``), by their rowid."""
+        position, top = self.store.about_walked(), self.store.last_rowid()
+        if position >= top:
+            return 0  # nothing written since: no row read
+        done = 0
         while rows := self.store.about_due(batch, after=position):
             position = rows[-1][0]
             self.store.set_about([(m.id, about_column(m)) for _, m in rows])
             done += len(rows)
+        self.store.set_about_walked(
+            top
+        )  # rows after ``top`` were written with their dates, or are the next walk's
         return done
 
     def index_in_background(self) -> threading.Thread:

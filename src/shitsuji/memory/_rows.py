@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import store as db
-from ._about import DUE, about_column, stored_about
+from ._about import DUE, RULES, about_column, stored_about
 from ._records import Memory, check_source
 from ._schema import MEMORY_SCHEMA
 from ._store import StoreStats
@@ -310,8 +310,30 @@ class MemoryRows:
         return [(int(row[0]), to_memory(row[1:])) for row in rows]
 
     def count_about_due(self) -> int:
-        """Live rows whose ``about`` waits to be stored (``_about.DUE``): ``doctor``'s ``dates`` line."""
-        return int(self._read(f"SELECT count(*) FROM memories WHERE {DUE} AND {LIVE}")[0][0])
+        """Live rows past the walk's mark (``about_walked``) whose ``about`` waits to be stored
+        (``_about.DUE``): ``doctor``'s ``dates`` line."""
+        walked = self.about_walked()
+        return int(
+            self._read(f"SELECT count(*) FROM memories WHERE rowid > ? AND {DUE} AND {LIVE}", (walked,))[0][0]
+        )
+
+    def about_walked(self) -> int:
+        """The last rowid ``fill_about`` looked at by these rules (``_about.RULES``); 0: none yet."""
+        rows = self._read("SELECT seen_rowid FROM about_walked WHERE rules = ?", (RULES,))
+        return int(rows[0][0]) if rows else 0
+
+    def last_rowid(self) -> int:
+        """The highest rowid of ``memories`` (0: none)."""
+        return int(self._read("SELECT coalesce(max(rowid), 0) FROM memories")[0][0])
+
+    def set_about_walked(self, rowid: int) -> None:
+        """Note that the rows up to ``rowid`` hold their dates by these rules (``about_walked``)."""
+        with self.write() as tx:
+            tx.execute(
+                "INSERT INTO about_walked (rowid, rules, seen_rowid) VALUES (1, ?, ?) "
+                "ON CONFLICT (rowid) DO UPDATE SET rules = excluded.rules, seen_rowid = excluded.seen_rowid",
+                (RULES, rowid),
+            )
 
     def rewrite_terms(self, rows: Sequence[tuple[str, str]]) -> None:
         with self.write() as tx:

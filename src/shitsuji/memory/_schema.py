@@ -37,6 +37,8 @@ background upkeep folds (``_pg_term_upkeep``: many separate small imports into o
 vector, so that they are embedded again without a reindex (``_KEYED_VECTORS_AGAIN``).
 ``0028_dt29_about_spans`` keeps the dates a fact's text is about, found when it is written (``_about``);
 rows from before hold NULL until ``reindex`` (recall reads their text meanwhile).
+``0029_ad30_about_walked`` keeps the last rowid whose dates the upkeep stored, and by which reading rules:
+a start with nothing written since reads no row (``_about``).
 """
 
 from __future__ import annotations
@@ -193,5 +195,10 @@ MEMORY_SCHEMA = Schema(
         Migration("0026_sc26_term_fold_due", "", postgres=POSTGRES_TERM_FOLD_DUE),
         Migration("0027_rk26_keyed_vectors_again", _KEYED_VECTORS_AGAIN),
         Migration("0028_dt29_about_spans", "ALTER TABLE memories ADD COLUMN about TEXT"),
+        Migration(
+            "0029_ad30_about_walked",
+            "CREATE TABLE about_walked "
+            "(rowid INTEGER PRIMARY KEY CHECK (rowid = 1), rules INTEGER NOT NULL, seen_rowid INTEGER NOT NULL)",
+        ),
     ),
 )

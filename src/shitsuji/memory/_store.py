@@ -174,7 +174,19 @@ class MemoryStore(Protocol):
         ...
 
     def count_about_due(self) -> int:
-        """Live rows whose ``about`` waits to be stored (``_about.DUE``)."""
+        """Live rows past ``about_walked`` whose ``about`` waits to be stored (``_about.DUE``)."""
+        ...
+
+    def about_walked(self) -> int:
+        """The last rowid ``fill_about`` looked at by this code's reading rules (0: none)."""
+        ...
+
+    def last_rowid(self) -> int:
+        """The highest rowid of the memories (0: none)."""
+        ...
+
+    def set_about_walked(self, rowid: int) -> None:
+        """Note that the rows up to ``rowid`` hold their dates by this code's reading rules."""
         ...
 
     def bulk(self) -> AbstractContextManager[None]:

@@ -35,6 +35,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from itertools import chain
 from typing import Any, Final
 
+from ._advice import asks_for_advice
 from ._recall import RecallWeights
 from ._records import Hit
 from ._said import ZONE_KEY, said_zone, zone_name
@@ -317,14 +318,8 @@ _NUM_GROUP_JAGO: Final = _RELATIVE.groupindex["junit"] - 1
 
 
 # A question that asks for advice ("can you recommend a show to watch tonight?", 「今夜観る映画の
-# おすすめは？」, "what should I cook this week?") names the time of what it plans, not of what was said.
-# Not "tip" (the tip left tonight is a fact) nor "can I" ("can I see what I bought today?" asks for facts).
-_ASKS_ADVICE: Final = re.compile(
-    r"\b(?:recommend\w*|suggest\w*|ideas?|advice|what to|how about|(?:should|shall) (?:i|we)|what (?:can|could) (?:i|we))\b"
-    r"|おすすめ|お勧め|お薦め|オススメ|おススメ|勧めて|薦めて|提案|アイデア|アイディア|何がいい|なにがいい|どれがいい"
-    r"|(?:ば|たら)いい|べき",
-    re.IGNORECASE,
-)
+# おすすめは？」, "what should I cook this week?": ``_advice.asks_for_advice``) names the time of what it
+# plans, not of what was said.
 # the spans that hold today and what is still to come: the only ones a plan can be made for
 _NOW_OR_LATER: Final = ("today", "thisweek", "thismonth", "thisyear")
 
@@ -357,7 +352,7 @@ def asked_span(query: str, now: datetime, zone: tzinfo = UTC) -> Span | None:
 
 def span_words(query: str) -> re.Match[str] | None:
     """The time words of ``query`` that name its span (``asked_span``), or None."""
-    advice = _ASKS_ADVICE.search(query) is not None
+    advice = asks_for_advice(query)
     return next((m for m in _relative_matches(query) if not _plans_ahead(m, advice)), None)
 
 
