@@ -12,6 +12,14 @@ or their taste — shares none of them. The question's keywords are its words wi
 frame (``without_request``); its vector keeps the whole question (the frameless text embedded alone
 ranked the answers lower: the sentence encoder reads "recent publications or conferences ?" poorly).
 
+The same clauses are the one rule of "the question asks for advice" (``asks_for_advice``): a time word
+of such a question names what the asker plans ("a show to watch tonight", 今夜観る映画のおすすめ,
+"what should I cook this week?": ``_when.span_words``), not a span of what was said. Until issue 23
+(ad30) ``_when`` kept a second, broader list of its own ("recommend…", "idea", 勧めて anywhere), so
+"who recommended the dentist this week?" lost its span, and 〜ればいい, 〜べき, "what should I" were
+not left out of the keywords; joined, no question of the dev sets changes its keywords or its span
+(docs/benchmarks.md, issue 23 ad30), the hook's labelled prompts only (their 〜ればいい, 〜べき).
+
 No constant: the frame is English and Japanese grammar for asking, not a list of topics. Measured on
 every dev set (docs/benchmarks.md, issue 23 pf29): LongMemEval_S recall_all@10 0.958 -> 1.000 and
 NDCG@10 0.891 -> 0.923, pooled LongMemEval NDCG@10 0.839 -> 0.841, recall@5 unchanged on both, LoCoMo
