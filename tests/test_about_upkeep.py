@@ -6,6 +6,7 @@ the upkeep a long-running process starts (``serve``, the hook server: ``index_in
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -50,6 +51,18 @@ def _columns(db: Database) -> dict[str, tuple[Any, ...]]:
         "LEFT JOIN embeddings e ON e.memory_rowid = m.rowid"
     ).fetchall()
     return {r[0]: (r[1], r[2], None if r[3] is None else bytes(r[3])) for r in rows}
+
+
+@pytest.fixture
+def opened(target: str, clock: Clock) -> Iterator[tuple[Database, MemoryEngine]]:
+    """The database of ``target`` and an engine on it, closed after the test."""
+    db = open_database(target, MEMORY_SCHEMA)
+    engine = MemoryEngine(memory_store(db), EMBEDDER, clock=clock)
+    try:
+        yield db, engine
+    finally:
+        engine.store.close()
+        db.close()
 
 
 @pytest.mark.parametrize("batch", [None, 2])
@@ -107,19 +120,16 @@ def test_the_upkeep_stores_the_dates_of_rows_from_before_and_re_embeds_nothing(
         db.close()
 
 
-def test_a_row_stored_by_these_rules_since_it_was_read_is_left_as_it_is(target: str, clock: Clock) -> None:
-    db = open_database(target, MEMORY_SCHEMA)
-    engine = MemoryEngine(memory_store(db), EMBEDDER, clock=clock)
-    try:
-        mid = engine.remember("昨日、京都に行った", SCOPE, created_at=SAID, zone=TOKYO).memory.id
-        db.execute("UPDATE memories SET about = NULL WHERE id = ?", (mid,))
-        ((_, read),) = engine.store.about_due(10)
-        db.execute("UPDATE memories SET about = ? WHERE id = ?", (f"{RULES}:", mid))  # stored meanwhile
-        engine.store.set_about([(read.id, "stale reading")])
-        assert db.execute("SELECT about FROM memories WHERE id = ?", (mid,)).fetchone()[0] == f"{RULES}:"
-    finally:
-        engine.store.close()
-        db.close()
+def test_a_row_stored_by_these_rules_since_it_was_read_is_left_as_it_is(
+    opened: tuple[Database, MemoryEngine],
+) -> None:
+    db, engine = opened
+    mid = engine.remember("昨日、京都に行った", SCOPE, created_at=SAID, zone=TOKYO).memory.id
+    db.execute("UPDATE memories SET about = NULL WHERE id = ?", (mid,))
+    ((_, read),) = engine.store.about_due(10)
+    db.execute("UPDATE memories SET about = ? WHERE id = ?", (f"{RULES}:", mid))  # stored meanwhile
+    engine.store.set_about([(read.id, "stale reading")])
+    assert db.execute("SELECT about FROM memories WHERE id = ?", (mid,)).fetchone()[0] == f"{RULES}:"
 
 
 @pytest.mark.parametrize(
@@ -130,50 +140,42 @@ def test_a_row_stored_by_these_rules_since_it_was_read_is_left_as_it_is(target: 
     ],
 )
 def test_a_row_whose_dates_cannot_be_held_is_stored_as_such_and_not_read_again(
-    target: str, clock: Clock, fact: str, said: str, zone: str
+    opened: tuple[Database, MemoryEngine], fact: str, said: str, zone: str
 ) -> None:
     # a row from before 0028 said on the calendar's last (first) day: its "yesterday" ("today" in New
     # York) is past the calendar's ends. Until issue 23 (ad30) it stayed NULL and every start read it again
-    db = open_database(target, MEMORY_SCHEMA)
-    engine = MemoryEngine(memory_store(db), EMBEDDER, clock=clock)
-    try:
-        mid = engine.remember(fact, SCOPE).memory.id
-        db.execute(
-            "UPDATE memories SET about = NULL, created_at = ?, provenance = ? WHERE id = ?",
-            (said, json.dumps({"zone": zone}), mid),
-        )
-        assert engine.fill_about() == 1
-        assert db.execute("SELECT about FROM memories WHERE id = ?", (mid,)).fetchone()[0] == f"{RULES}:?"
-        assert engine.get(mid).about is None  # recall reads its text, as for a row not stored
-        assert engine.store.count_about_due() == 0
-        db.execute("DELETE FROM about_walked")  # walked again from the first row: still not due
-        assert engine.fill_about() == 0
-    finally:
-        engine.store.close()
-        db.close()
+    db, engine = opened
+    mid = engine.remember(fact, SCOPE).memory.id
+    db.execute(
+        "UPDATE memories SET about = NULL, created_at = ?, provenance = ? WHERE id = ?",
+        (said, json.dumps({"zone": zone}), mid),
+    )
+    assert engine.fill_about() == 1
+    assert db.execute("SELECT about FROM memories WHERE id = ?", (mid,)).fetchone()[0] == f"{RULES}:?"
+    assert engine.get(mid).about is None  # recall reads its text, as for a row not stored
+    assert engine.store.count_about_due() == 0
+    db.execute("DELETE FROM about_walked")  # walked again from the first row: still not due
+    assert engine.fill_about() == 0
 
 
-def test_a_start_reads_only_the_rows_written_since_the_last_walk(target: str, clock: Clock) -> None:
-    db = open_database(target, MEMORY_SCHEMA)
-    engine = MemoryEngine(memory_store(db), EMBEDDER, clock=clock)
-    try:
-        clock.now = SAID
-        ids = [engine.remember(fact, SCOPE, created_at=SAID, zone=TOKYO).memory.id for fact, _, _ in FACTS]
-        db.execute("UPDATE memories SET about = NULL")  # as written before 0028
-        assert engine.fill_about() == 2
-        # a row rewritten in place after the walk (only a process of other rules would) is not read again:
-        # the walk starts after the last rowid it looked at (issue 23, ad30: each start read every row)
-        db.execute("UPDATE memories SET about = NULL WHERE id = ?", (ids[0],))
-        assert engine.fill_about() == 0 and engine.store.count_about_due() == 0
-        later = engine.remember("先週、大阪に行った", SCOPE, created_at=SAID, zone=TOKYO).memory.id
-        db.execute("UPDATE memories SET about = NULL WHERE id = ?", (later,))
-        assert engine.store.count_about_due() == 1
-        assert engine.fill_about() == 1  # the row written since
-        # a walk by other reading rules than this code's counts for nothing: every row is looked at again
-        db.execute("UPDATE about_walked SET rules = ?", (RULES - 1,))
-        assert engine.store.count_about_due() == 1
-        assert engine.fill_about() == 1
-        assert engine.get(ids[0]).about == ((NOV_30, NOV_30 + 86400),)
-    finally:
-        engine.store.close()
-        db.close()
+def test_a_start_reads_only_the_rows_written_since_the_last_walk(
+    opened: tuple[Database, MemoryEngine], clock: Clock
+) -> None:
+    db, engine = opened
+    clock.now = SAID
+    ids = [engine.remember(fact, SCOPE, created_at=SAID, zone=TOKYO).memory.id for fact, _, _ in FACTS]
+    db.execute("UPDATE memories SET about = NULL")  # as written before 0028
+    assert engine.fill_about() == 2
+    # a row rewritten in place after the walk (only a process of other rules would) is not read again:
+    # the walk starts after the last rowid it looked at (issue 23, ad30: each start read every row)
+    db.execute("UPDATE memories SET about = NULL WHERE id = ?", (ids[0],))
+    assert engine.fill_about() == 0 and engine.store.count_about_due() == 0
+    later = engine.remember("先週、大阪に行った", SCOPE, created_at=SAID, zone=TOKYO).memory.id
+    db.execute("UPDATE memories SET about = NULL WHERE id = ?", (later,))
+    assert engine.store.count_about_due() == 1
+    assert engine.fill_about() == 1  # the row written since
+    # a walk by other reading rules than this code's counts for nothing: every row is looked at again
+    db.execute("UPDATE about_walked SET rules = ?", (RULES - 1,))
+    assert engine.store.count_about_due() == 1
+    assert engine.fill_about() == 1
+    assert engine.get(ids[0]).about == ((NOV_30, NOV_30 + 86400),)

@@ -93,6 +93,7 @@ def test_a_database_from_before_per_package_migrations_is_upgraded_in_place(db_p
     conn.execute("ALTER TABLE memories DROP COLUMN search_keys")
     conn.execute("ALTER TABLE memories DROP COLUMN search_keys_by")
     conn.execute("ALTER TABLE memories DROP COLUMN about")
+    conn.execute("DROP TABLE about_walked")
     conn.execute("DROP INDEX conversations_pick")
     conn.execute("CREATE INDEX conversations_owner ON conversations (owner, updated_at)")
     conn.execute("PRAGMA user_version = 10")
