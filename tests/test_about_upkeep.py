@@ -179,3 +179,7 @@ def test_a_start_reads_only_the_rows_written_since_the_last_walk(
     assert engine.store.count_about_due() == 1
     assert engine.fill_about() == 1
     assert engine.get(ids[0]).about == ((NOV_30, NOV_30 + 86400),)
+    # ``reindex`` reads every row: it leaves the mark at the last, and no start walks them again
+    db.execute("UPDATE about_walked SET rules = ?", (RULES - 1,))
+    engine.reindex()
+    assert engine.store.about_walked() == engine.store.last_rowid() and engine.fill_about() == 0

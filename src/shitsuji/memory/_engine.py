@@ -755,12 +755,14 @@ class MemoryEngine:
     def reindex(self, *, progress: Progress | None = None) -> int:
         """Rebuild every derived index (keyword terms, the dates a text is about, vectors) from the rows."""
         self.store.reset_index()
+        top = self.store.last_rowid()
         memories = list(self.store.list_memories(None, include_deleted=True))
         for start in range(0, len(memories), 1000):
             chunk = memories[start : start + 1000]
             self.store.rewrite_terms([(m.id, memory_terms(m)) for m in chunk])
             # the dates where they wait (``fill_about``'s rows: not stored, or by other rules), no walk again
             self.store.set_about([(m.id, about_column(m)) for m in chunk if m.about is None])
+        self.store.set_about_walked(top)  # every row up to ``top`` was read: the next start walks none of them
         with self.store.bulk():  # every vector again: graph indexes are built once, at the end
             return self.index_pending(progress=progress)
 
