@@ -762,7 +762,9 @@ class MemoryEngine:
             self.store.rewrite_terms([(m.id, memory_terms(m)) for m in chunk])
             # the dates where they wait (``fill_about``'s rows: not stored, or by other rules), no walk again
             self.store.set_about([(m.id, about_column(m)) for m in chunk if m.about is None])
-        self.store.set_about_walked(top)  # every row up to ``top`` was read: the next start walks none of them
+        self.store.set_about_walked(
+            top
+        )  # every row up to ``top`` was read: the next start walks none of them
         with self.store.bulk():  # every vector again: graph indexes are built once, at the end
             return self.index_pending(progress=progress)
 
