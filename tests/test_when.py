@@ -12,7 +12,7 @@ from shitsuji.memory import MemoryEngine
 from shitsuji.memory._rank import holds_question_words
 from shitsuji.memory._recall import RecallWeights, asks_for_now
 from shitsuji.memory._records import Hit, Memory
-from shitsuji.memory._when import _named_months, asked_span, mentioned_spans, without_span
+from shitsuji.memory._when import Clauses, _named_months, asked_span, mentioned_spans, without_span
 
 from .conftest import Clock
 
@@ -264,7 +264,7 @@ def test_no_month_in_words_that_only_look_like_one() -> None:
         "12月4日に届く",
         "on March 3",
     ):
-        assert list(_named_months(text, date(2026, 11, 3))) == []
+        assert list(_named_months(Clauses(text), date(2026, 11, 3))) == []
 
 
 def test_a_fact_naming_last_month_by_name_is_found_for_last_month(fixed: MemoryEngine) -> None:
