@@ -230,7 +230,7 @@ def top_hits(
     done = 0  # ``order[:done]`` are read
     while done < len(order):
         end = done
-        while end < len(order) and (most[order[end]] >= cut or spanned and order[end] not in outside):
+        while end < len(order) and (most[order[end]] >= cut or (spanned and order[end] not in outside)):
             end += 1
         if end == done:
             break  # the rest cannot reach the window: their rows are not read
@@ -257,12 +257,14 @@ def _span_cut(weighed: list[Hit], hits: list[Hit], q: Question, window: int, k: 
     """The least score an unread candidate outside the span must stay below for ``hits[:k]`` (the read
     candidates' ``weighed`` ranking, spans first: ``_spanned``) to be the whole ranking's, scores and all.
 
-    Besides ``top_hits``' window: the hits up to the first one outside the span at or after the k-th (a
-    lifted hit takes its score from the one below it), each by its weighed score. An unread candidate
-    below all of them is below each of their places: it neither comes before the outside ones nor is
-    above an inside one (``favour_span`` places one that holds none of the question's words below the
-    lowest better match above it), so none of them moves. Read candidates all inside the span: no cut
-    (``favour_span`` keeps their order then, and would place them once one outside joins)."""
+    Besides ``top_hits``' window: the weighed score of each hit outside the span up to the first one at
+    or after the k-th (a hit lifted above it takes its score from the one below it), and of each hit
+    inside the span among them that holds none of the question's words (``favour_span`` places such a
+    hit just below the lowest better match above it, which could be an unread one). An unread candidate
+    below all of these neither comes before those outside nor is above those placed so, so none moves;
+    one inside the span that holds a word goes above every hit outside whatever their scores. Read
+    candidates all inside the span: no cut (``favour_span`` keeps their order, and would not once one
+    outside joins)."""
     if len(weighed) < window:
         return -math.inf
     cut = weighed[window - 1].score
@@ -273,8 +275,12 @@ def _span_cut(weighed: list[Hit], hits: list[Hit], q: Question, window: int, k: 
     if all(inside):
         return -math.inf
     end = next((n for n in range(k - 1, len(hits)) if not inside[n]), len(hits) - 1)
+    holds = holds_question_words(q.rest)
     score = {h.memory.id: h.score for h in weighed}
-    return min(cut, *(score[h.memory.id] for h in hits[: end + 1]))
+    return min(
+        cut,
+        *(score[h.memory.id] for h, i in zip(hits[: end + 1], inside, strict=False) if not i or not holds(h)),
+    )
 
 
 @dataclass(frozen=True, slots=True)
