@@ -209,12 +209,10 @@ def top_hits(
     spanned = q.span is not None and q.weights.favour_span
     outside: set[str] = set()  # candidates known to be outside the span (unread, bounded as any)
     if found is not None and spanned and facts is not None and q.span is not None:
-        known = facts.kept()
+        kept, known = facts.kept(), span_known(q.span, zone)
         for memory_id in ids:
-            fixed = known.get(memory_id)
-            if fixed is not None and (
-                span_known(q.span, fixed.created_at, fixed.about, fixed.zoned, zone) is False
-            ):
+            fixed = kept.get(memory_id)
+            if fixed is not None and known(fixed.created_at, fixed.about, fixed.zoned) is False:
                 outside.add(memory_id)
     if found is None or (spanned and not outside):
         memories, vectors = read(ids)
@@ -249,7 +247,8 @@ def top_hits(
             continue
         weighed = _weighed(c, now, q)
         hits = _spanned(weighed, q, zone)
-        cut = _span_cut(weighed, hits, q, window, k, zone)
+        if done < len(order):  # else nothing is left to read
+            cut = _span_cut(weighed, hits, q, window, k, zone)
     return hits[:k]
 
 

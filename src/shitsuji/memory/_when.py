@@ -513,7 +513,7 @@ def in_span(hit: Hit, span: Span, zone: tzinfo = UTC) -> bool:
     its text when they are that zone's: it kept one, or it kept none and the asker's is UTC's."""
     memory = hit.memory
     kept = ZONE_KEY in memory.provenance
-    known = span_known(span, memory.created_at, memory.about, kept, zone)
+    known = span_known(span, zone)(memory.created_at, memory.about, kept)
     if known is not None:
         return known
     own = said_zone(memory.provenance) if kept else zone
@@ -521,17 +521,23 @@ def in_span(hit: Hit, span: Span, zone: tzinfo = UTC) -> bool:
 
 
 def span_known(
-    span: Span, said: datetime, about: tuple[tuple[int, int], ...] | None, kept: bool, zone: tzinfo = UTC
-) -> bool | None:
+    span: Span, zone: tzinfo = UTC
+) -> Callable[[datetime, tuple[tuple[int, int], ...] | None, bool], bool | None]:
     """``in_span`` for a memory said at ``said`` whose row holds the spans ``about`` (None: not stored by
-    this code's rules) and kept a zone of its own or not (``kept``), or None when only its text can tell
-    (recall's bounds know these facts of a row before reading it: ``_row_facts``)."""
-    if span[0] <= said < span[1]:
-        return True
-    if about is not None and (kept or _is_utc(zone)):
-        start, end = span[0].timestamp(), span[1].timestamp()
-        return any(a < end and start < b for a, b in about)
-    return None
+    this code's rules) and kept a zone of its own or not (``kept``), asked in ``zone`` — or None when
+    only its text can tell (recall's bounds know these facts of a row before reading it: ``_row_facts``)."""
+    start, end = span
+    after, before = start.timestamp(), end.timestamp()
+    utc = _is_utc(zone)
+
+    def known(said: datetime, about: tuple[tuple[int, int], ...] | None, kept: bool) -> bool | None:
+        if start <= said < end:
+            return True
+        if about is not None and (kept or utc):
+            return any(a < before and after < b for a, b in about)
+        return None
+
+    return known
 
 
 def _is_utc(zone: tzinfo) -> bool:
