@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta, tzinfo
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +41,8 @@ def memory(
     scope: str = ME,
     valid_until: datetime | None = None,
     deleted: bool = False,
+    about: tuple[tuple[int, int], ...] | None = None,
+    zone: str | None = None,
 ) -> Memory:
     said = NOW - timedelta(days=age_days)
     return Memory(
@@ -48,12 +52,13 @@ def memory(
         category="fact",
         importance=importance,
         source="cli",
-        provenance={},
+        provenance={} if zone is None else {"zone": zone},
         created_at=said,
         updated_at=said,
         content_hash=memory_id,
         valid_until=valid_until,
         deleted_at=said if deleted else None,
+        about=about,
     )
 
 
@@ -84,14 +89,17 @@ def both(
     w: RecallWeights | None = None,
     vectors: Vectors | None = None,
     facts: RowFacts | None = None,
+    zone: tzinfo = UTC,
 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], Rows]:
     """(every row ranked, first k), (``top_hits``, with the rows' fixed ``facts`` known), and what
-    ``top_hits`` read."""
+    ``top_hits`` read; the asker in ``zone``."""
     weights = w or RecallWeights()
     asked = query_terms(text)
-    every = rank_candidates(Candidates(text, asked, ranked, memories, vectors or {}, CHAIN), NOW, weights)
+    every = rank_candidates(
+        Candidates(text, asked, ranked, memories, vectors or {}, CHAIN), NOW, weights, zone
+    )
     rows = Rows(memories, vectors or {})
-    top = top_hits(text, asked, ranked, CHAIN, rows, NOW, weights, k, UTC, facts)
+    top = top_hits(text, asked, ranked, CHAIN, rows, NOW, weights, k, zone, facts)
     return [(h.memory.id, h.score) for h in every[:k]], [(h.memory.id, h.score) for h in top], rows
 
 
@@ -169,6 +177,44 @@ def test_a_question_naming_a_span_reads_every_candidate() -> None:
     assert top == every
     assert top[0][0] == "en29"
     assert rows.read == 30
+
+
+NOVEMBER = (
+    int(datetime(2026, 11, 1, tzinfo=UTC).timestamp()),
+    int(datetime(2026, 12, 1, tzinfo=UTC).timestamp()),
+)
+
+
+def span_notes_case() -> tuple[dict[str, Memory], dict[str, list[Match]]]:
+    """Thirty old notes about tea, none about November, and one said long ago that is about November."""
+    notes = {f"en{i}": memory(f"en{i}", f"Ben likes green tea, note {i}", about=()) for i in range(30)}
+    notes["kyoto"] = memory("kyoto", "Ben goes to the Kyoto pottery class in November", about=(NOVEMBER,))
+    ranked = {"keyword": [Match(f"en{i}", 9.0 - i * 0.2) for i in range(30)] + [Match("kyoto", 0.5)]}
+    return notes, ranked
+
+
+def test_a_span_question_reads_only_the_rows_its_known_facts_leave_in_reach() -> None:
+    # every row's spans stored and known from an earlier recall (``RowFacts``): the rows outside the span
+    # are bounded as any question's, so only those that can reach the first window and the one inside the span are read
+    notes, ranked = span_notes_case()
+    every, top, rows = both("what did Ben do last month", ranked, notes, k=3, facts=learnt(notes))
+    assert top == every
+    assert top[0][0] == "kyoto"  # about November, said 400 days ago, put first
+    assert rows.read <= 20 < len(notes)  # the window of 10 and what ties with it; the base read all 31
+
+
+def test_a_span_question_reads_the_rows_whose_spans_are_not_stored_or_not_in_the_asker_s_zone() -> None:
+    # spans made by other rules (None), or rows that kept no zone asked from Tokyo: only the text tells
+    notes, ranked = span_notes_case()
+    old = {i: replace(m, about=None) for i, m in notes.items()}
+    every, top, rows = both("what did Ben do last month", ranked, old, k=3, facts=learnt(old))
+    assert top == every and rows.read == len(notes)
+    tokyo = ZoneInfo("Asia/Tokyo")
+    every, top, rows = both("what did Ben do last month", ranked, notes, k=3, facts=learnt(notes), zone=tokyo)
+    assert top == every and rows.read == len(notes)
+    zoned = {i: replace(m, provenance={"zone": "Asia/Tokyo"}) for i, m in notes.items()}
+    every, top, rows = both("what did Ben do last month", ranked, zoned, k=3, facts=learnt(zoned), zone=tokyo)
+    assert top == every and rows.read < len(notes)
 
 
 TEXTS = [
@@ -322,8 +368,72 @@ def test_row_facts_keep_the_last_rows_learnt() -> None:
     facts.learn(memory(f"m{i}", "ベンは緑茶が好き" if i % 2 else "Ben likes tea") for i in range(5))
     assert len(facts) == 3
     assert facts.get("m0") is None and facts.get("m1") is None
-    assert facts.get("m3") == (True, NOW - timedelta(days=400.0), ME)
-    assert facts.get("m4") == (False, NOW - timedelta(days=400.0), ME)
+    assert facts.get("m3") == (True, NOW - timedelta(days=400.0), ME, None, False)
+    assert facts.get("m4") == (False, NOW - timedelta(days=400.0), ME, None, False)
+
+
+def test_row_facts_keep_a_row_s_stored_spans_once_it_stores_them() -> None:
+    # a row read before its spans were stored (``fill_about``) is kept again with them, and its zone
+    facts = RowFacts()
+    facts.learn([memory("m", "we went to Kyoto last month", zone="Asia/Tokyo")])
+    assert facts.get("m") == (False, NOW - timedelta(days=400.0), ME, None, True)
+    facts.learn([memory("m", "we went to Kyoto last month", zone="Asia/Tokyo", about=((1, 2),))])
+    assert facts.get("m") == (False, NOW - timedelta(days=400.0), ME, ((1, 2),), True)
+
+
+SPAN_TEXTS = [
+    # the words beside the span held by some rows only (``favour_span`` places an in-span row holding none
+    # below the lowest better match above it)
+    "what coffee did I have last month",  # November 2026
+    "先週の緑茶は？",  # 23-29 November
+    "what did Ben drink last year",
+    "tea yesterday",
+]
+
+
+def random_about(rng: random.Random) -> tuple[tuple[int, int], ...] | None:
+    """A row's stored spans: none stored (other rules), none named, or a few days or months near now."""
+    pick = rng.random()
+    if pick < 0.2:
+        return None
+    spans = []
+    for _ in range(0 if pick < 0.5 else rng.randint(1, 3)):
+        start = NOW - timedelta(days=rng.choice([1, 2, 6, 10, 20, 40, 300, rng.uniform(0, 800)]))
+        spans.append(
+            (int(start.timestamp()), int((start + timedelta(days=rng.choice([1, 7, 30]))).timestamp()))
+        )
+    return tuple(sorted(spans))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_span_questions_with_known_facts_give_the_same_first_k(seed: int) -> None:
+    # span questions over the random cases, each row with random stored spans (or none stored) and a
+    # zone kept or not, asked in UTC or Tokyo, with a random part of the rows' facts known
+    rng = random.Random(2000 + seed)
+    memories, vectors, ranked, ids = random_case(rng)
+    memories = {
+        i: replace(
+            m,
+            about=random_about(rng),
+            provenance=rng.choice([{}, {}, {"zone": "UTC"}, {"zone": "Asia/Tokyo"}]),
+            created_at=NOW - timedelta(days=rng.choice([0.5, 3, 9, 25, 200, rng.uniform(0, 900)])),
+        )
+        for i, m in memories.items()
+    }
+    share = rng.choice([0.3, 0.8, 1.0, 1.0])
+    facts = learnt({i: m for i, m in memories.items() if rng.random() < share})
+    memories.pop(ids[-1]) if rng.random() < 0.2 else None
+    candidates = len({m.memory_id for matches in ranked.values() for m in matches})
+    read_total = 0
+    for text in SPAN_TEXTS:
+        for w in WEIGHTS:
+            zone = rng.choice([UTC, ZoneInfo("Asia/Tokyo")])
+            k = rng.choice([1, 3, 5, 10, 12])
+            every, top, rows = both(text, ranked, memories, k, w, vectors, facts, zone)
+            assert top == every, (text, w, k, zone)
+            read_total += rows.read
+    if candidates >= 40 and share == 1.0:  # long lists, every row known: the bound leaves rows unread
+        assert read_total < len(SPAN_TEXTS) * len(WEIGHTS) * candidates
 
 
 @pytest.mark.parametrize("seed", range(60))

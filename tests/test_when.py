@@ -7,12 +7,22 @@ from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shitsuji.memory import MemoryEngine
 from shitsuji.memory._rank import holds_question_words
 from shitsuji.memory._recall import RecallWeights, asks_for_now
 from shitsuji.memory._records import Hit, Memory
-from shitsuji.memory._when import _named_months, asked_span, mentioned_spans, without_span
+from shitsuji.memory._when import (
+    _AHEAD,
+    _SENTENCE_END,
+    Clauses,
+    _named_months,
+    asked_span,
+    mentioned_spans,
+    without_span,
+)
 
 from .conftest import Clock
 
@@ -264,7 +274,7 @@ def test_no_month_in_words_that_only_look_like_one() -> None:
         "12月4日に届く",
         "on March 3",
     ):
-        assert list(_named_months(text, date(2026, 11, 3))) == []
+        assert list(_named_months(Clauses(text), date(2026, 11, 3))) == []
 
 
 def test_a_fact_naming_last_month_by_name_is_found_for_last_month(fixed: MemoryEngine) -> None:
@@ -505,3 +515,54 @@ def test_a_day_in_a_plan_is_the_next_one() -> None:
         assert [s[0] for s in mentioned_spans(text, said, TOKYO)] == [tokyo(2027, 1, 4)], text
     for text in ("The boiler was serviced on 4 January", "1月4日に初詣に行った"):  # this year's
         assert [s[0] for s in mentioned_spans(text, said, TOKYO)] == [tokyo(2026, 1, 4)], text
+
+
+def _ahead_rescanned(text: str, at: int) -> bool:
+    """The base's ``_ahead`` (before issue 23 rb30): the text's sentence ends scanned from its start."""
+    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
+    end = _SENTENCE_END.search(text, at)
+    return _AHEAD.search(text, start, len(text) if end is None else end.start()) is not None
+
+
+_CLAUSE_BITS = [
+    ".",
+    ",",
+    ", ",
+    ",\n",
+    "\n",
+    ";",
+    "。",
+    "！",
+    " ",
+    "a",
+    "will",
+    "next",
+    "予定",
+    "May",
+    "3月",
+    "x'll",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_CLAUSE_BITS), max_size=40), st.data())
+def test_a_date_s_sentence_is_found_as_by_rescanning_from_the_start(
+    bits: list[str], data: st.DataObject
+) -> None:
+    # ``Clauses`` finds the sentence ends once; each place in the text gets the rescan's answer
+    text = "".join(bits)
+    clauses = Clauses(text)
+    for at in data.draw(st.lists(st.integers(0, len(text)), max_size=12)):
+        assert clauses.ahead(at) == _ahead_rescanned(text, at), (text, at)
+
+
+def test_a_long_text_naming_many_dates_reads_them_as_one_by_one() -> None:
+    # 600 dated sentences, some about what is to come: the same spans as each read alone (its own text)
+    said = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
+    sentences = [
+        f"We will meet on {1 + i % 28} March." if i % 3 else f"来月{1 + i % 12}月{1 + i % 28}日に行った。"
+        for i in range(600)
+    ]
+    whole = list(mentioned_spans(" ".join(sentences), said))
+    alone = [s for sentence in sentences for s in mentioned_spans(sentence, said)]
+    assert sorted(whole) == sorted(alone) and len(whole) >= 600

@@ -49,7 +49,7 @@ from ._said import said_terms, said_zone
 from ._several import several_weights
 from ._slots import Match
 from ._text import CJK, terms
-from ._when import Span, favour_span, span_named, span_words, without_words
+from ._when import Span, favour_span, in_span, span_known, span_named, span_words, without_words
 
 _HIRAGANA = re.compile(r"[ぁ-ゖー]+")
 CONTEXT_TERMS_CHARS = 300  # context tail whose words are indexed with the memory
@@ -133,6 +133,11 @@ def rank_candidates(c: Candidates, now: datetime, w: RecallWeights, zone: tzinfo
 
 def _ranked(c: Candidates, now: datetime, q: Question, zone: tzinfo) -> list[Hit]:
     """``rank_candidates`` with what it reads from the question already found (``q``, of ``c.text``)."""
+    return _spanned(_weighed(c, now, q), q, zone)
+
+
+def _weighed(c: Candidates, now: datetime, q: Question) -> list[Hit]:
+    """``_ranked`` before ``favour_span``: fused and weighed."""
     w = q.weights
     japanese = CJK.search(c.text) is not None
     keyword, vector = c.ranked.get("keyword"), c.ranked.get("vector")
@@ -148,10 +153,14 @@ def _ranked(c: Candidates, now: datetime, q: Question, zone: tzinfo) -> list[Hit
         scale["vector"] = cross_script(vector, c.memories, w)
     fused = fuse(c.ranked, _signal_weights(japanese, w), scale, standout=w.standout, only=c.memories)
     distances = {s: d for d, s in enumerate(c.chain)}
-    hits = weigh(fused, c.memories, distances, now, w, asks_for_now=asks_for_now(c.text), vectors=c.vectors)
-    if q.span is not None:
-        hits = favour_span(hits, q.span, w, zone, holds_question_words(q.rest))
-    return hits
+    return weigh(fused, c.memories, distances, now, w, asks_for_now=asks_for_now(c.text), vectors=c.vectors)
+
+
+def _spanned(hits: list[Hit], q: Question, zone: tzinfo) -> list[Hit]:
+    """``favour_span`` of the weighed ``hits`` when ``q`` names a span."""
+    if q.span is None:
+        return hits
+    return favour_span(hits, q.span, q.weights, zone, holds_question_words(q.rest))
 
 
 def holds_question_words(rest: str) -> Callable[[Hit], bool]:
@@ -187,27 +196,39 @@ def top_hits(
     reaches the ``window``-th score found so far, those too. The first ``window`` hits (``k``, or
     the ``versions_window`` that ``prefer_newer`` reorders, if larger) are then the whole
     ranking's, in its order — every unread candidate scores below all of them — so the first
-    ``k`` are the same list, not an approximation. A question naming a span reads every row
-    (``favour_span`` puts any hit inside the span first, whatever its score).
+    ``k`` are the same list, not an approximation.
+
+    A question naming a span (``favour_span`` puts any hit inside it first, whatever its score) reads
+    every candidate that may be inside the span — all of them, but for the rows whose facts say they
+    are outside it (``_row_facts``: when said, the spans the row stores) — and of those outside, while
+    one's bound reaches a score the first ``k`` rest on (``_span_cut``), those too.
     """
     ids = list(dict.fromkeys(m.memory_id for matches in ranked.values() for m in matches))
     q = Question.of(text, now, w, zone)
-    found = None if q.span is not None else Bounds.of(q, ranked, chain, facts, now)
-    if found is None:
+    found = Bounds.of(q, ranked, chain, facts, now)
+    spanned = q.span is not None and q.weights.favour_span
+    outside: set[str] = set()  # candidates known to be outside the span (unread, bounded as any)
+    if found is not None and spanned and facts is not None and q.span is not None:
+        kept, known = facts.kept(), span_known(q.span, zone)
+        for memory_id in ids:
+            fixed = kept.get(memory_id)
+            if fixed is not None and known(fixed.created_at, fixed.about, fixed.zoned) is False:
+                outside.add(memory_id)
+    if found is None or (spanned and not outside):
         memories, vectors = read(ids)
         if facts is not None:
             facts.learn(memories.values())
         return _ranked(Candidates(text, asked, ranked, memories, vectors, chain), now, q, zone)[:k]
     window = max(k, q.weights.versions_window)
     most = found.most
-    order = sorted(ids, key=most.__getitem__, reverse=True)
+    order = sorted(ids, key=lambda i: (i not in outside if spanned else False, most[i]), reverse=True)
     memories, vectors = {}, {}
     hits: list[Hit] = []
     cut = found.first_cut(window)
     done = 0  # ``order[:done]`` are read
     while done < len(order):
         end = done
-        while end < len(order) and most[order[end]] >= cut:
+        while end < len(order) and (most[order[end]] >= cut or (spanned and order[end] not in outside)):
             end += 1
         if end == done:
             break  # the rest cannot reach the window: their rows are not read
@@ -217,11 +238,48 @@ def top_hits(
         memories.update(more)
         vectors.update(more_vectors)
         done = end
-        hits = _ranked(Candidates(text, asked, ranked, memories, vectors, chain), now, q, zone)
-        # the window's lowest score (``prefer_newer`` only lowers scores inside it, and only reorders
-        # it): each of the whole ranking's first ``window`` scores at least this much before weighing
-        cut = hits[window - 1].score if len(hits) >= window else -math.inf
+        c = Candidates(text, asked, ranked, memories, vectors, chain)
+        if not spanned:
+            hits = _ranked(c, now, q, zone)
+            # the window's lowest score (``prefer_newer`` only lowers scores inside it, and only reorders
+            # it): each of the whole ranking's first ``window`` scores at least this much before weighing
+            cut = hits[window - 1].score if len(hits) >= window else -math.inf
+            continue
+        weighed = _weighed(c, now, q)
+        hits = _spanned(weighed, q, zone)
+        if done < len(order):  # else nothing is left to read
+            cut = _span_cut(weighed, hits, q, window, k, zone)
     return hits[:k]
+
+
+def _span_cut(weighed: list[Hit], hits: list[Hit], q: Question, window: int, k: int, zone: tzinfo) -> float:
+    """The least score an unread candidate outside the span must stay below for ``hits[:k]`` (the read
+    candidates' ``weighed`` ranking, spans first: ``_spanned``) to be the whole ranking's, scores and all.
+
+    Besides ``top_hits``' window: the weighed score of each hit outside the span up to the first one at
+    or after the k-th (a hit lifted above it takes its score from the one below it), and of each hit
+    inside the span among them that holds none of the question's words (``favour_span`` places such a
+    hit just below the lowest better match above it, which could be an unread one). An unread candidate
+    below all of these neither comes before those outside nor is above those placed so, so none moves;
+    one inside the span that holds a word goes above every hit outside whatever their scores. Read
+    candidates all inside the span: no cut (``favour_span`` keeps their order, and would not once one
+    outside joins)."""
+    if len(weighed) < window:
+        return -math.inf
+    cut = weighed[window - 1].score
+    assert q.span is not None
+    inside = [in_span(h, q.span, zone) for h in hits]
+    if not any(inside):
+        return cut  # as without a span: ``favour_span`` changes nothing, read or not
+    if all(inside):
+        return -math.inf
+    end = next((n for n in range(k - 1, len(hits)) if not inside[n]), len(hits) - 1)
+    holds = holds_question_words(q.rest)
+    score = {h.memory.id: h.score for h in weighed}
+    return min(
+        cut,
+        *(score[h.memory.id] for h, i in zip(hits[: end + 1], inside, strict=False) if not i or not holds(h)),
+    )
 
 
 @dataclass(frozen=True, slots=True)

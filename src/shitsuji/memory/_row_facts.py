@@ -8,6 +8,12 @@ is: ``touch`` raises it, so it stays at its largest), so once recall has read a 
 by its id and the next question that meets it bounds it by its own factors: fewer rows can still
 reach the first k, and fewer are read (issue 23 fl28).
 
+A question naming a span (``_when.favour_span``) puts any candidate inside the span first, whatever its
+score, so it read every row until issue 23 (rb30). The spans a row is about are kept too (``about``, as
+its row stores them by the current rules, ``_about.RULES``; None when it stored none by them — such a row
+is read again) and whether it kept a zone of its own: with the time it was said, they tell whether the
+row is inside a span without reading it (``_when.span_known``), and one known outside is bounded as any.
+
 Kept per engine (one store: an id names one row for good), the last ``ROW_FACTS_KEPT`` rows read.
 """
 
@@ -19,18 +25,22 @@ from datetime import datetime
 from typing import NamedTuple
 
 from ._records import Memory
+from ._said import ZONE_KEY
 from ._text import CJK
 
-ROW_FACTS_KEPT = 16_384  # rows whose facts are kept (~1.5 MB: three references and a flag each)
+ROW_FACTS_KEPT = 16_384  # rows whose facts are kept (~2 MB: four references and two flags each)
 
 
 class Fixed(NamedTuple):
     """A row's facts that no write changes: its content holds Japanese (``cross_script``), when it was
-    said (recency), its scope (scope distance)."""
+    said (recency), its scope (scope distance), and for a span question (``_when.span_known``) the spans
+    its row stores (``Memory.about``: None when not stored by the current rules) and whether it kept a zone."""
 
     japanese: bool
     created_at: datetime
     scope: str
+    about: tuple[tuple[int, int], ...] | None = None
+    zoned: bool = False
 
 
 class RowFacts:
@@ -52,16 +62,26 @@ class RowFacts:
         return self._kept
 
     def learn(self, memories: Iterable[Memory]) -> None:
-        """Keep the facts of rows just read (forgotten ones too: their facts are as fixed)."""
+        """Keep the facts of rows just read (forgotten ones too: their facts are as fixed); a row kept
+        without its spans is kept again once its row stores them (``fill_about``)."""
+        kept = self._kept
         new = [
-            (m.id, Fixed(CJK.search(m.content) is not None, m.created_at, m.scope))
+            (
+                m.id,
+                Fixed(
+                    CJK.search(m.content) is not None,
+                    m.created_at,
+                    m.scope,
+                    m.about,
+                    ZONE_KEY in m.provenance,
+                ),
+            )
             for m in memories
-            if m.id not in self._kept
+            if (old := kept.get(m.id)) is None or (old.about is None and m.about is not None)
         ]
         if not new:
             return
         with self._lock:
-            kept = self._kept
             kept.update(new)
             while len(kept) > self.size:
                 del kept[next(iter(kept))]

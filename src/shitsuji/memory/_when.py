@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from calendar import monthrange
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -375,10 +376,11 @@ def without_words(found: re.Match[str]) -> str:
 def mentioned_spans(text: str, said: datetime, zone: tzinfo = UTC) -> Iterator[Span]:
     """The spans a memory's text is about: relative words seen from when it was ``said``, and dates."""
     today = said.astimezone(zone).date()
+    clauses = Clauses(text)
     found = chain(
         (_made(_relative, m, today, zone) for m in _relative_matches(text)),
-        (_made(_days, d, 1, zone) for d in _dates(text, today)),
-        (_made(_month, y, n, 1, zone) for y, n in _named_months(text, today)),
+        (_made(_days, d, 1, zone) for d in _dates(clauses, today)),
+        (_made(_month, y, n, 1, zone) for y, n in _named_months(clauses, today)),
     )
     yield from (span for span in found if span is not None)
 
@@ -392,13 +394,13 @@ def _made(make: Callable[..., Span | None], *args: Any) -> Span | None:
         return None
 
 
-def _named_months(text: str, today: date) -> Iterator[tuple[int, int]]:
+def _named_months(clauses: Clauses, today: date) -> Iterator[tuple[int, int]]:
     """Months named without a day (``_EN_MONTH``, ``_JA_MONTH``); without a year, the latest such
     month up to ``today``'s ("in November" said in January is last year's November), or in a
     sentence about what is to come (``_AHEAD``), the next from ``today``'s on (「11月に京都へ行く予定」
     and "a wedding in November we will go to", said in October, are this November)."""
-    for m, year, month in _month_words(text):
-        yield _year_of(year, month, today, _ahead(text, m.start())), month
+    for m, year, month in _month_words(clauses.text):
+        yield _year_of(year, month, today, clauses.ahead(m.start())), month
 
 
 def _month_words(text: str) -> Iterator[tuple[re.Match[str], str | None, int]]:
@@ -415,12 +417,42 @@ def _month_words(text: str) -> Iterator[tuple[re.Match[str], str | None, int]]:
             yield m, m.group(1), month
 
 
-def _ahead(text: str, at: int) -> bool:
-    """Whether the sentence (the clause in English) around ``text[at]`` is about what is still to
-    come (``_AHEAD``)."""
-    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, at)), default=0)
-    end = _SENTENCE_END.search(text, at)
-    return _AHEAD.search(text, start, len(text) if end is None else end.start()) is not None
+class Clauses:
+    """One text's sentences (clauses in English), to tell of each date it names whether its sentence is
+    about what is still to come (``ahead``).
+
+    Until issue 23 (rb30) each date scanned the text's sentence ends from its start and its sentence
+    for ``_AHEAD``'s words: O(n·m) for a text of n characters naming m dates. Now the ends are found
+    once, each date's sentence by bisection, and each sentence searched once."""
+
+    __slots__ = ("_ahead", "_ends", "_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts: list[int] | None = None  # where ``_SENTENCE_END``'s matches over the text start
+        self._ends: list[int] = []  # and end (both increasing: they do not overlap)
+        self._ahead: dict[tuple[int, int], bool] = {}  # by sentence: its ``_AHEAD`` search
+
+    def ahead(self, at: int) -> bool:
+        """Whether the sentence (the clause in English) around ``text[at]`` is about what is still to
+        come (``_AHEAD``): the text from the last sentence end before ``at`` to the first at or after it."""
+        text = self.text
+        if self._starts is None:
+            found = list(_SENTENCE_END.finditer(text))
+            self._starts, self._ends = [m.start() for m in found], [m.end() for m in found]
+        starts, ends = self._starts, self._ends
+        # the last end of a match within ``text[:at]`` (a scan stopped at ``at`` finds the same matches)
+        before = bisect_right(ends, at)
+        start = ends[before - 1] if before else 0
+        after = bisect_left(starts, at)
+        if after and ends[after - 1] > at:  # a match across ``at`` (",\n"): a scan from ``at`` differs
+            found_end = _SENTENCE_END.search(text, at)
+            end = len(text) if found_end is None else found_end.start()
+        else:
+            end = starts[after] if after < len(starts) else len(text)
+        if (ahead := self._ahead.get((start, end))) is None:
+            ahead = self._ahead[start, end] = _AHEAD.search(text, start, end) is not None
+        return ahead
 
 
 def _year_of(year: str | None, month: int, today: date, ahead: bool = False) -> int:
@@ -431,25 +463,28 @@ def _year_of(year: str | None, month: int, today: date, ahead: bool = False) -> 
     return today.year if month <= today.month else today.year - 1
 
 
-def _dates(text: str, today: date) -> Iterator[date]:
+def _dates(clauses: Clauses, today: date) -> Iterator[date]:
     """Calendar dates written out: 2026-12-04, 2026/12/4, 12月4日, 2026年12月4日, 4 December, Dec 4th 2026.
 
     A day without a year is this year's, or in a sentence about what is to come (``_AHEAD``) the
     next such day from ``today`` on ("we will fly home on 4 January", said in December, is next year's)."""
+    text = clauses.text
     for m in _ISO.finditer(text):
         yield from _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     for m in _JA_DATE.finditer(text) if "月" in text else ():
-        yield from _this_or_next(m.group(1), int(m.group(2)), int(m.group(3)), today, text, m.start())
+        yield from _this_or_next(m.group(1), int(m.group(2)), int(m.group(3)), today, clauses, m.start())
     for m in _EN_DATE.finditer(text):
         day, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        yield from _this_or_next(m.group(5), _MONTHS[name.lower()], int(day), today, text, m.start())
+        yield from _this_or_next(m.group(5), _MONTHS[name.lower()], int(day), today, clauses, m.start())
 
 
-def _this_or_next(year: str | None, month: int, day: int, today: date, text: str, at: int) -> Iterator[date]:
+def _this_or_next(
+    year: str | None, month: int, day: int, today: date, clauses: Clauses, at: int
+) -> Iterator[date]:
     if year is not None:
         yield from _valid(int(year), month, day)
         return
-    ahead = _ahead(text, at) and (month, day) < (today.month, today.day)
+    ahead = clauses.ahead(at) and (month, day) < (today.month, today.day)
     yield from _valid(today.year + (1 if ahead else 0), month, day)
 
 
@@ -472,15 +507,32 @@ def in_span(hit: Hit, span: Span, zone: tzinfo = UTC) -> bool:
     row holds (``Memory.about``, made in its own zone when written: ``_about``) are read instead of
     its text when they are that zone's: it kept one, or it kept none and the asker's is UTC's."""
     memory = hit.memory
-    said = memory.created_at
-    if span[0] <= said < span[1]:
-        return True
     kept = ZONE_KEY in memory.provenance
-    if memory.about is not None and (kept or _is_utc(zone)):
-        start, end = span[0].timestamp(), span[1].timestamp()
-        return any(a < end and start < b for a, b in memory.about)
+    known = span_known(span, zone)(memory.created_at, memory.about, kept)
+    if known is not None:
+        return known
     own = said_zone(memory.provenance) if kept else zone
-    return any(_overlaps(span, s) for s in mentioned_spans(memory.content, said, own))
+    return any(_overlaps(span, s) for s in mentioned_spans(memory.content, memory.created_at, own))
+
+
+def span_known(
+    span: Span, zone: tzinfo = UTC
+) -> Callable[[datetime, tuple[tuple[int, int], ...] | None, bool], bool | None]:
+    """``in_span`` for a memory said at ``said`` whose row holds the spans ``about`` (None: not stored by
+    this code's rules) and kept a zone of its own or not (``kept``), asked in ``zone`` — or None when
+    only its text can tell (recall's bounds know these facts of a row before reading it: ``_row_facts``)."""
+    start, end = span
+    after, before = start.timestamp(), end.timestamp()
+    utc = _is_utc(zone)
+
+    def known(said: datetime, about: tuple[tuple[int, int], ...] | None, kept: bool) -> bool | None:
+        if start <= said < end:
+            return True
+        if about is not None and (kept or utc):
+            return any(a < before and after < b for a, b in about)
+        return None
+
+    return known
 
 
 def _is_utc(zone: tzinfo) -> bool:
