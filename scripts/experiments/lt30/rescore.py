@@ -241,7 +241,7 @@ def pairs_of(qs: list[dict[str, Any]], view_of, cols: list[int]) -> tuple[np.nda
         x = shaped(v["x"], cols)
         y = v["y"] == 1
         pos, neg = x[y], x[~y]
-        d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, len(cols))
+        d = (pos[:, None, :] - neg[None, :, :]).reshape(-1, x.shape[1])
         diffs.append(d)
         if LAMBDA:
             g = 1.0 / np.log2(2.0 + np.arange(len(y)))
