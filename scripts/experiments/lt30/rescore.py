@@ -209,6 +209,7 @@ RELATIVE = {NAMES.index("recency")}  # min-max within the question (raw ages dif
 LAMBDA = False  # pairs weighed by how far apart 1 / log2(2 + place) puts them (the top counts more)
 
 
+TRAIN_SETS = {"locomo", "pooled", "s", "ja"}  # the sets a model is fitted on (``--train-sets``)
 QUADRATIC = False  # every product of two columns too (a ceiling for a model with interactions)
 
 
@@ -324,7 +325,11 @@ def left_out(qs, cols, l2, english_only=False, view_of=None) -> tuple[list[dict[
     thetas = {}
     orders: list[dict[str, list[str]]] = [dict() for _ in qs]
     for fold in folds:
-        train = [q for q in qs if q["fold"] != fold and not (english_only and q["set"] == "ja")]
+        train = [
+            q
+            for q in qs
+            if q["fold"] != fold and not (english_only and q["set"] == "ja") and q["set"] in TRAIN_SETS
+        ]
         theta = fit(train, view_of or (lambda q: "turn" if "turn" in q else "wide"), cols, l2)
         thetas[fold] = theta
         for i, q in enumerate(qs):
@@ -352,6 +357,7 @@ def main() -> None:
     parser.add_argument("--english-only", action="store_true")
     parser.add_argument("--lambda-weights", action="store_true")
     parser.add_argument("--quadratic", action="store_true")
+    parser.add_argument("--train-sets", default="locomo,pooled,s,ja", help="fitted on these only, scored on --sets")
     parser.add_argument("--sets", default="locomo,pooled,s,ja", help="the sets trained on and scored")
     args = parser.parse_args()
     prepared = args.cache / "lt30_features.pkl"
@@ -360,7 +366,8 @@ def main() -> None:
     else:
         qs = prepare(args.cache)
         prepared.write_bytes(pickle.dumps(qs))
-    global LAMBDA, QUADRATIC
+    global LAMBDA, QUADRATIC, TRAIN_SETS
+    TRAIN_SETS = set(args.train_sets.split(","))
     LAMBDA = args.lambda_weights
     QUADRATIC = args.quadratic
     qs = [q for q in qs if q["set"] in args.sets.split(",")]
@@ -375,7 +382,7 @@ def main() -> None:
                 continue
             print(f"  theta[{fold}] " + " ".join(f"{NAMES[c]}={t:+.3f}" for c, t in zip(cols, theta, strict=True)))
         # the ceiling: trained and scored on everything
-        train = [q for q in qs if not (args.english_only and q["set"] == "ja")]
+        train = [q for q in qs if not (args.english_only and q["set"] == "ja") and q["set"] in TRAIN_SETS]
         theta = fit(train, lambda q: "turn" if "turn" in q else "wide", cols, l2)
         print("  theta[all] " + " ".join(f"{NAMES[c]}={t:+.3f}" for c, t in zip(cols, theta)) if not QUADRATIC else "")
         every = [
