@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-import recall_folds as rf  # noqa: E402
+import recall_folds as rf
 
-from shitsuji.bench.japanese import HOUSEHOLD, NOW, _jsonl  # noqa: E402
-from shitsuji.bench.latency import synthetic_memories  # noqa: E402
-from shitsuji.memory import MemoryEngine, NewMemory, load_embedder  # noqa: E402
-from shitsuji.memory._open import open_store  # noqa: E402
+from shitsuji.bench.japanese import HOUSEHOLD, NOW, _jsonl
+from shitsuji.bench.latency import synthetic_memories
+from shitsuji.memory import MemoryEngine, NewMemory, load_embedder
+from shitsuji.memory._open import open_store
 
 PACKAGE = Path(__file__).resolve().parents[3] / "src" / "shitsuji" / "bench" / "data"
 SETS = ("ja-held", "ja-fresh", "ja-recall", "ja-unread", "ja-blind", "ja-mixed")
@@ -52,7 +52,9 @@ def collect(directory: Path, db: Path, distractors: int, name: str) -> list[dict
             fact_of[result.memory.id] = fact["id"]
         users = sorted({q["user"] for q in queries})
         engine.add_many(
-            NewMemory(content=text, scope=f"{HOUSEHOLD}/user/{user}", created_at=NOW - timedelta(days=i % 400))
+            NewMemory(
+                content=text, scope=f"{HOUSEHOLD}/user/{user}", created_at=NOW - timedelta(days=i % 400)
+            )
             for user in users
             for i, text in enumerate(synthetic_memories(distractors, seed=len(user)))
         )

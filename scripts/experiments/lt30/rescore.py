@@ -28,17 +28,17 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-import recall_folds as rf  # noqa: E402
+import recall_folds as rf
 
-from shitsuji.memory import load_embedder  # noqa: E402
-from shitsuji.memory._asked import embed_queries  # noqa: E402
-from shitsuji.memory._asked_ja import question_words  # noqa: E402
-from shitsuji.memory._embedding import question_vector  # noqa: E402
-from shitsuji.memory._kana import fold_kana  # noqa: E402
-from shitsuji.memory._rank import Candidates, held_terms, rank_candidates  # noqa: E402
-from shitsuji.memory._recall import levels  # noqa: E402
-from shitsuji.memory._readings import kanji_spelling  # noqa: E402
-from shitsuji.memory._text import CJK, terms  # noqa: E402
+from shitsuji.memory import load_embedder
+from shitsuji.memory._asked import embed_queries
+from shitsuji.memory._asked_ja import question_words
+from shitsuji.memory._embedding import question_vector
+from shitsuji.memory._kana import fold_kana
+from shitsuji.memory._rank import Candidates, held_terms, rank_candidates
+from shitsuji.memory._readings import kanji_spelling
+from shitsuji.memory._recall import levels
+from shitsuji.memory._text import CJK, terms
 
 TOP = 60
 NAMES = [
@@ -189,7 +189,11 @@ def prepare(cache: Path) -> list[dict[str, Any]]:
                 ids = [h.memory.id for h in hits]
                 top = hits[:TOP]
                 x = features(c, top, asked) if top else np.zeros((0, len(NAMES)))
-                q[view] = {"ids": ids, "x": x, "y": np.asarray([label(name, c, i) for i in ids[:TOP]], dtype=float)}
+                q[view] = {
+                    "ids": ids,
+                    "x": x,
+                    "y": np.asarray([label(name, c, i) for i in ids[:TOP]], dtype=float),
+                }
             out.append(q)
     return out
 
@@ -296,7 +300,10 @@ def figures(q: dict[str, Any], order: dict[str, list[str]]) -> dict[str, float]:
         return {"R@10": turn, "sessR@10": len(wanted & set(sess)) / len(wanted)}
     if name == "ja":
         top = [c["fact"].get(i) for i in order["turn"][:3]]
-        return {"hit@3": float(bool(set(top) & c["expected"])), "hit@1": float(bool(top) and top[0] in c["expected"])}
+        return {
+            "hit@3": float(bool(set(top) & c["expected"])),
+            "hit@1": float(bool(top) and top[0] in c["expected"]),
+        }
     sessions = rf._sessions([c["session"][i] for i in order["wide"][:100]])
     a = c["answers"]
     return {
@@ -320,7 +327,9 @@ def views(q):
     return [v for v in ("turn", "wide") if v in q]
 
 
-def left_out(qs, cols, l2, english_only=False, view_of=None) -> tuple[list[dict[str, list[str]]], dict[str, np.ndarray]]:
+def left_out(
+    qs, cols, l2, english_only=False, view_of=None
+) -> tuple[list[dict[str, list[str]]], dict[str, np.ndarray]]:
     folds = sorted({q["fold"] for q in qs})
     thetas = {}
     orders: list[dict[str, list[str]]] = [dict() for _ in qs]
@@ -346,7 +355,10 @@ def show(title: str, base, got) -> None:
     print(f"## {title}")
     for key in sorted(got):
         b, g = base[key], got[key]
-        print(f"  {key[0]:7s} {key[1]:10s} " + "  ".join(f"{m} {b[m]:.4f}->{g[m]:.4f}{'' if g[m] >= b[m] - 1e-9 else ' (-)'}" for m in g))
+        print(
+            f"  {key[0]:7s} {key[1]:10s} "
+            + "  ".join(f"{m} {b[m]:.4f}->{g[m]:.4f}{'' if g[m] >= b[m] - 1e-9 else ' (-)'}" for m in g)
+        )
 
 
 def main() -> None:
@@ -357,7 +369,9 @@ def main() -> None:
     parser.add_argument("--english-only", action="store_true")
     parser.add_argument("--lambda-weights", action="store_true")
     parser.add_argument("--quadratic", action="store_true")
-    parser.add_argument("--train-sets", default="locomo,pooled,s,ja", help="fitted on these only, scored on --sets")
+    parser.add_argument(
+        "--train-sets", default="locomo,pooled,s,ja", help="fitted on these only, scored on --sets"
+    )
     parser.add_argument("--sets", default="locomo,pooled,s,ja", help="the sets trained on and scored")
     args = parser.parse_args()
     prepared = args.cache / "lt30_features.pkl"
@@ -380,13 +394,25 @@ def main() -> None:
         for fold, theta in thetas.items():
             if QUADRATIC:
                 continue
-            print(f"  theta[{fold}] " + " ".join(f"{NAMES[c]}={t:+.3f}" for c, t in zip(cols, theta, strict=True)))
+            print(
+                f"  theta[{fold}] "
+                + " ".join(f"{NAMES[c]}={t:+.3f}" for c, t in zip(cols, theta, strict=True))
+            )
         # the ceiling: trained and scored on everything
         train = [q for q in qs if not (args.english_only and q["set"] == "ja") and q["set"] in TRAIN_SETS]
         theta = fit(train, lambda q: "turn" if "turn" in q else "wide", cols, l2)
-        print("  theta[all] " + " ".join(f"{NAMES[c]}={t:+.3f}" for c, t in zip(cols, theta)) if not QUADRATIC else "")
+        print(
+            "  theta[all] " + " ".join(f"{NAMES[c]}={t:+.3f}" for c, t in zip(cols, theta, strict=True))
+            if not QUADRATIC
+            else ""
+        )
         every = [
-            {v: q[v]["ids"] if args.english_only and CJK.search(q["c"]["text"]) else reorder(q[v], theta, cols) for v in views(q)}
+            {
+                v: q[v]["ids"]
+                if args.english_only and CJK.search(q["c"]["text"])
+                else reorder(q[v], theta, cols)
+                for v in views(q)
+            }
             for q in qs
         ]
         show(f"in-sample (ceiling of these features, linear), l2 {l2}", base, evaluate(qs, every))
