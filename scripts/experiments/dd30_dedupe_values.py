@@ -66,7 +66,9 @@ def extraction(path: Path) -> dict[str, object]:
     return out
 
 
-FACTS = [f"Note {i}: the {w} is kept in drawer {i % 7}" for i, w in enumerate(["key", "charger", "passport"] * 40)]
+FACTS = [
+    f"Note {i}: the {w} is kept in drawer {i % 7}" for i, w in enumerate(["key", "charger", "passport"] * 40)
+]
 NEAR = [
     ("The deploy day is Tuesday", "The deploy day is Thursday"),
     ("The deploy day is Tuesday", "The deploy day is on Tuesday"),
