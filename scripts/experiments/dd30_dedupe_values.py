@@ -112,7 +112,43 @@ def cost(rounds: int = 7) -> dict[str, object]:
     return out
 
 
+PROBE = [
+    ("The deploy day is Tuesday", "The deploy day is Thursday"),
+    ("The deploy day is Tuesday", "The deploy day is not Tuesday"),
+    ("燃えるゴミの日は毎週火曜日です", "燃えるゴミの日は毎週木曜日です"),
+    ("塾の迎えは午後3時", "塾の迎えは午後５時"),
+    ("夫は毎朝コーヒーを飲む", "夫は毎朝コーヒーを飲まない"),
+    ("息子の誕生日は3月14日", "息子の誕生日は5月14日"),
+    ("夕食は毎日7時", "夕食は毎日8時"),
+    ("夫は毎朝6時に起きる", "夫は毎朝7時に起きる"),
+    ("Garbage day is Monday", "Garbage day is Monday morning"),
+    ("The deploy day is Tuesday", "The deploy day is on Tuesday"),
+    ("My wife loves green tea", "My wife really likes green tea"),
+    ("I have two cats", "I have 2 cats"),
+    ("妻は紅茶が好き", "妻は紅茶が大好き"),
+    ("ゴミの日は火曜です", "ゴミの日は火曜"),
+    ("The wifi password is on the fridge", "The wifi password is written on the fridge"),
+    ("会議は３時から", "会議は3時から始まる"),
+    ("The car needs new tyres", "The car needs new tires"),
+]
+
+
+def probe() -> None:
+    model = load_embedder("use")
+    for a, b in PROBE:
+        vectors = model.embed_documents([a, b])
+        cosine = float(vectors[0] @ vectors[1])
+        near = cosine >= model.dedupe_threshold
+        print(
+            f"{cosine:.3f}  before: {'merged' if near else 'stored'}  now: "
+            f"{'merged' if near and same_values(a, b) else 'stored'}  {a} / {b}"
+        )
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--probe":
+        probe()
+        sys.exit()
     data = Path(sys.argv[1])
     report = {
         "load": os.getloadavg(),
