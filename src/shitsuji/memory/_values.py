@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from ._supersede import same_subject
+from ._supersede import _common_prefix, same_subject
 from ._text import normalize, terms
 from ._when import _KANJI_NUMS, _MONTHS, _WEEKDAYS, _WORD_NUMS, _count
 
@@ -132,19 +132,10 @@ def _ending_terms(text: str, other: str) -> frozenset[str]:
     a, b = text, other
     if " " in a and " " in b:
         wa, wb = a.split(" "), b.split(" ")
-        n = _shared(wa, wb)
+        n = _common_prefix(wa, wb)
         ending = " ".join(wa[n:])
     else:
         ca, cb = a.replace(" ", ""), b.replace(" ", "")
-        ending = ca[_shared(list(ca), list(cb)) :]
+        ending = ca[_common_prefix(list(ca), list(cb)) :]
     # values were blanked (compared on their own: Tuesday and 火曜 agree); kana-only terms are grammar
     return frozenset(t for t in terms(ending, readings=False) if not _HIRAGANA.fullmatch(t))
-
-
-def _shared(a: list[str], b: list[str]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
