@@ -11,9 +11,10 @@ therefore a duplicate only when ``same_values`` holds — both texts carry the s
   ``_when``'s vocabulary;
 * **negation**: as many not / never / no / n't / without (ない / ません / なかっ / ず) in each;
 * **the value slot**: when ``_supersede.same_subject`` holds (both open with the same subject and
-  only their endings differ), the terms of the two endings must be the same set. "The deploy day
+  only their endings differ), the terms of the two endings must be the same set (values blanked,
+  so Tuesday / 火曜 agree there; kana-only terms, です / ました, left out). "The deploy day
   is on Tuesday" and "… is Tuesday" end in the same terms (on is a stop word) and stay one memory;
-  "夫の好きな飲み物はコーヒー" / "…は紅茶" do not, and the write is stored and supersedes the old
+  "… Tuesday morning" does not, nor "夫の好きな飲み物はコーヒー" / "…は紅茶" do not, and the write is stored and supersedes the old
   fact (history kept, ``_supersede``) instead of being dropped.
 
 Words elsewhere are not compared: paraphrases differ in exactly those words ("I adore sushi" /
