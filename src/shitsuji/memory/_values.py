@@ -14,8 +14,8 @@ therefore a duplicate only when ``same_values`` holds — both texts carry the s
   only their endings differ), the terms of the two endings must be the same set (values blanked,
   so Tuesday / 火曜 agree there; kana-only terms, です / ました, left out). "The deploy day
   is on Tuesday" and "… is Tuesday" end in the same terms (on is a stop word) and stay one memory;
-  "… Tuesday morning" does not, nor "夫の好きな飲み物はコーヒー" / "…は紅茶" do not, and the write is stored and supersedes the old
-  fact (history kept, ``_supersede``) instead of being dropped.
+  "… Tuesday morning" and "夫の好きな飲み物はコーヒー" / "…は紅茶" do not: the write is stored and
+  supersedes the old fact (history kept, ``_supersede``) instead of being dropped.
 
 Words elsewhere are not compared: paraphrases differ in exactly those words ("I adore sushi" /
 "I really love sushi"), and a subject that differs (夫 / 妻, mother / father) is kept apart by the
