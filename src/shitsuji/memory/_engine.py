@@ -51,6 +51,7 @@ from ._slots import Match
 from ._store import MemoryStore, StoreStats
 from ._supersede import MIN_COSINE, same_subject
 from ._text import chunks, content_hash, query_terms, terms
+from ._values import same_values
 
 if TYPE_CHECKING:
     from ..audit import AuditEvent, AuditLog
@@ -410,10 +411,19 @@ class MemoryEngine:
         if vectors is None or len(vectors) != 1:  # documents are deduplicated by exact text only
             return None
         best = near if near is not None else self._neighbours(scope, vectors)
-        if best and best[0].score >= self.embedder.dedupe_threshold:
-            memory = self.store.get(best[0].memory_id)
-            if memory is not None and memory.deleted_at is None and not _expired(memory, now):
-                return memory, best[0].score
+        for match in best:
+            if match.score < self.embedder.dedupe_threshold:
+                break
+            memory = self.store.get(match.memory_id)
+            # near in meaning is not enough: the values (numbers, days, negation, a restated subject's
+            # new ending) must agree, or "… is Thursday" would be dropped as "… is Tuesday" (_values)
+            if (
+                memory is not None
+                and memory.deleted_at is None
+                and not _expired(memory, now)
+                and same_values(memory.content, content)
+            ):
+                return memory, match.score
         return None
 
     def _superseded_by(self, new: NewMemory, vectors: Matrix | None, near: list[Match]) -> list[str]:
