@@ -205,7 +205,7 @@ LOCOMO_KINDS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"
 def by_kind(sets: dict[str, list[dict[str, Any]]], w: RecallWeights) -> None:
     """Each set's figure per question kind and overall, and the LongMemEval questions missed at all@5."""
     kinds: dict[str, list[float]] = defaultdict(list)
-    for c in sets["locomo"]:
+    for c in sets.get("locomo", []):
         found = {d for h in rank(c, w, 10) for d in c["dia"][h.memory.id]}
         row = sum(e in found for e in c["evidence"]) / len(c["evidence"])
         kinds[f"locomo R@10 {LOCOMO_KINDS.get(c['kind'], c['kind'])}"].append(row)
@@ -274,8 +274,11 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
     parser.add_argument("--kinds-only", action="store_true", help="the per-kind figures, no grids")
     parser.add_argument("--embedder", default="use", help="the embedder that ingests and asks (default: use)")
+    parser.add_argument("--sets", default="locomo,pooled,s", help="which sets (default: locomo,pooled,s)")
+    parser.add_argument("--grid", default="", help="only the grids whose title holds this text")
     args = parser.parse_args()
     _with_embedder(args.embedder)
+    chosen = set(args.sets.split(","))
     args.cache.mkdir(parents=True, exist_ok=True)
     sets = {}
     for name, collect, source in (
@@ -283,6 +286,8 @@ def main() -> None:
         ("pooled", collect_pooled, args.data / "longmemeval" / "lme-oracle-dev.json"),
         ("s", collect_s, args.data / "longmemeval" / "lme-s-dev.json"),
     ):
+        if name not in chosen:
+            continue
         lists = args.cache / f"{name}.pkl"
         if not lists.exists():
             lists.write_bytes(pickle.dumps(collect(source, args.cache / f"{name}.db")))
@@ -292,6 +297,8 @@ def main() -> None:
     if args.kinds_only:
         return
     for title, grid in CANDIDATES.items():
+        if args.grid not in title:
+            continue
         print(f"## {title}")
         scores = {value: score_locomo(sets["locomo"], w) for value, w in grid.items()}
         for value, w in grid.items():
@@ -299,7 +306,7 @@ def main() -> None:
             n = sum(r["n"] for r in per.values())
             turn = sum(r["turn"] * r["n"] for r in per.values()) / n
             session = sum(r["session"] * r["n"] for r in per.values()) / n
-            pooled = score_pooled(sets["pooled"], w)  # (LongMemEval_S: per kind above)
+            pooled = score_pooled(sets.get("pooled", []), w) or {0: 0.0}  # (LongMemEval_S: per kind above)
             print(
                 f"{value:>10}  LoCoMo R@10 {turn:.4f} ("
                 + ", ".join(f"{f} {r['turn']:.4f}" for f, r in per.items())
