@@ -247,7 +247,9 @@ class UseE5Embedder:
 
     The concatenation is already of length 1 and its cosine with another is the mean of the two models'
     cosines, so the store, the vector search and recall see one ordinary embedder. Equal shares, no
-    constant: the shares measured with left-out LoCoMo conversations are in docs/benchmarks.md (issue 23, e5en).
+    constant. Opt-in: on LoCoMo dev it ranks below ``use`` alone (turn R@10 0.816 vs 0.824) for ~12x the
+    import CPU (docs/benchmarks.md, issue 23 e5en); an option for Japanese and cross-lingual questions,
+    measured on the Japanese sets apart (issue 23, e5ja).
     """
 
     model_id = "use-multilingual-v3|multilingual-e5-small-q4"  # not "+": that joins the hook's two models
