@@ -12,7 +12,10 @@ Folds: LoCoMo leaves one dev conversation out; for a grid of one knob each left-
 conversation is scored with the value best on the others ("left out"). Pooled LongMemEval
 splits its questions into 5 folds (question i in fold i mod 5).
 
-    .venv/bin/python scripts/recall_folds.py [--cache /tmp/recall-folds] [--data ../shared/data]
+    .venv/bin/python scripts/recall_folds.py [--cache /tmp/recall-folds] [--data ../shared/data] [--embedder use]
+
+``--embedder`` ingests and asks with another embedder (its own CACHE: the stores hold its vectors);
+recall's weights then take that embedder's ``close_cosine``, as ``MemoryEngine`` does.
 
 The data stays where it is (never copied into the package); CACHE holds the stores and lists.
 """
@@ -31,6 +34,7 @@ from shitsuji.bench import locomo as lc
 from shitsuji.bench import longmemeval as lme
 from shitsuji.memory import MemoryEngine, load_embedder
 from shitsuji.memory._advice import asked_terms
+from shitsuji.memory._embedders import close_cosine_of
 from shitsuji.memory._embedding import question_vector
 from shitsuji.memory._open import open_store
 from shitsuji.memory._rank import Candidates, rank_candidates
@@ -41,6 +45,7 @@ from shitsuji.memory._scopes import lineage
 Remember = Callable[[MemoryEngine, str, list[dict[str, Any]]], dict[str, set[str]]]
 POOL = 300  # collected per list: the widest pool any recall below asks for
 BASE = RecallWeights()
+EMBEDDER = "use"  # ``--embedder``
 
 
 def _lists(engine: MemoryEngine, scope: str, text: str) -> dict[str, Any]:
@@ -70,7 +75,7 @@ def collect_locomo(data: Path, db: Path, remember: Remember = lc._remember_turns
     """Every LoCoMo dev question's lists; ``remember`` ingests a conversation (an experiment may index otherwise)."""
     fresh = not db.exists()
     store = open_store(db)
-    engine = MemoryEngine(store, load_embedder("use"))
+    engine = MemoryEngine(store, load_embedder(EMBEDDER))
     out = []
     try:
         for sample in lc.load(data):
@@ -100,7 +105,7 @@ def collect_pooled(data: Path, db: Path) -> list[dict[str, Any]]:
     questions = [q for q in lme.load(data) if not q["id"].endswith("_abs")]
     clock = lme.AskedAt()
     store = open_store(db)
-    engine = MemoryEngine(store, load_embedder("use"), clock=clock)
+    engine = MemoryEngine(store, load_embedder(EMBEDDER), clock=clock)
     scope = "bench/lme/pooled"
     try:
         if fresh:
@@ -139,7 +144,7 @@ def collect_s(data: Path, db: Path) -> list[dict[str, Any]]:
     questions = [q for q in lme.load(data) if not q["id"].endswith("_abs")]
     clock = lme.AskedAt()
     store = open_store(db)
-    engine = MemoryEngine(store, load_embedder("use"), clock=clock)
+    engine = MemoryEngine(store, load_embedder(EMBEDDER), clock=clock)
     said = lme._said_at(questions)
     out = []
     try:
@@ -200,7 +205,7 @@ LOCOMO_KINDS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"
 def by_kind(sets: dict[str, list[dict[str, Any]]], w: RecallWeights) -> None:
     """Each set's figure per question kind and overall, and the LongMemEval questions missed at all@5."""
     kinds: dict[str, list[float]] = defaultdict(list)
-    for c in sets["locomo"]:
+    for c in sets.get("locomo", []):
         found = {d for h in rank(c, w, 10) for d in c["dia"][h.memory.id]}
         row = sum(e in found for e in c["evidence"]) / len(c["evidence"])
         kinds[f"locomo R@10 {LOCOMO_KINDS.get(c['kind'], c['kind'])}"].append(row)
@@ -243,9 +248,24 @@ CANDIDATES: dict[str, dict[str, RecallWeights]] = {
         "standout": BASE,
         "min-max": replace(BASE, standout=False),
     },
-    "English vector weight, standout": {f"{v}": replace(BASE, vector_weight=v) for v in (0.3, 0.4, 0.6, 1.0)},
+    "English vector weight, standout": {
+        f"{v}": replace(BASE, vector_weight=v) for v in (0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
+    },
     "candidate pool, standout": {f"{n}": replace(BASE, candidates=n) for n in (40, 50, 60, 100, 200)},
 }
+
+
+def _with_embedder(name: str) -> None:
+    """Every grid's weights with ``name``'s ``close_cosine`` (``MemoryEngine.ranking_weights`` does the same)."""
+    global BASE, EMBEDDER
+    EMBEDDER = name
+    own = close_cosine_of(load_embedder(name))
+    if own is None or own == BASE.close_cosine:
+        return
+    BASE = replace(BASE, close_cosine=own)
+    for grid in CANDIDATES.values():
+        for value, w in grid.items():
+            grid[value] = replace(w, close_cosine=own)
 
 
 def main() -> None:
@@ -253,7 +273,12 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/recall-folds"))
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
     parser.add_argument("--kinds-only", action="store_true", help="the per-kind figures, no grids")
+    parser.add_argument("--embedder", default="use", help="the embedder that ingests and asks (default: use)")
+    parser.add_argument("--sets", default="locomo,pooled,s", help="which sets (default: locomo,pooled,s)")
+    parser.add_argument("--grid", default="", help="only the grids whose title holds this text")
     args = parser.parse_args()
+    _with_embedder(args.embedder)
+    chosen = set(args.sets.split(","))
     args.cache.mkdir(parents=True, exist_ok=True)
     sets = {}
     for name, collect, source in (
@@ -261,6 +286,8 @@ def main() -> None:
         ("pooled", collect_pooled, args.data / "longmemeval" / "lme-oracle-dev.json"),
         ("s", collect_s, args.data / "longmemeval" / "lme-s-dev.json"),
     ):
+        if name not in chosen:
+            continue
         lists = args.cache / f"{name}.pkl"
         if not lists.exists():
             lists.write_bytes(pickle.dumps(collect(source, args.cache / f"{name}.db")))
@@ -270,6 +297,8 @@ def main() -> None:
     if args.kinds_only:
         return
     for title, grid in CANDIDATES.items():
+        if args.grid not in title:
+            continue
         print(f"## {title}")
         scores = {value: score_locomo(sets["locomo"], w) for value, w in grid.items()}
         for value, w in grid.items():
@@ -277,7 +306,7 @@ def main() -> None:
             n = sum(r["n"] for r in per.values())
             turn = sum(r["turn"] * r["n"] for r in per.values()) / n
             session = sum(r["session"] * r["n"] for r in per.values()) / n
-            pooled = score_pooled(sets["pooled"], w)  # (LongMemEval_S: per kind above)
+            pooled = score_pooled(sets.get("pooled", []), w) or {0: 0.0}  # (LongMemEval_S: per kind above)
             print(
                 f"{value:>10}  LoCoMo R@10 {turn:.4f} ("
                 + ", ".join(f"{f} {r['turn']:.4f}" for f, r in per.items())
