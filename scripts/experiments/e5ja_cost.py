@@ -26,14 +26,23 @@ DATA = Path(__file__).resolve().parents[2] / "src/shitsuji/bench/data"
 SETS = ["ja-fresh", "ja-held", "ja-recall", "ja-unread", "ja-blind", "ja-mixed"]
 
 
-
 def main() -> None:
     name = sys.argv[1]
     passes = int(sys.argv[2]) if len(sys.argv) > 2 else 4
     embedder = load_embedder(name)
-    facts = [json.loads(line)["content"] for s in SETS for line in (DATA / s / "facts-dev.jsonl").read_text().splitlines() if line.strip()]
+    facts = [
+        json.loads(line)["content"]
+        for s in SETS
+        for line in (DATA / s / "facts-dev.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
     docs = (facts + list(synthetic_memories(200, seed=5)))[::4]  # every 4th: 86 texts
-    queries = [json.loads(line)["query"] for s in SETS for line in (DATA / s / "queries-dev.jsonl").read_text().splitlines() if line.strip()]
+    queries = [
+        json.loads(line)["query"]
+        for s in SETS
+        for line in (DATA / s / "queries-dev.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
     per_doc, per_query = [], []
     for n in range(passes + 1):
         t = time.process_time()
@@ -48,12 +57,19 @@ def main() -> None:
         if n:
             per_doc.append(d)
             per_query.append(qq)
-    print(json.dumps({
-        "embedder": name, "docs": len(docs), "queries": len(queries),
-        "ms_per_doc": round(1000 * statistics.median(per_doc), 2),
-        "ms_per_question": round(1000 * statistics.median(per_query), 2),
-        "passes_doc": [round(1000 * x, 2) for x in per_doc], "passes_q": [round(1000 * x, 2) for x in per_query],
-    }))
+    print(
+        json.dumps(
+            {
+                "embedder": name,
+                "docs": len(docs),
+                "queries": len(queries),
+                "ms_per_doc": round(1000 * statistics.median(per_doc), 2),
+                "ms_per_question": round(1000 * statistics.median(per_query), 2),
+                "passes_doc": [round(1000 * x, 2) for x in per_doc],
+                "passes_q": [round(1000 * x, 2) for x in per_query],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

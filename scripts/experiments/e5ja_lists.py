@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 import pickle
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -26,8 +26,7 @@ import numpy as np
 from shitsuji.bench._common import bench_engine
 from shitsuji.bench.japanese import HOUSEHOLD, NOW, _jsonl
 from shitsuji.bench.latency import synthetic_memories
-from shitsuji.memory import NewMemory, lineage
-from shitsuji.memory import load_embedder
+from shitsuji.memory import NewMemory, lineage, load_embedder
 from shitsuji.memory._advice import asked_terms
 from shitsuji.memory._asked import embed_queries
 from shitsuji.memory._embedding import question_vector
@@ -55,7 +54,9 @@ class Cached:
         if cc is not None:
             self.close_cosine = cc
         self._path = cache / f"vectors-{name}.pkl"
-        self._kept: dict[tuple[str, str], Any] = pickle.loads(self._path.read_bytes()) if self._path.exists() else {}
+        self._kept: dict[tuple[str, str], Any] = (
+            pickle.loads(self._path.read_bytes()) if self._path.exists() else {}
+        )
 
     def save(self) -> None:
         self._path.write_bytes(pickle.dumps(self._kept))
@@ -145,7 +146,11 @@ def show(data: dict[str, Any], w: RecallWeights | None = None, k: int = 3) -> li
                 ],
                 "expected": next(
                     (
-                        (round(h.score, 3), {s: round(v, 3) for s, v in h.signals.items()}, h.memory.content[:60])
+                        (
+                            round(h.score, 3),
+                            {s: round(v, 3) for s, v in h.signals.items()},
+                            h.memory.content[:60],
+                        )
                         for h in hits
                         if data["fact_of"].get(h.memory.id) in q["expected"]
                     ),
@@ -174,7 +179,9 @@ def summary(rows: list[dict[str, Any]], k: int = 3) -> dict[str, Any]:
 
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    cache = Path(sys.argv[sys.argv.index("--cache") + 1]) if "--cache" in sys.argv else Path("/tmp/e5ja/lists")
+    cache = (
+        Path(sys.argv[sys.argv.index("--cache") + 1]) if "--cache" in sys.argv else Path("/tmp/e5ja/lists")
+    )
     args = [a for a in args if a != str(cache)]
     what, embedder, name = args[:3]
     distractors = int(args[3]) if len(args) > 3 else (0 if name == "dev" else 200)

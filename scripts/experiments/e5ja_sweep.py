@@ -29,7 +29,9 @@ VARIANTS: list[tuple[str, dict[str, object]]] = [
 
 def main() -> None:
     name = sys.argv[1]
-    caches = [Path(sys.argv[i + 1]) for i, a in enumerate(sys.argv) if a == "--cache"] or [Path("/tmp/e5ja/lc")]
+    caches = [Path(sys.argv[i + 1]) for i, a in enumerate(sys.argv) if a == "--cache"] or [
+        Path("/tmp/e5ja/lc")
+    ]
     data = {}
     for s in READ + HELD_OUT:
         for c in caches:
