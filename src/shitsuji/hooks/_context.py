@@ -111,9 +111,29 @@ GATES: Final[dict[str, Gate]] = {
 }
 
 
+#: How a user whose embedder has no gate gets the hook to answer by meaning again.
+NO_GATE_FIX: Final = "use the default embedder (use): shitsuji --embedder use reindex, then install-hooks again with --embedder use"
+
+
+def no_gate(model_id: str) -> str | None:
+    """Why the hook matches words only for this model (no calibrated gate), or None when it has a gate."""
+    if model_id in GATES:
+        return None
+    return f"the prompt hook matches words only: no relevance gate is calibrated for {model_id}"
+
+
+_warned: set[str] = set()  # models already named in the log (once a process: a hook server lives long)
+
+
 def prompt_vector(engine: MemoryEngine, prompt: str) -> Vector | None:
     """The prompt's embedding when the model has a gate and runs; None means words alone."""
-    if engine.embedder.model_id not in GATES or not prompt.strip():
+    model_id = engine.embedder.model_id
+    if model_id not in GATES:
+        if model_id not in _warned:
+            _warned.add(model_id)
+            log.warning("%s; %s", no_gate(model_id), NO_GATE_FIX)
+        return None
+    if not prompt.strip():
         return None
     try:
         return engine.embedder.embed_query(prompt)

