@@ -31,7 +31,7 @@ from typing import Final
 
 from ._supersede import _common_prefix, same_subject
 from ._text import normalize, terms
-from ._when import _KANJI_NUMS, _MONTHS, _WEEKDAYS, _WORD_NUMS, _count
+from ._when import _JA_WEEKDAYS, _KANJI_NUMS, _MONTHS, _WEEKDAYS, _WORD_NUMS, _count
 
 _ORDINALS: Final = (
     "first",
@@ -45,7 +45,6 @@ _ORDINALS: Final = (
     "ninth",
     "tenth",
 )
-_JA_WEEKDAYS: Final = "月火水木金土日"  # 月曜 Monday … 日曜 Sunday, as _when reads 先週の火曜
 _NUMBER_WORDS: Final = {
     **{w: n for w, n in _WORD_NUMS.items() if w not in ("a", "an")},
     **{w: n for n, w in enumerate(_ORDINALS, start=1)},

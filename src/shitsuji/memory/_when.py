@@ -83,6 +83,7 @@ _WORD_NUMS: Final = {
 }
 _KANJI_NUMS: Final = "一二三四五六七八九"
 _WEEKDAYS: Final = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_JA_WEEKDAYS: Final = "月火水木金土日"  # 月曜 Monday … 日曜 Sunday: 先週の火曜 (and ``_values``)
 
 _FEW: Final = r"few|several|couple of|数"
 
@@ -107,7 +108,7 @@ _RELATIVE: Final = re.compile(
     rf"|(?P<today>\btoday\b|\bthis morning\b|\btonight\b|今日|{_kana('きょう')}|今朝|今夜|今晩)"
     r"|(?P<lastwe>\blast weekend\b|先週末)"
     r"|(?P<lastwd>\blast (?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
-    r"|先週の(?P<jwd>[月火水木金土日])曜)"
+    rf"|先週の(?P<jwd>[{_JA_WEEKDAYS}])曜)"
     r"|(?P<wbl>the week before last|先々週)"
     r"|(?P<lastweek>\blast week\b|先週)"
     r"|(?P<thisweek>\bthis week\b|今週)"
@@ -216,9 +217,7 @@ def _relative(m: re.Match[str], today: date, zone: tzinfo) -> Span | None:
         return _trailing(today, g["tn"] or g["jtn"], g["tunit"] or g["jtunit"], zone)
     if g["lastwd"]:
         if g["jwd"]:  # 先週の火曜: the Tuesday of last week
-            return _days(
-                monday - timedelta(days=7) + timedelta(days="月火水木金土日".index(g["jwd"])), 1, zone
-            )
+            return _days(monday - timedelta(days=7) + timedelta(days=_JA_WEEKDAYS.index(g["jwd"])), 1, zone)
         back = (today.weekday() - _WEEKDAYS.index(g["wd"].lower())) % 7 or 7  # the latest before today
         return _days(today - timedelta(days=back), 1, zone)
     if g["season"]:
